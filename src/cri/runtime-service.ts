@@ -1,0 +1,77 @@
+/**
+ * The runtime seam. The gRPC client (`cri-client.ts`) satisfies these interfaces; so do test
+ * fakes. Method names and request/response shapes mirror CRI runtime.v1 one to one so that what
+ * the agent does is readable as CRI calls.
+ */
+import type {
+  ContainerEventResponse,
+  Container,
+  ContainerFilter,
+  ContainerStats,
+  ContainerStatusResponse,
+  CreateContainerRequest,
+  ExecSyncRequest,
+  ExecSyncResponse,
+  Image,
+  ImageFsInfoResponse,
+  ImageSpec,
+  ImageStatusResponse,
+  PodSandbox,
+  PodSandboxFilter,
+  PodSandboxStats,
+  PodSandboxStatusResponse,
+  PullImageRequest,
+  RunPodSandboxRequest,
+  StatusResponse,
+  VersionResponse,
+} from './cri-types.js';
+
+export interface CallOptions {
+  /** Aborting cancels the call; it then rejects with ERR_CRI_CANCELLED. */
+  signal?: AbortSignal;
+  /** Deadline for this call in ms; defaults to the client's (2 min, 4 min for pulls). */
+  timeoutMs?: number;
+}
+
+export interface RuntimeService {
+  version(opts?: CallOptions): Promise<VersionResponse>;
+  status(opts?: CallOptions): Promise<StatusResponse>;
+  runPodSandbox(req: RunPodSandboxRequest, opts?: CallOptions): Promise<string>;
+  stopPodSandbox(podSandboxId: string, opts?: CallOptions): Promise<void>;
+  removePodSandbox(podSandboxId: string, opts?: CallOptions): Promise<void>;
+  podSandboxStatus(podSandboxId: string, opts?: CallOptions): Promise<PodSandboxStatusResponse>;
+  listPodSandbox(filter?: PodSandboxFilter, opts?: CallOptions): Promise<PodSandbox[]>;
+  createContainer(req: CreateContainerRequest, opts?: CallOptions): Promise<string>;
+  startContainer(containerId: string, opts?: CallOptions): Promise<void>;
+  /** `timeoutSeconds` is the grace period before SIGKILL; the call's deadline is extended by it. */
+  stopContainer(containerId: string, timeoutSeconds: number, opts?: CallOptions): Promise<void>;
+  removeContainer(containerId: string, opts?: CallOptions): Promise<void>;
+  listContainers(filter?: ContainerFilter, opts?: CallOptions): Promise<Container[]>;
+  containerStatus(containerId: string, opts?: CallOptions): Promise<ContainerStatusResponse>;
+  execSync(req: ExecSyncRequest, opts?: CallOptions): Promise<ExecSyncResponse>;
+  listContainerStats(opts?: CallOptions): Promise<ContainerStats[]>;
+  listPodSandboxStats(opts?: CallOptions): Promise<PodSandboxStats[]>;
+  /** Server stream; the returned handle's `cancel()` ends it. Errors arrive as CriError. */
+  getContainerEvents(handlers: {
+    onEvent: (ev: ContainerEventResponse) => void;
+    onError: (err: Error) => void;
+    onEnd?: () => void;
+  }): { cancel(): void };
+}
+
+export interface ImageService {
+  listImages(filter?: ImageSpec, opts?: CallOptions): Promise<Image[]>;
+  imageStatus(image: ImageSpec, opts?: CallOptions): Promise<ImageStatusResponse>;
+  /** Returns the image reference (id) of the pulled image. */
+  pullImage(req: PullImageRequest, opts?: CallOptions): Promise<string>;
+  removeImage(image: ImageSpec, opts?: CallOptions): Promise<void>;
+  imageFsInfo(opts?: CallOptions): Promise<ImageFsInfoResponse>;
+}
+
+/** Observer of every CRI call, for metrics (operation = CRI method name, e.g. `run_podsandbox`). */
+export interface CriOperationEvent {
+  operation: string;
+  durationSeconds: number;
+  error?: Error;
+}
+export type CriOperationHook = (ev: CriOperationEvent) => void;
