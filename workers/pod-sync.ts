@@ -1,0 +1,64 @@
+/**
+ * The seam between the per-pod loop (pod-workers.ts: ordering, coalescing, state machine) and
+ * the runtime logic that makes one pod match its spec (kuberuntime/: the kubelet's SyncPod,
+ * KillPod and cleanup). It runs on a worker thread (or inline with --workers 0) and only
+ * returns data: the main thread gets results, never callbacks.
+ *
+ * Expected failures (image pull error, create error, runtime unavailable) are returned as
+ * `error` next to the status, not thrown; a throw means a bug or an abort.
+ */
+import type { V1Pod, V1PodStatus } from '@kubernetes/client-node';
+import type { WireError } from '../src/cri/cri-errors.js';
+import type { RuntimePodStatus } from '../src/pod-cache/runtime-pod-status.js';
+
+/** Why this sync happens (the kubelet's SyncPodType). */
+export type SyncPodType = 'create' | 'update' | 'sync' | 'kill';
+
+export interface SyncPodInput {
+  updateType: SyncPodType;
+  pod: V1Pod;
+  /** The cached runtime status, at least as new as the end of the previous sync of this pod. */
+  runtimeStatus: RuntimePodStatus;
+  /** Aborted when a kill pre-empts this sync: stop issuing CRI calls and return. */
+  signal: AbortSignal;
+}
+
+export interface SyncPodOutcome {
+  /** The pod reached a terminal phase (Succeeded/Failed): the pod worker moves it to terminating. */
+  isTerminal: boolean;
+  /** The API status computed for this sync (the kubelet's generateAPIPodStatus). */
+  apiStatus: V1PodStatus;
+  /** The first error of the sync (e.g. ErrImagePull, CreateContainerError), as data. */
+  error?: WireError;
+  /** Ask to be synced again no later than this many ms from now (e.g. a backoff expiring). */
+  requeueAfterMs?: number;
+}
+
+export interface TerminatePodInput {
+  pod: V1Pod;
+  runtimeStatus: RuntimePodStatus;
+  /** Seconds to give each container between SIGTERM and SIGKILL (already reduced by any deletion override). */
+  gracePeriodSeconds: number;
+  signal: AbortSignal;
+}
+
+export interface TerminatePodOutcome {
+  /** Status to report once the pod's containers are stopped (phase Succeeded/Failed for finished pods). */
+  apiStatus: V1PodStatus;
+  error?: WireError;
+}
+
+export interface CleanupPodInput {
+  pod: V1Pod;
+  runtimeStatus: RuntimePodStatus;
+  signal: AbortSignal;
+}
+
+export interface PodSyncer {
+  /** Make the runtime match the pod spec: sandbox, images, init and app containers. */
+  syncPod(input: SyncPodInput): Promise<SyncPodOutcome>;
+  /** Stop every container (preStop, grace period) and then the sandbox. Idempotent. */
+  terminatePod(input: TerminatePodInput): Promise<TerminatePodOutcome>;
+  /** Remove the pod's containers, sandboxes and log directory (after the pod is gone from config). */
+  cleanupPod(input: CleanupPodInput): Promise<{ error?: WireError }>;
+}
