@@ -1,0 +1,341 @@
+/**
+ * The per-pod serialized loop (the kubelet's pod_workers.go managePodLoop), one instance per
+ * worker thread (or one inline on the main thread with --workers 0).
+ *
+ * Per pod, a record moves through an explicit state machine:
+ *
+ *     syncing ──(kill, or sync reports terminal phase)──▶ terminating ──(containers + sandbox
+ *     stopped)──▶ terminated ──(pod removed from config: CRI objects removed)──▶ forgotten
+ *
+ * Invariants:
+ *  - At most one unit of work (sync, terminate, cleanup) runs per pod at a time.
+ *  - A newer pending update replaces an older one (newest wins); it runs after the current work.
+ *  - A kill pre-empts: it aborts the in-flight sync's AbortSignal (its CRI calls are cancelled)
+ *    and termination runs next. A later kill may only shorten the grace period.
+ *  - States only move forward. Once terminating, non-kill updates are ignored: a pod UID is
+ *    never restarted after it began terminating (a new UID is a new pod).
+ *  - Before each unit of work the loop waits until the cache holds status newer than the end
+ *    of the previous unit (`getNewerThan`), so decisions never act on stale runtime state.
+ *    After work that called the runtime, the worker publishes its pod's fresh status itself
+ *    (StatusRefresher) instead of waiting up to a relist period for the PLEG.
+ *
+ * Requeue: after a successful sync the pod is resynced in syncFrequency × [1, 1.5) (60–90 s by
+ * default), after an error in 10 s × [1, 1.5) — the kubelet's jittered intervals — or sooner if
+ * the syncer asks (a backoff expiring). The delay is reported to the main thread, whose work
+ * queue owns requeue timing (as the kubelet's does).
+ */
+import type { V1Pod } from '@kubernetes/client-node';
+import type { Clock, Random } from '../src/clock/clock.js';
+import type { WireError } from '../src/cri/cri-errors.js';
+import type { Logger } from '../src/logging/logger.js';
+import { podFields } from '../src/logging/logger.js';
+import type { RuntimePodStatus } from '../src/pod-cache/runtime-pod-status.js';
+import type { PodSyncer, SyncPodType } from './pod-sync.js';
+import type { PodResultMessage, PodUpdateMessage, PodWorkerState, WorkerThreadStats } from './pod-worker-protocol.js';
+
+/** What the loop needs from the pod cache (satisfied by the SharedArrayBuffer cache reader). */
+export interface PodStatusWaiter {
+  getNewerThan(uid: string, minTimestampMs: number, signal?: AbortSignal): Promise<{ status: RuntimePodStatus; timestampMs: number }>;
+}
+
+/** Fetches a pod's status from the runtime and publishes it to the cache at a timestamp > afterMs. */
+export type StatusRefresher = (pod: V1Pod, afterMs: number, signal: AbortSignal) => Promise<RuntimePodStatus | undefined>;
+
+/** Optional per-pod hooks (the prober attaches here). */
+export interface PodLifecycleHooks {
+  podSynced(pod: V1Pod, status: RuntimePodStatus | undefined, state: PodWorkerState): void;
+  podForgotten(uid: string): void;
+}
+
+export interface PodWorkersDeps {
+  syncer: PodSyncer;
+  cache: PodStatusWaiter;
+  refreshStatus?: StatusRefresher;
+  hooks?: PodLifecycleHooks;
+  clock: Clock;
+  random: Random;
+  logger: Logger;
+  emit: (msg: PodResultMessage) => void;
+  threadId: number;
+  /** The kubelet's --sync-frequency. */
+  syncFrequencyMs?: number;
+  /** The kubelet's backOffPeriod after a failed sync. */
+  errorBackoffMs?: number;
+  /** Observer of each unit of work (kubelet_pod_worker_duration_seconds). */
+  onWork?: (operationType: 'create' | 'update' | 'sync' | 'kill', seconds: number) => void;
+}
+
+export const POD_WORKERS_DEFAULTS = Object.freeze({
+  syncFrequencyMs: 60_000,
+  errorBackoffMs: 10_000,
+  jitterFactor: 0.5,
+  defaultGracePeriodSeconds: 30,
+});
+
+interface PodRecord {
+  uid: string;
+  pod: V1Pod;
+  state: PodWorkerState;
+  pending: PodUpdateMessage | undefined;
+  /** The loop is running for this pod. */
+  active: boolean;
+  /** Aborts the current unit of work (kill pre-emption). */
+  abort: AbortController | undefined;
+  /** Which kind of work is in flight, if any. */
+  inFlight: 'sync' | 'terminate' | 'cleanup' | undefined;
+  /** End of the previous unit of work (cache timestamp domain, wall ms). */
+  lastSyncTimeMs: number;
+  /** Grace period for termination, seconds; set when the kill arrives. */
+  gracePeriodSeconds: number | undefined;
+  /** The pod is gone from config: clean up and forget after termination. */
+  removed: boolean;
+}
+
+export class PodWorkers {
+  readonly #d: PodWorkersDeps;
+  readonly #pods = new Map<string, PodRecord>();
+  #busyMs = 0;
+  #closed = false;
+
+  constructor(deps: PodWorkersDeps) {
+    this.#d = deps;
+  }
+
+  /** Accept an update for a pod; returns at once (work runs asynchronously, one at a time per pod). */
+  update(msg: PodUpdateMessage): void {
+    if (this.#closed) return;
+    let rec = this.#pods.get(msg.uid);
+    if (!rec) {
+      if (msg.updateType === 'kill' && msg.kill?.removed !== true) return;
+      rec = {
+        uid: msg.uid,
+        pod: msg.pod,
+        state: 'syncing',
+        pending: undefined,
+        active: false,
+        abort: undefined,
+        inFlight: undefined,
+        lastSyncTimeMs: 0,
+        gracePeriodSeconds: undefined,
+        removed: false,
+      };
+      this.#pods.set(msg.uid, rec);
+    }
+    if (msg.updateType === 'kill') this.#acceptKill(rec, msg);
+    else if (rec.state === 'syncing') {
+      rec.pod = msg.pod;
+      rec.pending = msg;
+    } else if (!rec.active && rec.pending === undefined && (rec.state === 'terminating' || rec.removed)) {
+      // A resync of a pod whose termination or cleanup failed earlier: retry that work.
+      rec.pending = { kind: 'update', uid: rec.uid, updateType: 'kill', pod: rec.pod, kill: { removed: rec.removed, reason: 'retry' } };
+    } else {
+      // Once terminating, a pod's spec no longer matters (the kubelet ignores it too).
+      this.#d.logger.v(4).info('ignoring update for terminating pod', { ...podFields(msg.pod), updateType: msg.updateType });
+    }
+    this.#kick(rec);
+  }
+
+  #acceptKill(rec: PodRecord, msg: PodUpdateMessage): void {
+    const kill = msg.kill ?? { removed: false, reason: 'kill' };
+    rec.removed ||= kill.removed;
+    const grace = this.#gracePeriodFor(msg.pod, kill.gracePeriodSeconds);
+    const shortened = rec.gracePeriodSeconds !== undefined && grace < rec.gracePeriodSeconds;
+    rec.gracePeriodSeconds = rec.gracePeriodSeconds === undefined ? grace : Math.min(rec.gracePeriodSeconds, grace);
+    switch (rec.state) {
+      case 'syncing':
+        rec.state = 'terminating';
+        rec.pending = msg;
+        // Kill pre-empts an in-flight sync: cancel its CRI calls; termination runs next.
+        if (rec.inFlight === 'sync') rec.abort?.abort(new Error(`pod killed: ${kill.reason}`));
+        this.#d.logger.v(2).info('pod terminating', { ...podFields(rec.pod), reason: kill.reason, gracePeriodSeconds: rec.gracePeriodSeconds });
+        return;
+      case 'terminating':
+        rec.pending = msg;
+        // A shorter grace period restarts termination with the new deadline.
+        if (shortened && rec.inFlight === 'terminate') rec.abort?.abort(new Error('grace period shortened'));
+        return;
+      case 'terminated':
+        if (rec.removed) rec.pending = msg;
+        return;
+      default:
+        assertNever(rec.state);
+    }
+  }
+
+  #gracePeriodFor(pod: V1Pod, override: number | undefined): number {
+    let g = pod.spec?.terminationGracePeriodSeconds ?? POD_WORKERS_DEFAULTS.defaultGracePeriodSeconds;
+    const deletion = pod.metadata?.deletionGracePeriodSeconds;
+    if (deletion !== undefined && deletion !== null) g = Math.min(g, deletion);
+    if (override !== undefined) g = Math.min(g, override);
+    return Math.max(0, g);
+  }
+
+  #kick(rec: PodRecord): void {
+    if (rec.active || rec.pending === undefined) return;
+    rec.active = true;
+    void this.#loop(rec).finally(() => {
+      rec.active = false;
+      // An update may have arrived while the loop was finishing.
+      if (this.#pods.get(rec.uid) === rec) this.#kick(rec);
+    });
+  }
+
+  async #loop(rec: PodRecord): Promise<void> {
+    while (rec.pending !== undefined && !this.#closed) {
+      const update = rec.pending;
+      rec.pending = undefined;
+      const ac = new AbortController();
+      rec.abort = ac;
+      const work = this.#workFor(rec.state);
+      const start = this.#d.clock.monotonic();
+      let result: Omit<PodResultMessage, 'kind' | 'threadId' | 'uid' | 'durationMs' | 'state' | 'work'> = {};
+      try {
+        const entry = await this.#d.cache.getNewerThan(rec.uid, rec.lastSyncTimeMs, ac.signal);
+        rec.inFlight = work;
+        result = await this.#doWork(rec, work, update.updateType, entry.status, ac.signal);
+      } catch (err) {
+        if (ac.signal.aborted) {
+          // Pre-empted (kill or shorter grace): the pending update drives what runs next.
+          this.#d.logger.v(4).info('pod work pre-empted', { ...podFields(rec.pod), work });
+        } else {
+          const error = toWireError(err);
+          this.#d.logger.error('pod worker error', { ...podFields(rec.pod), work, code: error.code, error: error.message });
+          result = { error, requeueAfterMs: this.#jitter(this.#errorBackoffMs()) };
+        }
+      } finally {
+        rec.inFlight = undefined;
+        rec.abort = undefined;
+      }
+      const durationMs = this.#d.clock.monotonic() - start;
+      this.#busyMs += durationMs;
+      this.#d.onWork?.(work === 'sync' ? update.updateType : 'kill', durationMs / 1000);
+      if (ac.signal.aborted && result.apiStatus === undefined && result.error === undefined) continue;
+      const forgotten = work === 'cleanup' && result.error === undefined;
+      if (forgotten) {
+        this.#pods.delete(rec.uid);
+        this.#d.hooks?.podForgotten(rec.uid);
+      }
+      this.#d.emit({ kind: 'podResult', threadId: this.#d.threadId, uid: rec.uid, state: rec.state, work, durationMs, ...result, ...(forgotten ? { forgotten } : {}) });
+      if (forgotten) return;
+    }
+  }
+
+  #workFor(state: PodWorkerState): 'sync' | 'terminate' | 'cleanup' {
+    switch (state) {
+      case 'syncing':
+        return 'sync';
+      case 'terminating':
+        return 'terminate';
+      case 'terminated':
+        return 'cleanup';
+      default:
+        return assertNever(state);
+    }
+  }
+
+  async #doWork(
+    rec: PodRecord,
+    work: 'sync' | 'terminate' | 'cleanup',
+    updateType: SyncPodType,
+    status: RuntimePodStatus,
+    signal: AbortSignal,
+  ): Promise<Omit<PodResultMessage, 'kind' | 'threadId' | 'uid' | 'durationMs' | 'state' | 'work'>> {
+    const d = this.#d;
+    switch (work) {
+      case 'sync': {
+        const out = await d.syncer.syncPod({ updateType, pod: rec.pod, runtimeStatus: status, signal });
+        if (signal.aborted) throw signal.reason;
+        const fresh = await this.#afterWork(rec, signal);
+        if (out.isTerminal && rec.state === 'syncing') {
+          // A finished pod (Succeeded/Failed) terminates like a killed one, but stays known
+          // (its objects are kept until the pod is removed from config).
+          rec.state = 'terminating';
+          rec.gracePeriodSeconds ??= this.#gracePeriodFor(rec.pod, undefined);
+          rec.pending ??= { kind: 'update', uid: rec.uid, updateType: 'kill', pod: rec.pod, kill: { removed: false, reason: 'pod finished' } };
+        }
+        d.hooks?.podSynced(rec.pod, fresh, rec.state);
+        const requeue = out.error ? this.#jitter(this.#errorBackoffMs()) : this.#jitter(d.syncFrequencyMs ?? POD_WORKERS_DEFAULTS.syncFrequencyMs);
+        return {
+          apiStatus: out.apiStatus,
+          ...(out.error ? { error: out.error } : {}),
+          requeueAfterMs: out.requeueAfterMs !== undefined ? Math.min(out.requeueAfterMs, requeue) : requeue,
+        };
+      }
+      case 'terminate': {
+        const grace = rec.gracePeriodSeconds ?? this.#gracePeriodFor(rec.pod, undefined);
+        const out = await d.syncer.terminatePod({ pod: rec.pod, runtimeStatus: status, gracePeriodSeconds: grace, signal });
+        if (signal.aborted) throw signal.reason;
+        const fresh = await this.#afterWork(rec, signal);
+        if (out.error) {
+          // The pod stays terminating; the requeued resync retries termination (see update()).
+          return { apiStatus: out.apiStatus, error: out.error, requeueAfterMs: this.#jitter(this.#errorBackoffMs()) };
+        }
+        rec.state = 'terminated';
+        d.hooks?.podSynced(rec.pod, fresh, rec.state);
+        d.logger.v(2).info('pod terminated', podFields(rec.pod));
+        if (rec.removed) rec.pending ??= { kind: 'update', uid: rec.uid, updateType: 'kill', pod: rec.pod, kill: { removed: true, reason: 'cleanup' } };
+        return { apiStatus: out.apiStatus };
+      }
+      case 'cleanup': {
+        const out = await d.syncer.cleanupPod({ pod: rec.pod, runtimeStatus: status, signal });
+        if (out.error) return { error: out.error, requeueAfterMs: this.#jitter(this.#errorBackoffMs()) };
+        await this.#afterWork(rec, signal);
+        return {};
+      }
+      default:
+        return assertNever(work);
+    }
+  }
+
+  /** Marks the end of a unit of work and publishes fresh status when a refresher is wired. */
+  async #afterWork(rec: PodRecord, signal: AbortSignal): Promise<RuntimePodStatus | undefined> {
+    const end = this.#d.clock.now();
+    let fresh: RuntimePodStatus | undefined;
+    if (this.#d.refreshStatus) {
+      try {
+        fresh = await this.#d.refreshStatus(rec.pod, end, signal);
+      } catch (err) {
+        this.#d.logger.v(3).info('status refresh failed; waiting for relist', { ...podFields(rec.pod), error: toWireError(err).message });
+      }
+    }
+    rec.lastSyncTimeMs = end;
+    return fresh;
+  }
+
+  #errorBackoffMs(): number {
+    return this.#d.errorBackoffMs ?? POD_WORKERS_DEFAULTS.errorBackoffMs;
+  }
+
+  #jitter(ms: number): number {
+    return Math.round(ms * (1 + POD_WORKERS_DEFAULTS.jitterFactor * this.#d.random()));
+  }
+
+  stateOf(uid: string): PodWorkerState | undefined {
+    return this.#pods.get(uid)?.state;
+  }
+
+  stats(): WorkerThreadStats {
+    let queueDepth = 0;
+    for (const r of this.#pods.values()) if (r.pending !== undefined && r.inFlight === undefined) queueDepth++;
+    return { threadId: this.#d.threadId, podsOwned: this.#pods.size, queueDepth, busyMs: this.#busyMs };
+  }
+
+  /** Stop accepting work and abort everything in flight (shutdown; pods keep running). Idempotent. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const r of this.#pods.values()) r.abort?.abort(new Error('pod workers closed'));
+  }
+}
+
+function toWireError(err: unknown): WireError {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  return {
+    code: typeof e?.code === 'string' ? e.code : 'ERR_POD_WORKER',
+    message: typeof e?.message === 'string' ? e.message : String(err),
+  };
+}
+
+function assertNever(x: never): never {
+  throw new Error(`unexpected state ${String(x)}`);
+}
