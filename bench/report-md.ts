@@ -1,0 +1,116 @@
+/**
+ * Renders `report.md` from a BenchResults: the machine, the matrix, failures and skipped
+ * sections first (a reader must not miss them), then the raw-CRI ceilings and one table per
+ * workload. Pure: results in, Markdown out. Missing values print as "–", never as 0.
+ */
+import { configLabel, type BenchResults, type CeilingResult, type WorkloadKind, type WorkloadResult } from './results.js';
+
+const WORKLOAD_TITLES: Readonly<Record<WorkloadKind, string>> = Object.freeze({
+  burst: 'Burst create (all manifests written at once → all pods running)',
+  steady: 'Steady state (all pods running, nothing changing)',
+  churn: 'Steady churn (create + delete at a fixed rate)',
+  'mass-delete': 'Mass delete (all manifests removed → all pods gone from the runtime)',
+});
+
+const WORKLOAD_ORDER: readonly WorkloadKind[] = ['burst', 'steady', 'churn', 'mass-delete'];
+
+export function fmt(v: number | null | undefined, digits = 1): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
+  if (Math.abs(v) >= 1000) return Math.round(v).toLocaleString('en-US');
+  return v.toFixed(digits);
+}
+
+function pct(v: number | null): string {
+  return v === null || !Number.isFinite(v) ? '–' : `${(v * 100).toFixed(0)}%`;
+}
+
+function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const esc = (c: string): string => c.replace(/\|/g, '\\|');
+  const lines = [`| ${header.map(esc).join(' | ')} |`, `|${header.map((h, i) => (i === 0 ? ' :--- ' : ' ---: ')).join('|')}|`];
+  for (const r of rows) lines.push(`| ${r.map(esc).join(' | ')} |`);
+  return lines.join('\n');
+}
+
+function sortRows(rows: readonly WorkloadResult[]): WorkloadResult[] {
+  return [...rows].sort(
+    (a, b) => a.runtime.localeCompare(b.runtime) || a.profile.localeCompare(b.profile) || a.podCount - b.podCount || a.workers - b.workers,
+  );
+}
+
+export function workloadTable(kind: WorkloadKind, rows: readonly WorkloadResult[]): string {
+  const sorted = sortRows(rows);
+  const rateHeader = kind === 'mass-delete' ? 'teardown pods/s' : 'pods/s';
+  if (kind === 'steady') {
+    return table(
+      ['configuration', 'pods', 'CPU cores', 'ELD p50 ms', 'ELD p99 ms', 'ELD max ms', 'relist mean ms', 'relist p99 ms', 'relist main-thread share', 'RSS MiB'],
+      sorted.map((r) => [
+        configLabel(r), String(r.podCount), fmt(r.cpuCores, 3), fmt(r.eventLoopDelayMs?.p50), fmt(r.eventLoopDelayMs?.p99), fmt(r.eventLoopDelayMs?.max),
+        fmt(r.relist?.meanMs), fmt(r.relist?.p99Ms), pct(r.relist?.mainThreadShare ?? null), fmt(r.rssMiB),
+      ]),
+    );
+  }
+  return table(
+    ['configuration', 'pods', rateHeader, 'of ceiling', 'p50 ms', 'p90 ms', 'p99 ms', 'ELD p99 ms', 'CPU ms/pod', 'RSS MiB'],
+    sorted.map((r) => [
+      configLabel(r), kind === 'churn' ? `${r.podCount} (+${r.pods})` : String(r.pods), fmt(r.podsPerSec), pct(r.ceilingFraction),
+      fmt(r.startupMs?.p50), fmt(r.startupMs?.p90), fmt(r.startupMs?.p99), fmt(r.eventLoopDelayMs?.p99), fmt(r.cpuMsPerPod, 2), fmt(r.rssMiB),
+    ]),
+  );
+}
+
+function ceilingTable(rows: readonly CeilingResult[]): string {
+  return table(
+    ['runtime', 'pods', 'concurrency', 'pods/s', 'p50 ms', 'p99 ms', 'teardown pods/s', 'client CPU ms/pod'],
+    rows.map((c) => [
+      c.runtime === 'sim' ? `sim/${c.profile}` : 'containerd', String(c.pods), String(c.concurrency), fmt(c.podsPerSec), fmt(c.p50Ms), fmt(c.p99Ms),
+      fmt(c.teardownPodsPerSec), fmt(c.clientCpuMsPerPod, 2),
+    ]),
+  );
+}
+
+export function renderReport(r: BenchResults, charts: readonly { file: string; title: string }[] = []): string {
+  const m = r.machine;
+  const out: string[] = [];
+  out.push(`# shardlet density benchmark (${r.profile} profile)`, '');
+  out.push(`Started ${r.startedAt}, took ${fmt(r.durationS, 0)} s. **${r.failures.length === 0 ? 'PASS' : `FAIL (${r.failures.length} correctness failure${r.failures.length === 1 ? '' : 's'})`}**`, '');
+  out.push(`Machine: ${m.cpuModel}, ${m.cores} cores, ${fmt(m.memoryGiB)} GiB memory, Node ${m.node}, ${m.platform} ${m.kernel}.`, '');
+  out.push(
+    `Matrix: workers ${r.matrix.workers.join(', ')}; pod counts ${r.matrix.podCounts.join(', ')}; sim profiles ${r.matrix.profiles.join(', ')}; ` +
+      `churn ${r.matrix.churnPodsPerSec} pods/s for ${r.matrix.churnSeconds} s; steady window ${r.matrix.steadySeconds} s.`,
+    '',
+  );
+  if (r.failures.length > 0) {
+    out.push('## Correctness failures', '');
+    for (const f of r.failures) out.push(`- ${f}`);
+    out.push('');
+  }
+  if (r.skipped.length > 0) {
+    out.push('## Not run', '');
+    for (const s of r.skipped) out.push(`- ${s}`);
+    out.push('');
+  }
+  out.push('## Raw-CRI ceiling (same runtime and profile, no agent)', '');
+  out.push(r.ceilings.length > 0 ? ceilingTable(r.ceilings) : '_No ceiling measured._', '');
+  for (const kind of WORKLOAD_ORDER) {
+    const rows = r.workloads.filter((w) => w.workload === kind);
+    if (rows.length === 0) continue;
+    out.push(`## ${WORKLOAD_TITLES[kind]}`, '');
+    out.push(workloadTable(kind, rows), '');
+    const sources = [...new Set(rows.map((w) => w.startupSource).filter((s) => s !== null))];
+    if (sources.length > 0) out.push(`Startup latency source: ${sources.join(', ')}.`, '');
+    const notes = rows.flatMap((w) => w.notes.map((n) => `${configLabel(w)} @${w.podCount}: ${n}`));
+    for (const n of notes) out.push(`- ${n}`);
+    if (notes.length > 0) out.push('');
+  }
+  if (charts.length > 0) {
+    out.push('## Charts', '');
+    for (const c of charts) out.push(`- [${c.title}](${c.file})`);
+    out.push('');
+  }
+  out.push(
+    'Columns: startup = manifest seen → pod Running in the agent status; ELD = main-thread event-loop delay; ' +
+      'CPU = agent process utime+stime (all threads) from /proc; RSS = agent VmRSS at the end of the workload.',
+    '',
+  );
+  return out.join('\n');
+}

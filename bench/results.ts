@@ -1,0 +1,102 @@
+/**
+ * The shape of `results.json`: what one `npm run bench` run measured. Plain data shared by the
+ * runner (writer), the Markdown report and the charts (readers). Units are in the field names.
+ */
+import type { Summary } from './stats.js';
+
+export type WorkloadKind = 'burst' | 'steady' | 'churn' | 'mass-delete';
+
+/** Which runtime served CRI: the embedded simulator (with a latency profile) or real containerd. */
+export type RuntimeKind = 'sim' | 'containerd';
+
+/** One agent configuration on one runtime. `workers` 0 means the pod loops run inline. */
+export interface ConfigurationId {
+  runtime: RuntimeKind;
+  /** Simulator latency profile (`zero`, `containerd`), or `real` for containerd itself. */
+  profile: string;
+  workers: number;
+}
+
+/** Where the per-pod startup latencies came from (see workloads.ts). */
+export type StartupSource = 'agent-log' | 'pods-poll';
+
+export interface WorkloadResult extends ConfigurationId {
+  workload: WorkloadKind;
+  /** Pods the workload acted on (burst/mass-delete: all; churn: created during the window). */
+  pods: number;
+  /** Pods held running at the time (the "pod count" axis). */
+  podCount: number;
+  /** burst/churn: pods/s to running; mass-delete: pods/s torn down; steady: null. */
+  podsPerSec: number | null;
+  /** podsPerSec divided by the raw-CRI ceiling's matching rate on the same runtime+profile. */
+  ceilingFraction: number | null;
+  startupMs: Summary | null;
+  startupSource: StartupSource | null;
+  /** Startup samples (ms), kept for the CDF chart; capped in size by the runner. */
+  startupSamplesMs: number[];
+  /** Main-thread event-loop delay over the workload window, from the agent's /metrics. */
+  eventLoopDelayMs: { p50: number | null; p99: number | null; max: number | null; metric: string } | null;
+  relist: RelistStats | null;
+  /** Agent process CPU (all threads) over the window. */
+  agentCpuSeconds: number;
+  /** agentCpuSeconds / pods, in ms (null for steady). */
+  cpuMsPerPod: number | null;
+  /** Average agent CPU in cores over the window. */
+  cpuCores: number;
+  runtimeCpuSeconds: number | null;
+  /** Agent VmRSS (MiB) at the end of the window, and VmHWM (peak). */
+  rssMiB: number | null;
+  peakRssMiB: number | null;
+  durationS: number;
+  notes: string[];
+}
+
+export interface RelistStats {
+  count: number;
+  meanMs: number | null;
+  p99Ms: number | null;
+  /** Fraction of relist time spent on the main thread, when the agent exposes it. */
+  mainThreadShare: number | null;
+  mainThreadMetric: string | null;
+}
+
+export interface CeilingResult {
+  runtime: RuntimeKind;
+  profile: string;
+  pods: number;
+  concurrency: number;
+  podsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  teardownPodsPerSec: number;
+  clientCpuMsPerPod: number;
+}
+
+export interface MachineInfo {
+  cpuModel: string;
+  cores: number;
+  memoryGiB: number;
+  node: string;
+  platform: string;
+  kernel: string;
+}
+
+export interface BenchResults {
+  profile: string;
+  startedAt: string;
+  durationS: number;
+  machine: MachineInfo;
+  /** The matrix as run (for the report header). */
+  matrix: { workers: number[]; podCounts: number[]; profiles: string[]; churnPodsPerSec: number; steadySeconds: number; churnSeconds: number };
+  workloads: WorkloadResult[];
+  ceilings: CeilingResult[];
+  /** Correctness failures: any entry makes the run fail (exit 1). */
+  failures: string[];
+  /** Sections not run, each with its reason. */
+  skipped: string[];
+}
+
+export function configLabel(c: ConfigurationId): string {
+  const rt = c.runtime === 'sim' ? `sim/${c.profile}` : 'containerd';
+  return `${rt} w=${c.workers === 0 ? '0 (inline)' : c.workers}`;
+}

@@ -1,0 +1,75 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { renderReport, workloadTable } from '../../../bench/report-md.js';
+import { buildCharts } from '../../../bench/charts.js';
+import type { BenchResults, WorkloadResult } from '../../../bench/results.js';
+
+function row(over: Partial<WorkloadResult>): WorkloadResult {
+  return {
+    runtime: 'sim', profile: 'zero', workers: 0, workload: 'burst', pods: 100, podCount: 100, podsPerSec: 250, ceilingFraction: 0.5,
+    startupMs: { count: 100, min: 1, mean: 10, p50: 9, p90: 20, p99: 31.25, max: 40 }, startupSource: 'agent-log', startupSamplesMs: [1, 9, 20, 40],
+    eventLoopDelayMs: { p50: 1, p99: 12.5, max: 30, metric: 'm' }, relist: null, agentCpuSeconds: 1, cpuMsPerPod: 10, cpuCores: 0.5,
+    runtimeCpuSeconds: 0.2, rssMiB: 80, peakRssMiB: 90, durationS: 2, notes: [], ...over,
+  };
+}
+
+function results(over: Partial<BenchResults> = {}): BenchResults {
+  return {
+    profile: 'quick', startedAt: '2025-01-01T00:00:00.000Z', durationS: 120,
+    machine: { cpuModel: 'Test CPU', cores: 2, memoryGiB: 8, node: 'v20.0.0', platform: 'linux', kernel: '6.1' },
+    matrix: { workers: [0, 2], podCounts: [100, 1000], profiles: ['zero'], churnPodsPerSec: 20, steadySeconds: 5, churnSeconds: 5 },
+    workloads: [
+      row({ workers: 2, podCount: 1000, pods: 1000, podsPerSec: 400 }),
+      row({}),
+      row({ workload: 'steady', podsPerSec: null, cpuMsPerPod: null, relist: { count: 10, meanMs: 3, p99Ms: 8, mainThreadShare: 0.25, mainThreadMetric: 'x' } }),
+      row({ workload: 'mass-delete', podsPerSec: 300, startupMs: null, startupSource: null }),
+    ],
+    ceilings: [{ runtime: 'sim', profile: 'zero', pods: 100, concurrency: 16, podsPerSec: 500, p50Ms: 3, p99Ms: 9, teardownPodsPerSec: 600, clientCpuMsPerPod: 0.5 }],
+    failures: [],
+    skipped: ['real containerd: not root'],
+    ...over,
+  };
+}
+
+test('burst table: one row per configuration, sorted, with every column', () => {
+  const t = workloadTable('burst', results().workloads.filter((w) => w.workload === 'burst'));
+  const lines = t.split('\n');
+  assert.equal(lines.length, 4);
+  assert.equal(lines[0], '| configuration | pods | pods/s | of ceiling | p50 ms | p90 ms | p99 ms | ELD p99 ms | CPU ms/pod | RSS MiB |');
+  assert.equal(lines[2], '| sim/zero w=0 (inline) | 100 | 250.0 | 50% | 9.0 | 20.0 | 31.3 | 12.5 | 10.00 | 80.0 |');
+  assert.match(lines[3] ?? '', /^\| sim\/zero w=2 \| 1000 \| 400\.0 \|/);
+});
+
+test('missing values print as a dash, not zero', () => {
+  const t = workloadTable('mass-delete', [row({ workload: 'mass-delete', startupMs: null, eventLoopDelayMs: null, rssMiB: null, ceilingFraction: null })]);
+  assert.match(t, /teardown pods\/s/);
+  assert.match(t.split('\n')[2] ?? '', /\| 250\.0 \| – \| – \| – \| – \| – \| 10\.00 \| – \|$/);
+});
+
+test('report has machine, verdict, skipped sections, ceilings, a table per workload and chart links', () => {
+  const md = renderReport(results(), [{ file: 'x.svg', title: 'X chart' }]);
+  assert.match(md, /Machine: Test CPU, 2 cores, 8\.0 GiB memory, Node v20\.0\.0/);
+  assert.match(md, /\*\*PASS\*\*/);
+  assert.match(md, /## Not run\n\n- real containerd: not root/);
+  assert.match(md, /## Raw-CRI ceiling/);
+  assert.match(md, /\| sim\/zero \| 100 \| 16 \| 500\.0 \|/);
+  for (const h of ['## Burst create', '## Steady state', '## Mass delete']) assert.ok(md.includes(h), h);
+  assert.ok(!md.includes('## Steady churn'), 'no table for a workload that did not run');
+  assert.match(md, /\| 25% \|/, 'relist main-thread share');
+  assert.match(md, /- \[X chart\]\(x\.svg\)/);
+});
+
+test('failures turn the verdict to FAIL and are listed first', () => {
+  const md = renderReport(results({ failures: ['pod default/p-1: two sandboxes'] }));
+  assert.match(md, /\*\*FAIL \(1 correctness failure\)\*\*/);
+  assert.ok(md.indexOf('## Correctness failures') < md.indexOf('## Raw-CRI ceiling'));
+});
+
+test('charts: a CDF per runtime and pod count, throughput, ELD and RSS', () => {
+  const charts = buildCharts(results());
+  assert.deepEqual(charts.map((c) => c.file).sort(), [
+    'eld-vs-workers.svg', 'rss-vs-pods.svg', 'startup-cdf-sim-zero-100.svg', 'startup-cdf-sim-zero-1000.svg', 'throughput-vs-pods.svg',
+  ]);
+  const thr = charts.find((c) => c.file === 'throughput-vs-pods.svg')?.svg ?? '';
+  assert.ok(thr.includes('>sim/zero w=0 (inline)<') && thr.includes('>sim/zero w=2<'));
+});
