@@ -1,0 +1,217 @@
+/**
+ * A private, real containerd for tests and benchmarks: its own temp dir, config, socket, runc
+ * state, CNI bridge + subnet, and the two local images imported. Root only.
+ *
+ * Lifecycle: startContainerd() → running → stop() → stopped. stop() is idempotent (a second call
+ * returns the first call's promise) and leaves nothing behind: pods torn down through CRI (so CNI
+ * releases addresses and netns mounts go), containerd killed by PID (SIGTERM, then SIGKILL),
+ * leftover shims of THIS instance (their `-address` arg is our socket) and their children killed,
+ * mounts under the temp dir unmounted, the bridge deleted, ip_forward restored by the last
+ * instance (network-slots.ts), and the temp dir removed.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { CriClient } from '../../src/cri/cri-client.js';
+import { containerdLayout, renderBridgeConflist, renderContainerdConfig, type ContainerdLayout } from './containerd-config.js';
+import { childrenOf, findProcesses, isAlive, listProcesses, signal } from './host-processes.js';
+import { ensureLocalImages, type LocalImages } from './local-images.js';
+import { claimNetworkSlot, type NetworkSlot } from './network-slots.js';
+import { pollUntil } from './poll.js';
+import { teardownAllPods } from './cri-teardown.js';
+
+export interface StartContainerdOptions {
+  /** containerd log level (default `info`). */
+  readonly logLevel?: 'info' | 'warn' | 'debug';
+  /** How long to wait for the socket + CRI Version + readiness (default 30 s). */
+  readonly startTimeoutMs?: number;
+}
+
+export interface ContainerdInstance {
+  /** `unix:///…/containerd.sock`, for CriClient / the agent's --container-runtime-endpoint. */
+  readonly endpoint: string;
+  readonly socketPath: string;
+  readonly tmpDir: string;
+  readonly logPath: string;
+  readonly pid: number;
+  /** Pod network of this instance: bridge name, subnet, gateway. */
+  readonly network: { readonly bridge: string; readonly subnet: string; readonly gateway: string };
+  readonly images: LocalImages;
+  /** Tears everything down (see module comment). Idempotent. */
+  stop(): Promise<void>;
+}
+
+export class ContainerdHarnessError extends Error {
+  override readonly name = 'ContainerdHarnessError';
+  readonly code: 'ERR_HARNESS_NOT_ROOT' | 'ERR_HARNESS_MISSING' | 'ERR_HARNESS_START' | 'ERR_HARNESS_IMPORT';
+  constructor(code: ContainerdHarnessError['code'], message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+function logTail(logPath: string, lines = 20): string {
+  try {
+    return fs.readFileSync(logPath, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+function checkHost(): void {
+  if (process.getuid?.() !== 0) {
+    throw new ContainerdHarnessError('ERR_HARNESS_NOT_ROOT', 'the containerd harness needs root (private containerd, runc, CNI bridge); run the tests as root like CI does');
+  }
+  for (const bin of ['/usr/bin/containerd', '/usr/bin/ctr', '/usr/lib/cni/bridge']) {
+    if (!fs.existsSync(bin)) throw new ContainerdHarnessError('ERR_HARNESS_MISSING', `${bin} missing: run node dist/test/harness/prepare.js (as root)`);
+  }
+}
+
+function importImage(socketPath: string, tarPath: string, logPath: string): void {
+  const r = spawnSync('ctr', ['-a', socketPath, '-n', 'k8s.io', 'images', 'import', tarPath], { encoding: 'utf8' });
+  if (r.status !== 0) {
+    throw new ContainerdHarnessError('ERR_HARNESS_IMPORT', `ctr images import ${tarPath} failed: ${r.error?.message ?? r.stderr}\n--- containerd log ---\n${logTail(logPath)}`);
+  }
+}
+
+/** Mount points at or below `dir`, deepest first (from /proc/self/mountinfo, field 5). */
+function mountsUnder(dir: string): string[] {
+  const text = fs.readFileSync('/proc/self/mountinfo', 'utf8');
+  const points = text
+    .split('\n')
+    .map((line) => (line.split(' ')[4] ?? '').replace(/\\040/g, ' '))
+    .filter((m) => m === dir || m.startsWith(dir + '/'));
+  return [...new Set(points)].sort((a, b) => b.length - a.length);
+}
+
+async function waitExit(child: ChildProcess, exited: Promise<void>, ms: number): Promise<boolean> {
+  if (child.exitCode !== null || child.signalCode !== null) return true;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const done = await Promise.race([exited.then(() => true as const), timeout]);
+  clearTimeout(timer);
+  return done;
+}
+
+/** Kills this instance's leftover shims and their children (container init processes). */
+async function killShims(socketPath: string): Promise<void> {
+  const shims = findProcesses('containerd-shim-runc-v2', socketPath);
+  if (shims.length === 0) return;
+  const all = listProcesses();
+  for (const shim of shims) {
+    for (const child of childrenOf(shim.pid, all)) signal(child.pid, 'SIGKILL');
+    signal(shim.pid, 'SIGKILL');
+  }
+  await pollUntil(() => (shims.some((s) => isAlive(s.pid)) ? undefined : true), { what: 'leftover shims to exit', timeoutMs: 10_000 });
+}
+
+class Instance implements ContainerdInstance {
+  readonly endpoint: string;
+  readonly socketPath: string;
+  readonly tmpDir: string;
+  readonly logPath: string;
+  readonly pid: number;
+  readonly network: ContainerdInstance['network'];
+  readonly images: LocalImages;
+  readonly #child: ChildProcess;
+  readonly #exited: Promise<void>;
+  readonly #slot: NetworkSlot;
+  #stopping: Promise<void> | undefined;
+
+  constructor(layout: ContainerdLayout, child: ChildProcess, exited: Promise<void>, slot: NetworkSlot, images: LocalImages) {
+    this.socketPath = layout.socketPath;
+    this.endpoint = `unix://${layout.socketPath}`;
+    this.tmpDir = layout.tmpDir;
+    this.logPath = layout.logPath;
+    this.pid = child.pid ?? -1;
+    this.network = { bridge: slot.bridge, subnet: slot.subnet, gateway: slot.gateway };
+    this.images = images;
+    this.#child = child;
+    this.#exited = exited;
+    this.#slot = slot;
+  }
+
+  stop(): Promise<void> {
+    this.#stopping ??= this.#stop();
+    return this.#stopping;
+  }
+
+  async #stop(): Promise<void> {
+    if (this.#child.exitCode === null && this.#child.signalCode === null) {
+      await teardownAllPods(this.endpoint, 30_000).catch(() => undefined); // best effort: the kills below are the backstop
+      this.#child.kill('SIGTERM');
+      if (!(await waitExit(this.#child, this.#exited, 10_000))) {
+        this.#child.kill('SIGKILL');
+        await waitExit(this.#child, this.#exited, 10_000);
+      }
+    }
+    await killShims(this.socketPath);
+    for (const m of mountsUnder(this.tmpDir)) spawnSync('umount', ['-l', m], { stdio: 'ignore' });
+    this.#slot.release();
+    fs.rmSync(this.tmpDir, { recursive: true, force: true, maxRetries: 3 });
+  }
+}
+
+/** Starts a private containerd and resolves once CRI answers and both images are imported. */
+export async function startContainerd(opts: StartContainerdOptions = {}): Promise<ContainerdInstance> {
+  checkHost();
+  const images = ensureLocalImages();
+  const slot = claimNetworkSlot();
+  const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-ctrd-'));
+  const layout = containerdLayout(tmpDir);
+  let child: ChildProcess | undefined;
+  let instance: Instance | undefined;
+  try {
+    for (const d of [layout.rootDir, layout.stateDir, layout.runcRoot, layout.cniConfDir, layout.cniDataDir]) fs.mkdirSync(d, { recursive: true });
+    fs.writeFileSync(layout.configPath, renderContainerdConfig({ layout, sandboxImage: images.pause.name, logLevel: opts.logLevel ?? 'info' }));
+    fs.writeFileSync(path.join(layout.cniConfDir, '10-shardlet-bridge.conflist'), renderBridgeConflist(slot, layout));
+    const logFd = fs.openSync(layout.logPath, 'a');
+    child = spawn('/usr/bin/containerd', ['--config', layout.configPath], { stdio: ['ignore', logFd, logFd] });
+    fs.closeSync(logFd);
+    const c = child;
+    const exited = new Promise<void>((resolve) => c.once('exit', () => resolve()));
+    c.once('error', () => undefined); // surfaced below as "exited before ready"
+    instance = new Instance(layout, c, exited, slot, images);
+    await waitReady(layout, c, opts.startTimeoutMs ?? 30_000);
+    importImage(layout.socketPath, images.pause.tarPath, layout.logPath);
+    importImage(layout.socketPath, images.busybox.tarPath, layout.logPath);
+    return instance;
+  } catch (err) {
+    if (instance) await instance.stop();
+    else {
+      slot.release();
+      fs.rmSync(tmpDir, { recursive: true, force: true });
+    }
+    throw err;
+  }
+}
+
+/** Socket present, CRI Version answering, RuntimeReady and NetworkReady (CNI conf loaded). */
+async function waitReady(layout: ContainerdLayout, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const client = new CriClient({ endpoint: layout.socketPath, timeoutMs: 2_000 });
+  try {
+    await pollUntil(
+      async () => {
+        if (child.exitCode !== null || child.signalCode !== null) {
+          throw new ContainerdHarnessError('ERR_HARNESS_START', `containerd exited (${child.exitCode ?? child.signalCode}) before ready:\n${logTail(layout.logPath)}`);
+        }
+        if (!fs.existsSync(layout.socketPath)) return undefined;
+        await client.version();
+        const st = await client.status();
+        const ready = (type: string): boolean => st.status?.conditions.some((c) => c.type === type && c.status) ?? false;
+        return ready('RuntimeReady') && ready('NetworkReady') ? true : undefined;
+      },
+      { what: `containerd CRI on ${layout.socketPath}`, timeoutMs, intervalMs: 100 },
+    ).catch((err: unknown) => {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        throw new ContainerdHarnessError('ERR_HARNESS_START', `containerd exited (${child.exitCode ?? child.signalCode}) before ready:\n${logTail(layout.logPath)}`);
+      }
+      throw new ContainerdHarnessError('ERR_HARNESS_START', `${err instanceof Error ? err.message : String(err)}\n--- containerd log ---\n${logTail(layout.logPath)}`);
+    });
+  } finally {
+    client.close();
+  }
+}
