@@ -1,0 +1,119 @@
+/**
+ * Pod workers on a fixed Piscina pool: `minThreads = maxThreads = N`, one shard per thread,
+ * tasks routed by pod UID (shard-table.ts). Verified facts about piscina 5.3 this relies on:
+ *  - the balancer never sees the payload: the shard key travels under `queueOptionsSymbol`;
+ *  - the balancer gets workers without indexes: the shard → thread-id table is ours;
+ *  - `concurrentTasksPerWorker` is ignored with a custom balancer: per-pod serialization is the
+ *    worker's (tasks are acknowledgements and resolve at once);
+ *  - `atomics: 'sync'` would freeze an idle worker's timers and gRPC streams: use 'disabled';
+ *  - a crashed worker rejects every in-flight task on it and is replaced under a new thread id
+ *    ('workerDestroy' then 'workerCreate'); we re-send the shard's pods to the replacement;
+ *  - without `pool.on('error')` an error in an idle worker crashes the process.
+ */
+import { Piscina } from 'piscina';
+import type { Logger } from '../logging/logger.js';
+import { isWorkerToMain, type PodUpdateMessage, type PodWorkerThreadConfig, type WorkerThreadStats } from '../../workers/pod-worker-protocol.js';
+import type { PodDispatcher, PodDispatcherEvents } from './pod-dispatcher.js';
+import { ShardTable, shardOf } from './shard-table.js';
+
+export interface PoolDispatcherOptions {
+  threads: number;
+  /** Absolute path of the compiled worker entry (dist/workers/pod-worker-thread.js). */
+  filename: string;
+  workerData: PodWorkerThreadConfig;
+  events: PodDispatcherEvents;
+  logger: Logger;
+  /** Called when a thread is replaced (shardlet_thread_restarts_total). */
+  onThreadRestart?: (shard: number) => void;
+}
+
+export class PoolDispatcher implements PodDispatcher {
+  readonly threads: number;
+  readonly #pool: Piscina;
+  readonly #table: ShardTable;
+  readonly #o: PoolDispatcherOptions;
+  /** Shards whose thread died; the next bound thread for them triggers a re-dispatch. */
+  readonly #orphanedShards = new Set<number>();
+  #closed = false;
+
+  constructor(o: PoolDispatcherOptions) {
+    if (!Number.isInteger(o.threads) || o.threads < 1) throw new RangeError(`threads must be >= 1, got ${o.threads}`);
+    this.#o = o;
+    this.threads = o.threads;
+    this.#table = new ShardTable(o.threads);
+    const table = this.#table;
+    this.#pool = new Piscina({
+      filename: o.filename,
+      minThreads: o.threads,
+      maxThreads: o.threads,
+      idleTimeout: Infinity,
+      atomics: 'disabled',
+      workerData: o.workerData,
+      loadBalancer: (task, workers) => table.pick(((task as unknown as Record<symbol, { shard?: number } | null>)[Piscina.queueOptionsSymbol])?.shard, workers),
+    });
+    this.#pool.on('workerCreate', (w: { id: number }) => this.#onWorkerCreate(w.id));
+    this.#pool.on('workerDestroy', () => this.#reconcile());
+    this.#pool.on('message', (msg: unknown) => {
+      if (isWorkerToMain(msg)) o.events.onMessage(msg);
+    });
+    this.#pool.on('error', (err: unknown) => {
+      o.logger.error('pod worker thread error', { error: err instanceof Error ? err.message : String(err) });
+    });
+  }
+
+  #onWorkerCreate(id: number): void {
+    this.#reconcile();
+    const shard = this.#table.bind(id);
+    this.#o.logger.v(2).info('pod worker thread started', { threadId: id, shard: shard ?? -1 });
+    if (shard !== undefined && this.#orphanedShards.delete(shard)) {
+      this.#o.onThreadRestart?.(shard);
+      this.#o.events.onShardRestarted(shard, this.threads);
+    }
+  }
+
+  /**
+   * Unbind shards whose thread is gone. Piscina reports a dead worker with id -1 (its
+   * threadId after exit), so the dead thread is found by absence from the live thread list.
+   */
+  #reconcile(): void {
+    if (this.#closed) return;
+    const live = new Set(this.#pool.threads.map((t) => t.threadId).filter((id) => id >= 0));
+    for (let shard = 0; shard < this.threads; shard++) {
+      const id = this.#table.workerFor(shard);
+      if (id === undefined || live.has(id)) continue;
+      this.#table.unbind(id);
+      this.#orphanedShards.add(shard);
+      this.#o.logger.error('pod worker thread exited; its pods will be re-dispatched to a replacement', { threadId: id, shard });
+    }
+  }
+
+  send(msg: PodUpdateMessage): void {
+    if (this.#closed) return;
+    const shard = shardOf(msg.uid, this.threads);
+    const task = { ...msg, [Piscina.queueOptionsSymbol]: { shard } };
+    this.#pool.run(task).catch((err: unknown) => {
+      // The thread died with this task on it; the shard re-dispatch resends the pod.
+      this.#o.logger.v(3).info('pod update lost with its thread', { podUID: msg.uid, error: err instanceof Error ? err.message : String(err) });
+    });
+  }
+
+  async stats(): Promise<WorkerThreadStats[]> {
+    const all: Promise<WorkerThreadStats | null>[] = [];
+    for (let shard = 0; shard < this.threads; shard++) {
+      if (this.#table.workerFor(shard) === undefined) continue;
+      all.push(this.#pool.run({ kind: 'stats', [Piscina.queueOptionsSymbol]: { shard } }).catch(() => null) as Promise<WorkerThreadStats | null>);
+    }
+    return (await Promise.all(all)).filter((s): s is WorkerThreadStats => s !== null);
+  }
+
+  /** Thread ids by shard (for tests and metrics). */
+  threadIds(): (number | undefined)[] {
+    return Array.from({ length: this.threads }, (_, i) => this.#table.workerFor(i));
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#pool.destroy();
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * What one pod-worker thread runs, independent of how messages reach it: it owns the thread's
+ * PodWorkers and answers the protocol's messages. The Piscina entry (pod-worker-thread.ts) and
+ * the inline dispatcher (--workers 0) both drive this class, so the same code runs either way.
+ */
+import type { MainToWorker, WorkerThreadStats } from './pod-worker-protocol.js';
+import type { PodWorkers } from './pod-workers.js';
+
+export class PodWorkerHost {
+  readonly #workers: PodWorkers;
+  readonly #onClose: (() => void) | undefined;
+
+  constructor(workers: PodWorkers, onClose?: () => void) {
+    this.#workers = workers;
+    this.#onClose = onClose;
+  }
+
+  /** Handles one message; returns stats for a stats request, otherwise null (an acknowledgement). */
+  handle(msg: MainToWorker): WorkerThreadStats | null {
+    switch (msg.kind) {
+      case 'update':
+        this.#workers.update(msg);
+        return null;
+      case 'stats':
+        return this.#workers.stats();
+      default: {
+        const never: never = msg;
+        throw new TypeError(`unknown message ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  close(): void {
+    this.#workers.close();
+    this.#onClose?.();
+  }
+}
