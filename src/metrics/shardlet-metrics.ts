@@ -1,0 +1,71 @@
+/**
+ * shardlet's own metrics (`shardlet_*`): what the kubelet has no name for because it has no
+ * threads. Per-thread series carry a `thread` label whose value is the worker_threads
+ * `threadId` of the observing thread ("0" is the main thread); the label is bounded by the pool
+ * size plus replacements, never by pods.
+ */
+import { DEF_BUCKETS, defineMetric } from './metric-definition.js';
+
+export const threadPodsOwned = defineMetric({
+  name: 'shardlet_thread_pods_owned',
+  help: 'Pods whose per-pod worker lives on this thread (any lifecycle state).',
+  type: 'gauge', labelNames: ['thread'], observedOn: 'pod-worker',
+});
+
+export const threadQueueDepth = defineMetric({
+  name: 'shardlet_thread_queue_depth',
+  help: 'Pods on this thread with an update waiting for their per-pod loop to pick it up.',
+  type: 'gauge', labelNames: ['thread'], observedOn: 'pod-worker',
+});
+
+export const threadBusySeconds = defineMetric({
+  name: 'shardlet_thread_busy_seconds_total',
+  help: 'Seconds this thread spent inside pod sync, terminate and cleanup work.',
+  type: 'counter', labelNames: ['thread'], observedOn: 'pod-worker',
+});
+
+export const threadRestartsTotal = defineMetric({
+  name: 'shardlet_thread_restarts_total',
+  help: 'Worker threads that exited unexpectedly and were replaced.',
+  type: 'counter', labelNames: [], observedOn: 'main',
+});
+
+export const syncLoopIterationDuration = defineMetric({
+  name: 'shardlet_sync_loop_iteration_duration_seconds',
+  help: 'Duration in seconds of one syncLoop iteration on the main thread (handling one batch of config, PLEG or housekeeping events).',
+  type: 'histogram', labelNames: [], buckets: DEF_BUCKETS, observedOn: 'main',
+});
+
+export const eventLoopDelay = defineMetric({
+  name: 'shardlet_main_event_loop_delay_seconds',
+  help: 'Main-thread event-loop delay (perf_hooks.monitorEventLoopDelay) since the previous scrape; stat is p50, p99 or max.',
+  type: 'gauge', labelNames: ['stat'], observedOn: 'main',
+});
+
+export const cacheSlotsUsed = defineMetric({
+  name: 'shardlet_pod_cache_slots_used',
+  help: 'Pod slots in use in the shared PLEG relist cache.',
+  type: 'gauge', labelNames: [], observedOn: 'main',
+});
+
+export const cacheSlotsCapacity = defineMetric({
+  name: 'shardlet_pod_cache_slots_capacity',
+  help: 'Pod slots the shared PLEG relist cache was sized for.',
+  type: 'gauge', labelNames: [], observedOn: 'main',
+});
+
+/**
+ * Series a thread could not record because its shared-memory region was full. Computed by the
+ * aggregator from region headers (never observed directly); non-zero means the region size
+ * (`createMetricsArena({ slotBytes })`) is too small for the label cardinality.
+ */
+export const metricsSeriesDropped = defineMetric({
+  name: 'shardlet_metrics_series_dropped_total',
+  help: 'Metric series that a thread could not record because its shared metrics region was full.',
+  type: 'counter', labelNames: [], observedOn: 'main',
+});
+
+export const SHARDLET_METRICS = Object.freeze([
+  threadPodsOwned, threadQueueDepth, threadBusySeconds, threadRestartsTotal, syncLoopIterationDuration,
+  eventLoopDelay, cacheSlotsUsed, cacheSlotsCapacity, metricsSeriesDropped,
+]);
