@@ -1,0 +1,245 @@
+/**
+ * The sync loop's handlers for each kind of input (the kubelet's HandlePodAdditions,
+ * HandlePodUpdates, HandlePodRemoves, HandlePodSyncs and housekeeping), kept apart from the
+ * loop mechanics in sync-loop.ts. Main thread only: they update desired state and hand work to
+ * the dispatcher; they never call the runtime.
+ *
+ * Main-side mirror of each pod worker (from PodResult messages): `#workerState` tracks which
+ * pods were handed to a worker and where they are in syncing → terminating → terminated, so
+ * admission counts active pods, a crashed thread's shard can be re-sent, and housekeeping
+ * knows which runtime pods are orphans.
+ */
+import type { V1Pod } from '@kubernetes/client-node';
+import type { Clock } from '../clock/clock.js';
+import type { CacheEntry } from '../pod-cache/pod-cache.js';
+import type { PodUpdate } from '../config/pod-update.js';
+import type { Logger } from '../logging/logger.js';
+import { podFields } from '../logging/logger.js';
+import type { PodDispatcher } from '../dispatch/pod-dispatcher.js';
+import { shardOf } from '../dispatch/shard-table.js';
+import type { PodManager } from '../pod-manager/pod-manager.js';
+import { isStaticPod } from '../pod-manager/pod-manager.js';
+import type { StatusManager } from '../status/status-manager.js';
+import type { KillOptions, PodResultMessage, PodWorkerState } from '../../workers/pod-worker-protocol.js';
+import type { PodAdmitter } from './pod-admitter.js';
+import type { PlegEvent } from './pleg-events.js';
+import type { WorkQueue } from './work-queue.js';
+
+export interface PodLifecycleDeps {
+  clock: Clock;
+  logger: Logger;
+  dispatcher: PodDispatcher;
+  podManager: PodManager;
+  statusManager: StatusManager;
+  workQueue: WorkQueue;
+  admitter: PodAdmitter;
+  sourcesReady: () => boolean;
+  /** Read-only view of the runtime (the SharedArrayBuffer cache) for housekeeping. */
+  cache: { get(uid: string): CacheEntry | undefined };
+  onOrphan?: () => void;
+  onPodStarted?: (pod: V1Pod) => void;
+}
+
+interface WorkerMirror {
+  pod: V1Pod;
+  state: PodWorkerState;
+  /** Set once a kill was sent; re-sent after a thread restart. */
+  kill?: KillOptions;
+}
+
+export class PodLifecycle {
+  readonly #d: PodLifecycleDeps;
+  /** Pods handed to a worker and not yet forgotten by it. */
+  readonly #workerState = new Map<string, WorkerMirror>();
+  /** Pod UIDs seen in the runtime (from PLEG events), with names for orphan kills. */
+  readonly #runtimePods = new Set<string>();
+
+  constructor(deps: PodLifecycleDeps) {
+    this.#d = deps;
+  }
+
+  handleConfigUpdate(u: PodUpdate): void {
+    switch (u.op) {
+      case 'ADD':
+        this.#handleAdditions(u.pods);
+        return;
+      case 'UPDATE':
+        for (const pod of u.pods) this.#handleUpdate(pod);
+        return;
+      case 'DELETE':
+        // Graceful deletion requested: terminate with the deletion grace; the pod stays desired
+        // (and listed) until its source REMOVEs it.
+        for (const pod of u.pods) {
+          this.#d.podManager.addOrUpdate(pod);
+          this.#kill(pod, { removed: false, reason: 'deleted', ...graceOverride(pod) });
+        }
+        return;
+      case 'REMOVE':
+        for (const pod of u.pods) this.#handleRemove(pod);
+        return;
+      case 'RECONCILE':
+        // Only the status differs from the source's view; the status manager owns status.
+        return;
+      default: {
+        const never: never = u.op;
+        throw new Error(`unknown pod operation ${String(never)}`);
+      }
+    }
+  }
+
+  /** Additions in creation order, each admitted against the pods admitted before it. */
+  #handleAdditions(pods: V1Pod[]): void {
+    const sorted = [...pods].sort((a, b) => creationMs(a) - creationMs(b));
+    for (const pod of sorted) {
+      const uid = pod.metadata?.uid ?? '';
+      this.#d.podManager.addOrUpdate(pod);
+      if (this.#workerState.has(uid)) {
+        this.#send(pod, 'update');
+        continue;
+      }
+      const verdict = this.#d.admitter.admit(pod, this.activePods());
+      if (!verdict.admit) {
+        this.#d.logger.error('pod rejected by admission', { ...podFields(pod), reason: verdict.reason, message: verdict.message });
+        this.#d.statusManager.setStatus(pod, { phase: 'Failed', reason: verdict.reason, message: verdict.message });
+        continue;
+      }
+      this.#d.logger.v(2).info('pod admitted', podFields(pod));
+      this.#d.onPodStarted?.(pod);
+      this.#workerState.set(uid, { pod, state: 'syncing' });
+      this.#send(pod, 'create');
+    }
+  }
+
+  #handleUpdate(pod: V1Pod): void {
+    const uid = pod.metadata?.uid ?? '';
+    this.#d.podManager.addOrUpdate(pod);
+    const w = this.#workerState.get(uid);
+    if (!w) return; // rejected pods are never synced
+    w.pod = pod;
+    if (pod.metadata?.deletionTimestamp) this.#kill(pod, { removed: false, reason: 'deleted', ...graceOverride(pod) });
+    else this.#send(pod, 'update');
+  }
+
+  #handleRemove(pod: V1Pod): void {
+    const uid = pod.metadata?.uid ?? '';
+    this.#d.podManager.remove(uid);
+    this.#d.workQueue.forget(uid);
+    if (this.#workerState.has(uid)) this.#kill(pod, { removed: true, reason: 'removed from source' });
+    else this.#d.statusManager.remove(uid);
+  }
+
+  #kill(pod: V1Pod, kill: KillOptions): void {
+    const uid = pod.metadata?.uid ?? '';
+    let w = this.#workerState.get(uid);
+    if (!w) this.#workerState.set(uid, (w = { pod, state: 'syncing' }));
+    w.kill = w.kill ? { ...kill, removed: w.kill.removed || kill.removed } : kill;
+    this.#d.logger.v(2).info('killing pod', { ...podFields(pod), reason: kill.reason });
+    this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'kill', pod, kill: w.kill });
+  }
+
+  #send(pod: V1Pod, updateType: 'create' | 'update' | 'sync'): void {
+    this.#d.dispatcher.send({ kind: 'update', uid: pod.metadata?.uid ?? '', updateType, pod });
+  }
+
+  /** PLEG events: resync the pod (HandlePodSyncs); remember runtime pods for housekeeping. */
+  handlePlegEvents(events: readonly PlegEvent[]): void {
+    const touched = new Set<string>();
+    for (const ev of events) {
+      this.#runtimePods.add(ev.podUID);
+      touched.add(ev.podUID);
+    }
+    for (const uid of touched) this.resync(uid);
+  }
+
+  /** Resync one pod if it is desired and running on a worker (probe updates, PLEG, due work). */
+  resync(uid: string): void {
+    const pod = this.#d.podManager.get(uid);
+    const w = this.#workerState.get(uid);
+    if (!pod || !w) return;
+    if (w.kill) this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'kill', pod: w.pod, kill: w.kill });
+    else this.#send(pod, 'sync');
+  }
+
+  /** The 1 s sync tick: pods whose requeue time has come. */
+  syncDue(): void {
+    for (const uid of this.#d.workQueue.takeDue(this.#d.clock.monotonic())) this.resync(uid);
+  }
+
+  handlePodResult(msg: PodResultMessage): void {
+    const w = this.#workerState.get(msg.uid);
+    if (!w) return;
+    w.state = msg.state;
+    if (msg.apiStatus) this.#d.statusManager.setStatus(w.pod, msg.apiStatus);
+    if (msg.forgotten) {
+      this.#workerState.delete(msg.uid);
+      this.#d.workQueue.forget(msg.uid);
+      if (!this.#d.podManager.has(msg.uid)) this.#d.statusManager.remove(msg.uid);
+      return;
+    }
+    if (msg.requeueAfterMs !== undefined) this.#d.workQueue.enqueue(msg.uid, this.#d.clock.monotonic(), msg.requeueAfterMs);
+  }
+
+  /** A replaced worker thread starts empty: resend every pod of its shard. */
+  handleShardRestarted(shard: number, shards: number): void {
+    let n = 0;
+    for (const [uid, w] of this.#workerState) {
+      if (shardOf(uid, shards) !== shard) continue;
+      n++;
+      if (w.kill) this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'kill', pod: w.pod, kill: w.kill });
+      else this.#send(w.pod, 'create');
+    }
+    this.#d.logger.info('re-dispatched pods of a restarted worker thread', { shard, pods: n });
+  }
+
+  /**
+   * Housekeeping (every 2 s, like the kubelet's HandlePodCleanups): once every source has
+   * delivered, pods found in the runtime that no source wants are killed and removed.
+   */
+  housekeeping(): void {
+    if (!this.#d.sourcesReady()) return;
+    for (const uid of this.#runtimePods) {
+      const entry = this.#d.cache.get(uid);
+      const present = entry !== undefined && (entry.status.sandboxes.length > 0 || entry.status.containers.length > 0);
+      if (!present) {
+        if (!this.#workerState.has(uid)) this.#runtimePods.delete(uid);
+        continue;
+      }
+      if (this.#d.podManager.has(uid) || this.#workerState.has(uid)) continue;
+      const pod: V1Pod = { metadata: { uid, name: entry.status.name, namespace: entry.status.namespace }, spec: { containers: [], terminationGracePeriodSeconds: 30 } };
+      this.#d.logger.info('killing orphaned runtime pod', podFields(pod));
+      this.#d.onOrphan?.();
+      this.#kill(pod, { removed: true, reason: 'orphaned' });
+    }
+  }
+
+  /** Admitted pods not yet terminal or terminating (what admission counts). */
+  activePods(): V1Pod[] {
+    const out: V1Pod[] = [];
+    for (const w of this.#workerState.values()) if (w.state === 'syncing' && !w.kill) out.push(w.pod);
+    return out;
+  }
+
+  /** Counts for kubelet_working_pods / desired / active metrics. */
+  counts(): { desired: { static: number; other: number }; working: Map<string, number> } {
+    let st = 0;
+    let other = 0;
+    for (const p of this.#d.podManager.pods()) (isStaticPod(p) ? st++ : other++);
+    const working = new Map<string, number>();
+    for (const w of this.#workerState.values()) {
+      const key = `${w.state}|${w.kill ? (w.kill.removed ? 'orphan' : 'desired') : 'desired'}|${isStaticPod(w.pod)}`;
+      working.set(key, (working.get(key) ?? 0) + 1);
+    }
+    return { desired: { static: st, other }, working };
+  }
+}
+
+function creationMs(pod: V1Pod): number {
+  const t = pod.metadata?.creationTimestamp as unknown;
+  const ms = t instanceof Date ? t.getTime() : typeof t === 'string' ? Date.parse(t) : NaN;
+  return Number.isFinite(ms) ? ms : 0;
+}
+
+function graceOverride(pod: V1Pod): { gracePeriodSeconds?: number } {
+  const g = pod.metadata?.deletionGracePeriodSeconds;
+  return g === undefined || g === null ? {} : { gracePeriodSeconds: g };
+}
