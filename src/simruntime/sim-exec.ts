@@ -1,0 +1,51 @@
+/**
+ * ExecSync in a running simulated container, with containerd 1.6's observable behaviour
+ * (../shared/notes/containerd.md): the command is not run through a shell, so argv[0] must be
+ * an executable of the image (`sh`, `sleep`, `busybox`; see sim-shell.ts) — anything else
+ * (including `echo`, and any opaque program) fails with UNKNOWN "executable file not found in
+ * $PATH". The exit code and both outputs come back in the response, not as gRPC errors. With
+ * `timeout` > 0 seconds, a command still running then fails DEADLINE_EXCEEDED at the timeout;
+ * with 0 it may run forever (the caller's deadline ends the call). Output is capped at 16 MiB
+ * per stream (CVE-2022-1708), the rest discarded.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../clock/clock.js';
+import { CriError } from '../cri/cri-errors.js';
+import type { ExecSyncResponse } from '../cri/cri-types.js';
+import { resolveArgv } from './sim-shell.js';
+
+const MAX_EXEC_OUTPUT_BYTES = 16 * 1024 * 1024;
+
+function cap(s: string): Buffer {
+  const b = Buffer.from(s);
+  return b.length > MAX_EXEC_OUTPUT_BYTES ? b.subarray(0, MAX_EXEC_OUTPUT_BYTES) : b;
+}
+
+/** Runs `cmd` to completion on the clock. `timeoutSec` 0 = no timeout. */
+export async function simExecSync(clock: Clock, cmd: readonly string[], timeoutSec: number): Promise<ExecSyncResponse> {
+  const execId = randomBytes(32).toString('hex');
+  const resolved = resolveArgv(cmd);
+  if (resolved.kind !== 'timeline') {
+    const exe = resolved.kind === 'not-found' ? resolved.executable : (cmd[0] ?? '');
+    throw new CriError(
+      'ERR_CRI_UNKNOWN',
+      'ExecSync',
+      `failed to exec in container: failed to start exec "${execId}": OCI runtime exec failed: exec failed: unable to start container process: exec: "${exe}": executable file not found in $PATH: unknown`,
+    );
+  }
+  const { outputs, exit } = resolved.timeline;
+  const timeoutMs = timeoutSec > 0 ? timeoutSec * 1000 : Infinity;
+  if (exit === null || exit.atMs > timeoutMs) {
+    if (timeoutMs === Infinity) await new Promise<never>(() => {}); // runs forever: the client's deadline ends the call
+    await clock.sleep(timeoutMs);
+    throw new CriError('ERR_CRI_DEADLINE_EXCEEDED', 'ExecSync', `failed to exec in container: timeout ${timeoutSec}s exceeded: context deadline exceeded`);
+  }
+  if (exit.atMs > 0) await clock.sleep(exit.atMs);
+  let stdout = '';
+  let stderr = '';
+  for (const o of outputs) {
+    if (o.stream === 'stdout') stdout += o.text;
+    else stderr += o.text;
+  }
+  return { stdout: cap(stdout), stderr: cap(stderr), exitCode: exit.code };
+}

@@ -1,0 +1,329 @@
+/**
+ * The simulated runtime's command interpreter: turns a container's argv (or an ExecSync cmd)
+ * into a deterministic {@link Timeline} — what it prints, when, and when it exits — as the
+ * busybox image this project tests against would run it. Pure: no clock, no I/O.
+ *
+ * The executables that exist in the simulated busybox image are those of the project's local
+ * busybox image (../shared/notes/containerd.md: `/bin/busybox`, `/bin/sh`, `/bin/sleep`):
+ *   - `sh` / `ash` / `/bin/sh`        no args: reads an empty stdin and exits 0 at once;
+ *                                     `sh -c SCRIPT [name args...]`: runs SCRIPT (below);
+ *                                     `sh FILE`: "can't open" on stderr, exit 2.
+ *   - `sleep N` / `/bin/sleep N`      N seconds (fraction ok, suffix s/m/h/d, `infinity`);
+ *                                     bad or missing N: message on stderr, exit 1.
+ *   - `busybox APPLET args...`        runs APPLET from the set below (echo/true/false included).
+ * `echo`, `true`, `false`, `exit`, `trap` are shell builtins only: as argv[0] they are
+ * "executable file not found" (containerd: StartContainer fails / ExecSync errors UNKNOWN).
+ * Any other argv[0] is an opaque long-running program (nginx, pause, ...): it runs until
+ * stopped; see {@link resolveArgv}.
+ *
+ * SCRIPT grammar (`sh -c`): simple commands joined by `;`, newline, `&&`, `||` (equal
+ * precedence, left-associative, as in sh); words may be '...' or "..." quoted; per-command
+ * redirections `>&2` / `1>&2` (stdout to stderr), `>/dev/null`, `2>/dev/null`, `2>&1` (ignored).
+ * Commands: `echo [-n] ARGS`, `sleep N`, `exit [N]`, `true`, `:`, `false`,
+ * `trap "" TERM|SIGTERM|15` (ignore SIGTERM from then on; other traps are no-ops),
+ * `sh -c SCRIPT` (nested), `busybox APPLET ...`. Anything else prints `sh: X: not found` on
+ * stderr with status 127, as busybox ash does. `$?`, variables, pipes, `&` are not supported.
+ */
+
+export type OutputStream = 'stdout' | 'stderr';
+
+export interface TimedOutput {
+  /** Offset from process start, ms. */
+  atMs: number;
+  stream: OutputStream;
+  text: string;
+}
+
+/** What a process will do if nothing signals it. Offsets are ms from process start. */
+export interface Timeline {
+  outputs: TimedOutput[];
+  /** Exit time and code; null when the process runs until stopped. */
+  exit: { atMs: number; code: number } | null;
+  /** Offset from which SIGTERM is ignored (`trap "" TERM`); null when never. */
+  ignoreTermFromMs: number | null;
+}
+
+/** The result of resolving argv[0] against the simulated image. */
+export type Resolution =
+  | { kind: 'timeline'; timeline: Timeline }
+  /** argv[0] does not exist in the image (containerd/runc: "executable file not found"). */
+  | { kind: 'not-found'; executable: string }
+  /** An opaque program: runs until stopped, prints nothing. */
+  | { kind: 'opaque' };
+
+const SHELLS = new Set(['sh', 'ash']);
+const BUILTIN_ONLY = new Set(['echo', 'true', 'false', 'exit', 'trap', ':']);
+
+function basename(p: string): string {
+  const i = p.lastIndexOf('/');
+  return i === -1 ? p : p.slice(i + 1);
+}
+
+/** Resolve argv (already merged with the image's entrypoint/cmd) into what it will do. */
+export function resolveArgv(argv: readonly string[]): Resolution {
+  const argv0 = argv[0];
+  if (argv0 === undefined || argv0 === '') return { kind: 'not-found', executable: '' };
+  const name = basename(argv0);
+  if (BUILTIN_ONLY.has(name)) return { kind: 'not-found', executable: argv0 };
+  if (SHELLS.has(name) || name === 'sleep' || name === 'busybox') {
+    const ev = new Evaluator();
+    const status = ev.runApplet(argv.slice(), false);
+    return { kind: 'timeline', timeline: ev.finish(status) };
+  }
+  return { kind: 'opaque' };
+}
+
+// ---- evaluation ---------------------------------------------------------------------------
+
+/** Thrown (internally only) by `exit N` to unwind the current script. */
+class ScriptExit {
+  constructor(readonly code: number) {}
+}
+
+/** Thrown (internally only) when a command never returns (`sleep infinity`). */
+class RunsForever {}
+
+class Evaluator {
+  #t = 0;
+  #outputs: TimedOutput[] = [];
+  #ignoreTermFromMs: number | null = null;
+
+  finish(status: number | 'forever'): Timeline {
+    return {
+      outputs: this.#outputs,
+      exit: status === 'forever' ? null : { atMs: this.#t, code: status & 0xff },
+      ignoreTermFromMs: this.#ignoreTermFromMs,
+    };
+  }
+
+  #emit(stream: OutputStream | null, text: string): void {
+    if (stream !== null && text !== '') this.#outputs.push({ atMs: this.#t, stream, text });
+  }
+
+  /** Runs argv as a process (top level or via `busybox`); returns its exit status. */
+  runApplet(argv: string[], inShell: boolean): number | 'forever' {
+    try {
+      return this.#applet(argv, inShell, 'stdout', 'stderr');
+    } catch (e) {
+      if (e instanceof RunsForever) return 'forever';
+      throw e;
+    }
+  }
+
+  #applet(argv: string[], inShell: boolean, out: OutputStream | null, err: OutputStream | null): number {
+    const [argv0 = '', ...args] = argv;
+    const name = basename(argv0);
+    if (SHELLS.has(name)) return this.#sh(args, err);
+    if (name === 'busybox') return args.length === 0 ? 0 : this.#applet(args, inShell, out, err);
+    switch (name) {
+      case 'sleep':
+        return this.#sleep(args, err);
+      case 'echo': {
+        const noNewline = args[0] === '-n';
+        const words = noNewline ? args.slice(1) : args;
+        this.#emit(out, words.join(' ') + (noNewline ? '' : '\n'));
+        return 0;
+      }
+      case 'true':
+      case ':':
+        return 0;
+      case 'false':
+        return 1;
+      default:
+        this.#emit(err, `sh: ${argv0}: not found\n`);
+        return 127;
+    }
+  }
+
+  #sleep(args: string[], err: OutputStream | null): number {
+    const arg = args[0];
+    if (arg === undefined) {
+      this.#emit(err, 'BusyBox: sleep: missing operand\n');
+      return 1;
+    }
+    const ms = parseSleepMs(arg);
+    if (ms === null) {
+      this.#emit(err, `sleep: invalid number '${arg}'\n`);
+      return 1;
+    }
+    if (!Number.isFinite(ms)) throw new RunsForever();
+    this.#t += ms;
+    return 0;
+  }
+
+  #sh(args: string[], err: OutputStream | null): number {
+    if (args.length === 0) return 0; // stdin is empty (/dev/null): exits at once
+    if (args[0] !== '-c') {
+      this.#emit(err, `sh: can't open '${args[0]}': No such file or directory\n`);
+      return 2;
+    }
+    const script = args[1];
+    if (script === undefined) {
+      this.#emit(err, 'sh: -c requires an argument\n');
+      return 2;
+    }
+    let parsed: ScriptItem[];
+    try {
+      parsed = parseScript(script);
+    } catch (e) {
+      if (!(e instanceof ScriptSyntaxError)) throw e;
+      this.#emit(err, `sh: syntax error: ${e.message}\n`);
+      return 2;
+    }
+    try {
+      return this.#runScript(parsed);
+    } catch (e) {
+      if (e instanceof ScriptExit) return e.code;
+      throw e;
+    }
+  }
+
+  #runScript(items: ScriptItem[]): number {
+    let status = 0;
+    for (const item of items) {
+      if (item.op === '&&' && status !== 0) continue;
+      if (item.op === '||' && status === 0) continue;
+      status = this.#simple(item.cmd, status);
+    }
+    return status;
+  }
+
+  #simple(cmd: SimpleCommand, lastStatus: number): number {
+    const [name = '', ...args] = cmd.words;
+    if (name === '') return lastStatus;
+    const out = cmd.stdout;
+    const err = cmd.stderr;
+    switch (name) {
+      case 'exit': {
+        const code = args[0] === undefined ? lastStatus : Number.parseInt(args[0], 10);
+        throw new ScriptExit(Number.isFinite(code) ? code & 0xff : 2);
+      }
+      case 'trap': {
+        const [action, ...signals] = args;
+        if (action === '' && signals.some((s) => s === 'TERM' || s === 'SIGTERM' || s === '15')) {
+          this.#ignoreTermFromMs ??= this.#t;
+        }
+        return 0;
+      }
+      default:
+        return this.#applet(cmd.words, true, out, err);
+    }
+  }
+}
+
+/** Seconds with optional s/m/h/d suffix → ms; Infinity for `inf`/`infinity`; null if invalid. */
+export function parseSleepMs(arg: string): number | null {
+  if (/^inf(inity)?$/i.test(arg)) return Infinity;
+  const m = /^(\d+(?:\.\d*)?|\.\d+)([smhd]?)$/.exec(arg);
+  if (!m) return null;
+  const mult = { '': 1000, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];
+  return Number(m[1]) * mult;
+}
+
+// ---- parsing ------------------------------------------------------------------------------
+
+interface SimpleCommand {
+  words: string[];
+  stdout: OutputStream | null;
+  stderr: OutputStream | null;
+}
+
+interface ScriptItem {
+  /** How this command joins the previous one (the first is joined by ';'). */
+  op: ';' | '&&' | '||';
+  cmd: SimpleCommand;
+}
+
+export class ScriptSyntaxError extends Error {
+  readonly code = 'ERR_SIM_SHELL_SYNTAX';
+}
+
+type Token = { kind: 'word'; value: string } | { kind: 'op'; value: ';' | '&&' | '||' } | { kind: 'redir'; value: string };
+
+const REDIRS = ['1>&2', '2>&1', '>&2', '2>/dev/null', '>/dev/null', '1>/dev/null'];
+
+function tokenize(script: string): Token[] {
+  const tokens: Token[] = [];
+  let i = 0;
+  while (i < script.length) {
+    const c = script[i] as string;
+    if (c === ' ' || c === '\t') {
+      i++;
+      continue;
+    }
+    if (c === ';' || c === '\n') {
+      tokens.push({ kind: 'op', value: ';' });
+      i++;
+      continue;
+    }
+    if (script.startsWith('&&', i) || script.startsWith('||', i)) {
+      tokens.push({ kind: 'op', value: script.slice(i, i + 2) as '&&' | '||' });
+      i += 2;
+      continue;
+    }
+    const redir = REDIRS.find((r) => script.startsWith(r, i));
+    if (redir !== undefined) {
+      tokens.push({ kind: 'redir', value: redir });
+      i += redir.length;
+      continue;
+    }
+    if (c === '|' || c === '&' || c === '<' || c === '>' || c === '(' || c === ')') {
+      throw new ScriptSyntaxError(`unsupported "${c}"`);
+    }
+    let word = '';
+    while (i < script.length) {
+      const d = script[i] as string;
+      if (d === "'" || d === '"') {
+        const end = script.indexOf(d, i + 1);
+        if (end === -1) throw new ScriptSyntaxError('unterminated quoted string');
+        word += script.slice(i + 1, end);
+        i = end + 1;
+      } else if (d === '\\' && i + 1 < script.length) {
+        word += script[i + 1];
+        i += 2;
+      } else if (' \t\n;&|<>()'.includes(d)) {
+        break;
+      } else {
+        word += d;
+        i++;
+      }
+    }
+    tokens.push({ kind: 'word', value: word });
+  }
+  return tokens;
+}
+
+function parseScript(script: string): ScriptItem[] {
+  const items: ScriptItem[] = [];
+  let op: ScriptItem['op'] = ';';
+  let cmd: SimpleCommand = { words: [], stdout: 'stdout', stderr: 'stderr' };
+  const flush = (next: ScriptItem['op']): void => {
+    if (cmd.words.length === 0 && next !== ';') throw new ScriptSyntaxError(`unexpected "${next}"`);
+    if (cmd.words.length > 0) items.push({ op, cmd });
+    op = next;
+    cmd = { words: [], stdout: 'stdout', stderr: 'stderr' };
+  };
+  for (const tok of tokenize(script)) {
+    switch (tok.kind) {
+      case 'word':
+        cmd.words.push(tok.value);
+        break;
+      case 'op':
+        flush(tok.value);
+        break;
+      case 'redir':
+        if (tok.value === '>&2' || tok.value === '1>&2') cmd.stdout = 'stderr';
+        else if (tok.value === '>/dev/null' || tok.value === '1>/dev/null') cmd.stdout = null;
+        else if (tok.value === '2>/dev/null') cmd.stderr = null;
+        break;
+      default: {
+        const never: never = tok;
+        throw new Error(`unreachable ${String(never)}`);
+      }
+    }
+  }
+  const lastOp = op as ScriptItem['op']; // assigned inside flush(): not narrowed
+  if (cmd.words.length === 0 && lastOp !== ';') throw new ScriptSyntaxError(`unexpected end after "${lastOp}"`);
+  flush(';');
+  return items;
+}

@@ -1,0 +1,203 @@
+/**
+ * `SimulatedRuntime`: the simulated CRI runtime as one object — a grpc-js server on a unix
+ * socket serving CRI runtime.v1 (RuntimeService + ImageService) over the in-memory core.
+ * The CLI (`shardlet sim-runtime`) wraps it with the real clock; tests run it in-process on a
+ * FakeClock and drive it with CriClient.
+ *
+ * Lifecycle: `start()` removes a stale socket file, loads `statePath` if given, binds.
+ * `close()` is graceful: ends hung calls and event streams, saves state, stops processes'
+ * timers, shuts the server down and removes the socket. `destroy()` is a crash: no save
+ * (only the last periodic save survives), immediate shutdown. Both idempotent.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import { realClock, realRandom, type Clock, type Random, type TimerHandle } from '../clock/clock.js';
+import { loadCriProto, MAX_MESSAGE_BYTES } from '../cri/cri-proto.js';
+import { SimEventHub } from './sim-events.js';
+import { FaultInjector, type FaultConfig } from './sim-faults.js';
+import { SimImageService } from './sim-image-service.js';
+import { SimImageStore } from './sim-images.js';
+import { LatencyModel, ZERO_PROFILE, type LatencyProfile } from './sim-latency.js';
+import { containerToJson, readStateFile, writeStateFile, type StateDocument } from './sim-persistence.js';
+import { SimRuntimeCore } from './sim-runtime.js';
+import { buildHandlers, type SimHandlers } from './sim-server.js';
+
+export interface SimulatedRuntimeOptions {
+  /** Absolute path of the unix socket to serve on. */
+  socketPath: string;
+  clock?: Clock;
+  /** Random source for fault draws. */
+  random?: Random;
+  profile?: LatencyProfile;
+  faults?: Partial<FaultConfig>;
+  /** JSON state file (see sim-persistence.ts); absent = state lives and dies with the process. */
+  statePath?: string;
+  /** Periodic state save interval (ms of clock time); 0 = only on close. */
+  stateSaveIntervalMs?: number;
+  /** Root directory reported in ImageFsInfo (containerd's --root). */
+  root?: string;
+  /** false: GetContainerEvents is UNIMPLEMENTED, like containerd 1.6.20. */
+  containerEvents?: boolean;
+  /** Images present at start (like images imported into containerd beforehand). */
+  preloadImages?: readonly string[];
+  /** Receives unexpected internal errors (default: stderr). */
+  reportError?: (msg: string) => void;
+}
+
+export const SIM_RUNTIME_DEFAULTS = Object.freeze({
+  stateSaveIntervalMs: 5_000,
+  root: '/var/lib/shardlet-sim',
+  containerEvents: true,
+  runtimeVersion: '0.1.0',
+});
+
+export class SimOptionsError extends Error {
+  readonly code = 'ERR_SIM_OPTIONS';
+}
+
+export class SimulatedRuntime {
+  readonly socketPath: string;
+  readonly core: SimRuntimeCore;
+  readonly images: SimImageStore;
+  readonly latency: LatencyModel;
+  readonly #opts: SimulatedRuntimeOptions;
+  readonly #clock: Clock;
+  readonly #faults: FaultInjector;
+  readonly #handlers: SimHandlers;
+  readonly #server: grpc.Server;
+  #saveTimer: TimerHandle | undefined;
+  #state: 'new' | 'serving' | 'closed' = 'new';
+
+  private constructor(opts: SimulatedRuntimeOptions) {
+    if (!path.isAbsolute(opts.socketPath)) throw new SimOptionsError(`socketPath must be absolute, got ${JSON.stringify(opts.socketPath)}`);
+    const interval = opts.stateSaveIntervalMs ?? SIM_RUNTIME_DEFAULTS.stateSaveIntervalMs;
+    if (!Number.isFinite(interval) || interval < 0) throw new SimOptionsError('stateSaveIntervalMs must be ≥ 0');
+    this.#opts = opts;
+    this.socketPath = opts.socketPath;
+    this.#clock = opts.clock ?? realClock;
+    this.images = new SimImageStore();
+    const events = new SimEventHub();
+    this.core = new SimRuntimeCore({ clock: this.#clock, images: this.images, events });
+    this.latency = new LatencyModel(this.#clock, opts.profile ?? ZERO_PROFILE);
+    this.#faults = new FaultInjector(opts.random ?? realRandom, opts.faults ?? {});
+    this.#handlers = buildHandlers({
+      core: this.core,
+      images: new SimImageService({ store: this.images, clock: this.#clock, root: opts.root ?? SIM_RUNTIME_DEFAULTS.root }),
+      events,
+      latency: this.latency,
+      faults: this.#faults,
+      clock: this.#clock,
+      reportError: opts.reportError ?? ((msg) => process.stderr.write(msg + '\n')),
+      containerEvents: opts.containerEvents ?? SIM_RUNTIME_DEFAULTS.containerEvents,
+      runtimeVersion: SIM_RUNTIME_DEFAULTS.runtimeVersion,
+    });
+    this.#server = new grpc.Server({
+      'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
+      'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
+    });
+    const proto = loadCriProto();
+    this.#server.addService(proto.runtime, this.#handlers.runtime);
+    this.#server.addService(proto.image, this.#handlers.image);
+  }
+
+  /** Creates, loads state, and starts serving. */
+  static async start(opts: SimulatedRuntimeOptions): Promise<SimulatedRuntime> {
+    const rt = new SimulatedRuntime(opts);
+    await rt.#start();
+    return rt;
+  }
+
+  get endpoint(): string {
+    return `unix://${this.socketPath}`;
+  }
+
+  get faults(): FaultConfig {
+    return this.#faults.config;
+  }
+
+  /** Replaces the fault configuration (unset fields become 0 / all methods). */
+  setFaults(f: Partial<FaultConfig>): void {
+    this.#faults.set(f);
+  }
+
+  async #start(): Promise<void> {
+    for (const ref of this.#opts.preloadImages ?? []) this.images.add(ref, false);
+    if (this.#opts.statePath) this.#load(this.#opts.statePath);
+    removeStaleSocket(this.socketPath);
+    fs.mkdirSync(path.dirname(this.socketPath), { recursive: true });
+    await new Promise<void>((resolve, reject) => {
+      this.#server.bindAsync(`unix://${this.socketPath}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve()));
+    });
+    this.#state = 'serving';
+    this.#armSave();
+  }
+
+  #armSave(): void {
+    const interval = this.#opts.stateSaveIntervalMs ?? SIM_RUNTIME_DEFAULTS.stateSaveIntervalMs;
+    if (!this.#opts.statePath || interval === 0 || this.#state !== 'serving') return;
+    this.#saveTimer = this.#clock.setTimer(interval, () => {
+      this.saveState();
+      this.#armSave();
+    }, { unref: true });
+  }
+
+  /** Writes the state file now (no-op without statePath). */
+  saveState(): void {
+    const file = this.#opts.statePath;
+    if (!file) return;
+    const doc: StateDocument = {
+      version: 1,
+      savedAtMs: this.#clock.now(),
+      ipCursor: this.core.ips.cursor,
+      images: this.images.toJson(),
+      sandboxes: [...this.core.store.allSandboxes()],
+      containers: [...this.core.store.allContainers()].map(containerToJson),
+    };
+    writeStateFile(file, doc);
+  }
+
+  #load(file: string): void {
+    const doc = readStateFile(file);
+    if (!doc) return;
+    for (const img of doc.images) this.images.add(img.ref, img.pulled);
+    for (const sb of doc.sandboxes) this.core.restoreSandbox(sb);
+    for (const c of doc.containers) this.core.restoreContainer({ ...c, process: undefined, log: undefined });
+    this.core.ips.cursor = doc.ipCursor;
+  }
+
+  /** Graceful stop: saves state, ends calls, removes the socket. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#state === 'closed') return;
+    const wasServing = this.#state === 'serving';
+    this.#state = 'closed';
+    this.#saveTimer?.cancel();
+    this.#handlers.closeCalls();
+    if (wasServing) this.saveState();
+    this.core.detachAll();
+    await new Promise<void>((resolve) => this.#server.tryShutdown(() => resolve()));
+    removeStaleSocket(this.socketPath);
+  }
+
+  /** Crash: no state save, calls cut off. Idempotent. */
+  destroy(): void {
+    if (this.#state === 'closed') return;
+    this.#state = 'closed';
+    this.#saveTimer?.cancel();
+    this.core.detachAll();
+    this.#server.forceShutdown();
+    removeStaleSocket(this.socketPath);
+  }
+}
+
+/** Removes `p` if it is a socket (a previous run's); refuses to delete anything else. */
+function removeStaleSocket(p: string): void {
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(p);
+  } catch {
+    return;
+  }
+  if (!st.isSocket()) throw new SimOptionsError(`${p} exists and is not a socket; refusing to remove it`);
+  fs.unlinkSync(p);
+}
