@@ -1,0 +1,229 @@
+/**
+ * The agent's configuration: kubelet-style flags over an optional YAML config file
+ * (`--config`, KubeletConfiguration field names where the kubelet has the setting). As in the
+ * kubelet, flags take precedence over the file. Validation happens once, here, with errors
+ * naming the flag or field; defaults are frozen.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadYaml } from '@kubernetes/client-node';
+import { parseDurationMs } from './duration.js';
+
+export interface AgentConfig {
+  podManifestPath: string | undefined;
+  manifestURL: string | undefined;
+  containerRuntimeEndpoint: string;
+  nodeName: string;
+  maxPods: number;
+  /** Pod-worker threads; 0 runs pod workers inline on the main thread. */
+  workers: number;
+  syncFrequencyMs: number;
+  fileCheckFrequencyMs: number;
+  httpCheckFrequencyMs: number;
+  runtimeRequestTimeoutMs: number;
+  plegRelistPeriodMs: number;
+  plegRelistThresholdMs: number;
+  address: string;
+  /** 0 disables the HTTP server. */
+  port: number;
+  rootDir: string;
+  podLogsDir: string;
+  /** Node allocatable overrides, e.g. { cpu: '2', memory: '4Gi' }; detected when absent. */
+  nodeAllocatable: Record<string, string>;
+  verbosity: number;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  readonly code = 'ERR_AGENT_CONFIG';
+}
+
+export const AGENT_DEFAULTS: Readonly<AgentConfig> = Object.freeze({
+  podManifestPath: undefined,
+  manifestURL: undefined,
+  containerRuntimeEndpoint: 'unix:///run/containerd/containerd.sock',
+  nodeName: os.hostname().toLowerCase(),
+  maxPods: 110,
+  workers: Math.min(os.availableParallelism(), 4),
+  syncFrequencyMs: 60_000,
+  fileCheckFrequencyMs: 20_000,
+  httpCheckFrequencyMs: 20_000,
+  runtimeRequestTimeoutMs: 120_000,
+  plegRelistPeriodMs: 1_000,
+  plegRelistThresholdMs: 180_000,
+  address: '127.0.0.1',
+  port: 10255,
+  rootDir: '/var/lib/shardlet',
+  podLogsDir: '/var/log/pods',
+  nodeAllocatable: {},
+  verbosity: 0,
+});
+
+/** flag name → [config-file key, kind]. */
+const FIELDS = {
+  'pod-manifest-path': ['staticPodPath', 'string'],
+  'manifest-url': ['staticPodURL', 'string'],
+  'container-runtime-endpoint': ['containerRuntimeEndpoint', 'string'],
+  'node-name': ['nodeName', 'string'],
+  'max-pods': ['maxPods', 'int'],
+  workers: ['workers', 'int'],
+  'sync-frequency': ['syncFrequency', 'duration'],
+  'file-check-frequency': ['fileCheckFrequency', 'duration'],
+  'http-check-frequency': ['httpCheckFrequency', 'duration'],
+  'runtime-request-timeout': ['runtimeRequestTimeout', 'duration'],
+  'pleg-relist-period': ['plegRelistPeriod', 'duration'],
+  'pleg-relist-threshold': ['plegRelistThreshold', 'duration'],
+  address: ['address', 'string'],
+  port: ['port', 'int'],
+  'root-dir': ['rootDir', 'string'],
+  'pod-logs-dir': ['podLogsDir', 'string'],
+  'node-allocatable': ['nodeAllocatable', 'map'],
+  v: ['verbosity', 'int'],
+} as const satisfies Record<string, readonly [string, 'string' | 'int' | 'duration' | 'map']>;
+
+type FlagName = keyof typeof FIELDS;
+
+export const AGENT_USAGE = `usage: shardlet agent [flags]
+
+Runs the node agent. Flags take precedence over --config.
+
+  --config FILE                      YAML config file (KubeletConfiguration field names)
+  --pod-manifest-path DIR            static pod manifests directory (staticPodPath)
+  --manifest-url URL                 URL of pod manifests, polled (staticPodURL)
+  --container-runtime-endpoint EP    CRI socket, unix:///path (default ${AGENT_DEFAULTS.containerRuntimeEndpoint})
+  --node-name NAME                   node name (default: hostname)
+  --max-pods N                       max pods on this node (default 110)
+  --workers N                        pod-worker threads; 0 = inline on the main thread (default min(cores, 4))
+  --sync-frequency DUR               max period between pod resyncs (default 1m)
+  --file-check-frequency DUR         manifest dir full resync period (default 20s)
+  --http-check-frequency DUR         manifest URL poll period (default 20s)
+  --runtime-request-timeout DUR      CRI call deadline (default 2m)
+  --pleg-relist-period DUR           PLEG relist period (default 1s)
+  --pleg-relist-threshold DUR        PLEG unhealthy after this long without a relist (default 3m)
+  --address IP                       HTTP bind address for /metrics /healthz /pods (default 127.0.0.1)
+  --port N                           HTTP port, 0 disables (default 10255)
+  --root-dir DIR                     agent state directory (default /var/lib/shardlet)
+  --pod-logs-dir DIR                 container logs root (default /var/log/pods)
+  --node-allocatable cpu=2,memory=4Gi  override detected node allocatable
+  -v N                               log verbosity (default 0)
+  -h, --help                         this help
+`;
+
+function fail(where: string, msg: string): never {
+  throw new ConfigError(`${where}: ${msg}`);
+}
+
+function convert(where: string, kind: 'string' | 'int' | 'duration' | 'map', raw: unknown): string | number | Record<string, string> {
+  switch (kind) {
+    case 'string':
+      if (typeof raw !== 'string' || raw === '') fail(where, `must be a non-empty string, got ${JSON.stringify(raw)}`);
+      return raw;
+    case 'int': {
+      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : NaN;
+      if (!Number.isSafeInteger(n) || n < 0) fail(where, `must be a non-negative integer, got ${JSON.stringify(raw)}`);
+      return n;
+    }
+    case 'duration': {
+      const ms = typeof raw === 'string' ? parseDurationMs(raw) : undefined;
+      if (ms === undefined) fail(where, `must be a duration like "20s" or "1m", got ${JSON.stringify(raw)}`);
+      return ms;
+    }
+    case 'map': {
+      const out: Record<string, string> = {};
+      if (typeof raw === 'string') {
+        for (const part of raw.split(',').filter((p) => p.trim() !== '')) {
+          const [k, v] = part.split('=');
+          if (!k || v === undefined || v === '') fail(where, `expected key=value pairs, got ${JSON.stringify(part)}`);
+          out[k.trim()] = v.trim();
+        }
+      } else if (raw !== null && typeof raw === 'object') {
+        for (const [k, v] of Object.entries(raw)) out[k] = String(v);
+      } else fail(where, `expected key=value pairs, got ${JSON.stringify(raw)}`);
+      return out;
+    }
+    default: {
+      const never: never = kind;
+      return never;
+    }
+  }
+}
+
+const KEY_OF: Record<string, keyof AgentConfig> = {
+  staticPodPath: 'podManifestPath',
+  staticPodURL: 'manifestURL',
+  containerRuntimeEndpoint: 'containerRuntimeEndpoint',
+  nodeName: 'nodeName',
+  maxPods: 'maxPods',
+  workers: 'workers',
+  syncFrequency: 'syncFrequencyMs',
+  fileCheckFrequency: 'fileCheckFrequencyMs',
+  httpCheckFrequency: 'httpCheckFrequencyMs',
+  runtimeRequestTimeout: 'runtimeRequestTimeoutMs',
+  plegRelistPeriod: 'plegRelistPeriodMs',
+  plegRelistThreshold: 'plegRelistThresholdMs',
+  address: 'address',
+  port: 'port',
+  rootDir: 'rootDir',
+  podLogsDir: 'podLogsDir',
+  nodeAllocatable: 'nodeAllocatable',
+  verbosity: 'verbosity',
+};
+
+/** Parse argv (and the --config file it names). Returns 'help' for --help. */
+export function parseAgentConfig(argv: readonly string[], readFile: (p: string) => string = (p) => fs.readFileSync(p, 'utf8')): AgentConfig | 'help' {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = { config: { type: 'string' }, help: { type: 'boolean', short: 'h' } };
+  for (const flag of Object.keys(FIELDS)) options[flag] = { type: 'string' };
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false });
+  } catch (err) {
+    fail('flags', err instanceof Error ? err.message : String(err));
+  }
+  const values = parsed.values as Record<string, string | boolean | undefined>;
+  if (values['help']) return 'help';
+  const cfg: Record<string, unknown> = { ...AGENT_DEFAULTS, nodeAllocatable: {} };
+  const configPath = values['config'];
+  if (typeof configPath === 'string') {
+    let doc: unknown;
+    try {
+      doc = loadYaml(readFile(configPath));
+    } catch (err) {
+      fail(`--config ${configPath}`, err instanceof Error ? err.message.split('\n')[0]! : String(err));
+    }
+    if (doc !== null && doc !== undefined && typeof doc !== 'object') fail(`--config ${configPath}`, 'must be a YAML mapping');
+    const known = new Map<string, 'string' | 'int' | 'duration' | 'map'>(Object.values(FIELDS).map(([k, kind]) => [k, kind]));
+    for (const [key, raw] of Object.entries((doc ?? {}) as Record<string, unknown>)) {
+      if (key === 'kind' || key === 'apiVersion') continue;
+      const kind = known.get(key);
+      if (!kind) fail(`--config ${configPath}`, `unknown field ${JSON.stringify(key)}`);
+      const v = kind === 'int' && typeof raw === 'number' ? raw : kind === 'map' ? raw : kind === 'int' ? String(raw) : raw;
+      cfg[KEY_OF[key]!] = convert(`${configPath}: ${key}`, kind, v);
+    }
+  }
+  for (const [flag, [key, kind]] of Object.entries(FIELDS) as [FlagName, readonly [string, 'string' | 'int' | 'duration' | 'map']][]) {
+    const raw = values[flag];
+    if (typeof raw === 'string') cfg[KEY_OF[key]!] = convert(`--${flag}`, kind, raw);
+  }
+  const out = cfg as unknown as AgentConfig;
+  validate(out);
+  if (out.podManifestPath) out.podManifestPath = path.resolve(out.podManifestPath);
+  out.nodeName = out.nodeName.toLowerCase();
+  return out;
+}
+
+function validate(c: AgentConfig): void {
+  if (!c.podManifestPath && !c.manifestURL) fail('flags', 'no pod source: set --pod-manifest-path and/or --manifest-url');
+  if (c.manifestURL && !/^https?:\/\//.test(c.manifestURL)) fail('--manifest-url', `must be an http(s) URL, got ${JSON.stringify(c.manifestURL)}`);
+  if (!c.containerRuntimeEndpoint.startsWith('unix://') && !c.containerRuntimeEndpoint.startsWith('/')) {
+    fail('--container-runtime-endpoint', `must be unix:///path, got ${JSON.stringify(c.containerRuntimeEndpoint)}`);
+  }
+  if (c.maxPods < 1) fail('--max-pods', 'must be at least 1');
+  if (c.workers > 64) fail('--workers', `must be at most 64, got ${c.workers}`);
+  if (c.port > 65535) fail('--port', `must be at most 65535, got ${c.port}`);
+  if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/i.test(c.nodeName)) fail('--node-name', `must be a DNS-1123 subdomain, got ${JSON.stringify(c.nodeName)}`);
+  if (c.syncFrequencyMs < 1_000) fail('--sync-frequency', 'must be at least 1s');
+  if (c.plegRelistPeriodMs < 10) fail('--pleg-relist-period', 'must be at least 10ms');
+  for (const k of Object.keys(c.nodeAllocatable)) if (k !== 'cpu' && k !== 'memory' && k !== 'pods') fail('--node-allocatable', `unknown resource ${JSON.stringify(k)} (cpu, memory, pods)`);
+}

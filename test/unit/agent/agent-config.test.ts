@@ -1,0 +1,47 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseAgentConfig, AGENT_DEFAULTS, type AgentConfig } from '../../../src/agent/agent-config.js';
+import { parseDurationMs } from '../../../src/agent/duration.js';
+
+const files: Record<string, string> = {
+  '/etc/shardlet.yaml': 'kind: KubeletConfiguration\nstaticPodPath: /etc/manifests\nmaxPods: 300\nsyncFrequency: 30s\nworkers: 2\n',
+  '/bad.yaml': 'maxPods: lots\n',
+  '/unknown.yaml': 'maxPodz: 3\n',
+};
+const read = (p: string): string => {
+  const f = files[p];
+  if (f === undefined) throw new Error(`ENOENT: ${p}`);
+  return f;
+};
+
+test('durations parse like Go', () => {
+  assert.equal(parseDurationMs('20s'), 20_000);
+  assert.equal(parseDurationMs('1m30s'), 90_000);
+  assert.equal(parseDurationMs('500ms'), 500);
+  assert.equal(parseDurationMs('0'), 0);
+  assert.equal(parseDurationMs('20'), undefined);
+  assert.equal(parseDurationMs('1x'), undefined);
+});
+
+test('flags take precedence over the config file, which overrides defaults', () => {
+  const c = parseAgentConfig(['--config', '/etc/shardlet.yaml', '--max-pods', '500', '--node-name', 'Node-A'], read) as AgentConfig;
+  assert.equal(c.podManifestPath, '/etc/manifests');
+  assert.equal(c.maxPods, 500, 'flag wins');
+  assert.equal(c.syncFrequencyMs, 30_000, 'file wins over default');
+  assert.equal(c.workers, 2);
+  assert.equal(c.nodeName, 'node-a');
+  assert.equal(c.port, AGENT_DEFAULTS.port);
+});
+
+test('bad inputs name the flag or field', () => {
+  assert.throws(() => parseAgentConfig(['--pod-manifest-path', '/x', '--max-pods', 'ten'], read), /--max-pods: must be a non-negative integer/);
+  assert.throws(() => parseAgentConfig(['--pod-manifest-path', '/x', '--sync-frequency', '10'], read), /--sync-frequency: must be a duration/);
+  assert.throws(() => parseAgentConfig(['--config', '/bad.yaml', '--pod-manifest-path', '/x'], read), /\/bad.yaml: maxPods: must be a non-negative integer/);
+  assert.throws(() => parseAgentConfig(['--config', '/unknown.yaml', '--pod-manifest-path', '/x'], read), /unknown field "maxPodz"/);
+  assert.throws(() => parseAgentConfig(['--config', '/missing.yaml'], read), /--config \/missing.yaml: ENOENT/);
+  assert.throws(() => parseAgentConfig([], read), /no pod source/);
+  assert.throws(() => parseAgentConfig(['--pod-manifest-path', '/x', '--bogus', '1'], read), /Unknown option '--bogus'/);
+  assert.throws(() => parseAgentConfig(['--pod-manifest-path', '/x', '--container-runtime-endpoint', 'tcp://x'], read), /--container-runtime-endpoint/);
+  assert.throws(() => parseAgentConfig(['--pod-manifest-path', '/x', '--node-allocatable', 'gpu=1'], read), /unknown resource "gpu"/);
+  assert.equal(parseAgentConfig(['--help'], read), 'help');
+});
