@@ -87,7 +87,7 @@ export interface BenchResults {
   durationS: number;
   machine: MachineInfo;
   /** The matrix as run (for the report header). */
-  matrix: { workers: number[]; podCounts: number[]; profiles: string[]; churnPodsPerSec: number; steadySeconds: number; churnSeconds: number };
+  matrix: { workers: number[]; podCounts: number[]; profiles: string[]; churnPodsPerSec: number; slowChurnPodsPerSec: number; steadySeconds: number; churnSeconds: number };
   workloads: WorkloadResult[];
   ceilings: CeilingResult[];
   /** Correctness failures: any entry makes the run fail (exit 1). */

@@ -17,7 +17,7 @@ function results(over: Partial<BenchResults> = {}): BenchResults {
   return {
     profile: 'quick', startedAt: '2025-01-01T00:00:00.000Z', durationS: 120,
     machine: { cpuModel: 'Test CPU', cores: 2, memoryGiB: 8, node: 'v20.0.0', platform: 'linux', kernel: '6.1' },
-    matrix: { workers: [0, 2], podCounts: [100, 1000], profiles: ['zero'], churnPodsPerSec: 20, steadySeconds: 5, churnSeconds: 5 },
+    matrix: { workers: [0, 2], podCounts: [100, 1000], profiles: ['zero'], churnPodsPerSec: 20, slowChurnPodsPerSec: 5, steadySeconds: 5, churnSeconds: 5 },
     workloads: [
       row({ workers: 2, podCount: 1000, pods: 1000, podsPerSec: 400 }),
       row({}),

@@ -1,0 +1,92 @@
+/**
+ * The bench's pod source: static-pod manifest files in the agent's --pod-manifest-path, the
+ * way a node operator feeds a kubelet. Each file is written under a dot-name and renamed into
+ * place, so the agent (which, like the kubelet's file source, ignores hidden files) never reads
+ * a half-written manifest.
+ *
+ * Every manifest carries an explicit metadata.uid: the kubelet keeps a static pod's UID when
+ * the manifest sets one, which lets the bench match runtime sandboxes (label
+ * io.kubernetes.pod.uid) to the pods it asked for. The agent names the pod `<name>-<nodeName>`.
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+export const BENCH_NAMESPACE = 'bench';
+export const BENCH_IMAGE = 'docker.io/local/busybox:1';
+
+export interface BenchPod {
+  /** Manifest name (metadata.name); the agent reports `<name>-<nodeName>`. */
+  name: string;
+  uid: string;
+  /** Bench monotonic ms at which the manifest file appeared in the directory. */
+  writtenAtMs: number;
+}
+
+export function podManifest(name: string, uid: string): object {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: BENCH_NAMESPACE, uid, labels: { app: 'shardlet-bench' } },
+    spec: {
+      // Host network: the sandbox needs no CNI, on containerd as in the raw-CRI ceiling.
+      hostNetwork: true,
+      restartPolicy: 'Always',
+      // busybox `sleep` exits on SIGTERM (../shared/notes/containerd.md); 2 s bounds a stuck one.
+      terminationGracePeriodSeconds: 2,
+      containers: [{ name: 'sleep', image: BENCH_IMAGE, imagePullPolicy: 'IfNotPresent', command: ['sleep', '100000'] }],
+    },
+  };
+}
+
+export class ManifestDir {
+  readonly dir: string;
+  readonly #now: () => number;
+  readonly #live = new Map<string, BenchPod>();
+  #seq = 0;
+
+  /** `now` is the bench's monotonic clock (ms). */
+  constructor(dir: string, now: () => number) {
+    this.dir = dir;
+    this.#now = now;
+  }
+
+  /** Pods whose manifest is currently in the directory, oldest first. */
+  live(): BenchPod[] {
+    return [...this.#live.values()];
+  }
+
+  /** Writes `count` new manifests, in parallel, and returns them. */
+  async create(count: number): Promise<BenchPod[]> {
+    const pods: BenchPod[] = [];
+    const writes: Promise<void>[] = [];
+    for (let i = 0; i < count; i++) {
+      const name = `bench-${String(++this.#seq).padStart(5, '0')}`;
+      const uid = randomUUID();
+      const file = path.join(this.dir, `${name}.json`);
+      const tmp = path.join(this.dir, `.${name}.json.tmp`);
+      const pod: BenchPod = { name, uid, writtenAtMs: Number.NaN };
+      pods.push(pod);
+      this.#live.set(name, pod);
+      writes.push(
+        fs.writeFile(tmp, JSON.stringify(podManifest(name, uid))).then(async () => {
+          await fs.rename(tmp, file);
+          pod.writtenAtMs = this.#now();
+        }),
+      );
+    }
+    await Promise.all(writes);
+    return pods;
+  }
+
+  /** Removes the given pods' manifests; returns them (with no change to their fields). */
+  async delete(pods: readonly BenchPod[]): Promise<BenchPod[]> {
+    await Promise.all(pods.map((p) => fs.rm(path.join(this.dir, `${p.name}.json`), { force: true })));
+    for (const p of pods) this.#live.delete(p.name);
+    return [...pods];
+  }
+
+  async deleteAll(): Promise<BenchPod[]> {
+    return this.delete(this.live());
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * Waiting for pods to reach a state, on real events, with a deadline and a stall detector:
+ *
+ *   - `waitRunning`: every pod has been seen Running by the agent. Preferred source: the
+ *     agent's `pod running` log line (RunningLog; latency = the agent's seenToRunningMs, time =
+ *     when the line arrived). If no such line has arrived `logGraceMs` after the wait began,
+ *     the agent does not emit them, and the wait falls back to polling /pods (latency =
+ *     first poll that shows the pod running − manifest write; resolution = poll interval).
+ *   - `waitTornDown`: every deleted pod has left the runtime to `level` (polling CRI lists).
+ *
+ * Both resolve with per-pod times; they never throw for slowness: a timeout or a stall is
+ * returned as data (`missing`) so the caller can report exactly which pods did not make it.
+ */
+import type { Clock } from '../src/clock/clock.js';
+import type { RuntimeService } from '../src/cri/runtime-service.js';
+import { fetchPods, type RunningLog } from './agent-observer.js';
+import { inventory, teardownState } from './pod-audit.js';
+import type { BenchPod } from './pod-manifests.js';
+import type { StartupSource } from './results.js';
+
+export interface WaitLimits {
+  /** Give up this long after the wait began. */
+  timeoutMs: number;
+  /** Give up when no pod progressed for this long. */
+  stallMs: number;
+}
+
+export interface RunningWait {
+  source: StartupSource;
+  /** Per pod UID: bench monotonic ms it was seen running. */
+  runningAtMs: Map<string, number>;
+  /** Per pod UID: manifest → running latency (ms). */
+  latencyMs: Map<string, number>;
+  missing: BenchPod[];
+  /** Why the wait ended early, when it did. */
+  gaveUp: string | null;
+}
+
+export interface RunningWaitDeps {
+  clock: Clock;
+  log: RunningLog;
+  agentPort: number;
+  onProgress?: (done: number, total: number) => void;
+  logGraceMs?: number;
+  pollIntervalMs?: number;
+}
+
+export async function waitRunning(pods: readonly BenchPod[], deps: RunningWaitDeps, limits: WaitLimits): Promise<RunningWait> {
+  const { clock, log } = deps;
+  const start = clock.monotonic();
+  const logGraceMs = deps.logGraceMs ?? 3000;
+  const pollMs = deps.pollIntervalMs ?? (pods.length > 1000 ? 1000 : 500);
+  const polled = new Map<string, number>();
+  let source: StartupSource = 'agent-log';
+  let lastProgressAt = start;
+  let lastDone = -1;
+  for (;;) {
+    const now = clock.monotonic();
+    let done = 0;
+    let fromLog = 0;
+    for (const p of pods) {
+      if (log.get(p.uid)) fromLog++;
+      if (source === 'agent-log' ? log.get(p.uid) : polled.has(p.uid)) done++;
+    }
+    if (source === 'agent-log' && fromLog === 0 && log.size === 0 && now - start > logGraceMs) source = 'pods-poll';
+    if (source === 'pods-poll') {
+      try {
+        const t = clock.monotonic();
+        for (const v of await fetchPods(deps.agentPort)) if (v.phase === 'Running' && v.allRunning && !polled.has(v.uid)) polled.set(v.uid, t);
+      } catch {
+        // A slow or failing /pods is retried on the next tick; the deadline bounds it.
+      }
+      done = pods.filter((p) => polled.has(p.uid)).length;
+    }
+    deps.onProgress?.(done, pods.length);
+    if (done !== lastDone) {
+      lastDone = done;
+      lastProgressAt = now;
+    }
+    const gaveUp =
+      done === pods.length ? null
+      : now - start > limits.timeoutMs ? `timed out after ${Math.round((now - start) / 1000)} s with ${done}/${pods.length} running`
+      : now - lastProgressAt > limits.stallMs ? `stalled: no pod became running for ${Math.round(limits.stallMs / 1000)} s (${done}/${pods.length} running)`
+      : undefined;
+    if (gaveUp !== undefined) return collect(pods, source, log, polled, gaveUp);
+    await clock.sleep(source === 'agent-log' ? 100 : pollMs);
+  }
+}
+
+function collect(pods: readonly BenchPod[], source: StartupSource, log: RunningLog, polled: Map<string, number>, gaveUp: string | null): RunningWait {
+  const runningAtMs = new Map<string, number>();
+  const latencyMs = new Map<string, number>();
+  const missing: BenchPod[] = [];
+  for (const p of pods) {
+    const ev = log.get(p.uid);
+    const at = source === 'agent-log' ? ev?.atMs : polled.get(p.uid);
+    if (at === undefined) {
+      missing.push(p);
+      continue;
+    }
+    runningAtMs.set(p.uid, at);
+    const lat = source === 'agent-log' ? (ev?.seenToRunningMs ?? at - p.writtenAtMs) : at - p.writtenAtMs;
+    latencyMs.set(p.uid, lat);
+  }
+  return { source, runningAtMs, latencyMs, missing, gaveUp };
+}
+
+export interface TeardownWait {
+  /** Per pod UID: bench monotonic ms it was first seen at `level` (or beyond). */
+  goneAtMs: Map<string, number>;
+  missing: BenchPod[];
+  gaveUp: string | null;
+}
+
+/** Polls the runtime until every pod in `pods` is `stopped` (or `removed`, per `level`). */
+export async function waitTornDown(
+  pods: readonly BenchPod[],
+  level: 'stopped' | 'removed',
+  deps: { clock: Clock; cri: Pick<RuntimeService, 'listPodSandbox' | 'listContainers'>; onProgress?: (done: number, total: number) => void; pollIntervalMs?: number },
+  limits: WaitLimits,
+): Promise<TeardownWait> {
+  const { clock } = deps;
+  const start = clock.monotonic();
+  const goneAtMs = new Map<string, number>();
+  let lastProgressAt = start;
+  for (;;) {
+    const t = clock.monotonic();
+    let inv;
+    try {
+      inv = await inventory(deps.cri);
+    } catch {
+      inv = null;
+    }
+    if (inv) {
+      for (const p of pods) {
+        if (goneAtMs.has(p.uid)) continue;
+        const st = teardownState(inv, p.uid);
+        if (st === 'removed' || (level === 'stopped' && st === 'stopped')) {
+          goneAtMs.set(p.uid, t);
+          lastProgressAt = t;
+        }
+      }
+    }
+    deps.onProgress?.(goneAtMs.size, pods.length);
+    const now = clock.monotonic();
+    const gaveUp =
+      goneAtMs.size === pods.length ? null
+      : now - start > limits.timeoutMs ? `timed out after ${Math.round((now - start) / 1000)} s with ${goneAtMs.size}/${pods.length} ${level}`
+      : now - lastProgressAt > limits.stallMs ? `stalled: no pod became ${level} for ${Math.round(limits.stallMs / 1000)} s (${goneAtMs.size}/${pods.length})`
+      : undefined;
+    if (gaveUp !== undefined) return { goneAtMs, missing: pods.filter((p) => !goneAtMs.has(p.uid)), gaveUp };
+    await clock.sleep(deps.pollIntervalMs ?? 200);
+  }
+}

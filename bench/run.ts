@@ -1,0 +1,64 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench` entry: parse flags, run the suite, write results.json, report.md and the
+ * SVG charts into --out (default bench-results/<timestamp>/), exit 1 on any correctness failure.
+ * Thin by design: the matrix is bench-config.ts, the order is suite.ts.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { realClock } from '../src/clock/clock.js';
+import { BenchConfigError, parseBenchArgs } from './bench-config.js';
+import { buildCharts } from './charts.js';
+import { machineInfo } from './machine.js';
+import { Progress } from './progress.js';
+import { renderReport } from './report-md.js';
+import type { BenchResults } from './results.js';
+import { runSuite, totalSteps } from './suite.js';
+
+async function main(argv: string[]): Promise<number> {
+  const startedAt = new Date();
+  let cfg;
+  try {
+    cfg = parseBenchArgs(argv, startedAt);
+  } catch (err) {
+    if (err instanceof BenchConfigError || (err instanceof Error && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS'))) {
+      process.stderr.write(`bench: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  await fs.mkdir(cfg.outDir, { recursive: true });
+  const t0 = realClock.monotonic();
+  const progress = new Progress(process.stderr, realClock, totalSteps(cfg));
+  progress.log(`bench: ${cfg.profile} profile, ${cfg.sessions.length} sessions, ${cfg.ceilings.length} ceilings → ${cfg.outDir}`);
+  const outcome = await runSuite(cfg, realClock, progress);
+  progress.finish();
+  const results: BenchResults = {
+    profile: cfg.profile,
+    startedAt: startedAt.toISOString(),
+    durationS: (realClock.monotonic() - t0) / 1000,
+    machine: machineInfo(),
+    matrix: { workers: cfg.workers, podCounts: cfg.podCounts, profiles: cfg.simProfiles, churnPodsPerSec: cfg.churnPodsPerSec, slowChurnPodsPerSec: cfg.slowChurnPodsPerSec, steadySeconds: cfg.steadySeconds, churnSeconds: cfg.churnSeconds },
+    ...outcome,
+  };
+  const charts = buildCharts(results);
+  await fs.writeFile(path.join(cfg.outDir, 'results.json'), JSON.stringify(results, null, 2) + '\n');
+  for (const c of charts) await fs.writeFile(path.join(cfg.outDir, c.file), c.svg);
+  await fs.writeFile(path.join(cfg.outDir, 'report.md'), renderReport(results, charts));
+  process.stderr.write(`bench: ${results.durationS.toFixed(0)} s; report: ${path.join(cfg.outDir, 'report.md')}\n`);
+  for (const s of results.skipped) process.stderr.write(`bench: not run: ${s}\n`);
+  if (results.failures.length > 0) {
+    process.stderr.write(`\nbench: FAILED — ${results.failures.length} correctness failure(s):\n`);
+    for (const f of results.failures) process.stderr.write(`  - ${f}\n`);
+    return 1;
+  }
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

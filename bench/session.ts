@@ -1,0 +1,107 @@
+/**
+ * One session: a fresh agent process (its own manifest dir, root dir and port) against a CRI
+ * endpoint the caller owns, taken through the workloads in order (workloads.ts), then stopped.
+ * The agent's stderr goes to `<out>/logs/<label>.log` and feeds the `pod running` tracker.
+ *
+ * Errors: anything that breaks the session (agent did not start, exited, a request failed)
+ * becomes a failure line naming the configuration; the results measured so far are kept.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Clock } from '../src/clock/clock.js';
+import { CriClient } from '../src/cri/cri-client.js';
+import { RunningLog } from './agent-observer.js';
+import type { BenchConfig, SessionPlan } from './bench-config.js';
+import { ManifestDir, type BenchPod } from './pod-manifests.js';
+import { freePort, startAgent, type ManagedProcess } from './processes.js';
+import { configLabel, type WorkloadResult } from './results.js';
+import { burst, churn, massDelete, steady, type SessionContext } from './workloads.js';
+
+export const BENCH_NODE_NAME = 'bench-node';
+
+export interface SessionDeps {
+  clock: Clock;
+  cfg: BenchConfig;
+  plan: SessionPlan;
+  endpoint: string;
+  runtimePid: number | null;
+  /** Which workloads beyond burst and mass delete run in this session. */
+  steady: boolean;
+  churnPodsPerSec: number | null;
+  onProgress: (phase: string, done: number, total: number) => void;
+}
+
+export interface SessionOutcome {
+  results: WorkloadResult[];
+  failures: string[];
+}
+
+export async function runSession(deps: SessionDeps): Promise<SessionOutcome> {
+  const { clock, cfg, plan } = deps;
+  const label = configLabel({ runtime: plan.runtime, profile: plan.profile, workers: plan.workers });
+  const fileLabel = `${plan.runtime}-${plan.profile}-w${plan.workers}-n${plan.pods}`;
+  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'shardlet-bench-'));
+  const manifestDir = path.join(tmp, 'manifests');
+  const rootDir = path.join(tmp, 'root');
+  await fs.mkdir(manifestDir);
+  await fs.mkdir(rootDir);
+  await fs.mkdir(path.join(cfg.outDir, 'logs'), { recursive: true });
+  const results: WorkloadResult[] = [];
+  const failures: string[] = [];
+  const log = new RunningLog(() => clock.monotonic());
+  const cri = new CriClient({ endpoint: deps.endpoint, timeoutMs: 30_000 });
+  let agent: ManagedProcess | undefined;
+  let agentExit: number | string | undefined;
+  try {
+    const port = await freePort();
+    agent = await startAgent({
+      clock,
+      endpoint: deps.endpoint,
+      manifestDir,
+      rootDir,
+      nodeName: BENCH_NODE_NAME,
+      workers: plan.workers,
+      maxPods: Math.max(110, plan.pods + 50),
+      port,
+      verbosity: 2,
+      onStderrLine: log.onLine,
+      logFile: path.join(cfg.outDir, 'logs', `${fileLabel}.log`),
+    });
+    void agent.exited.then((c) => (agentExit = c));
+    const ctx: SessionContext = {
+      clock,
+      config: { runtime: plan.runtime, profile: plan.profile, workers: plan.workers },
+      manifests: new ManifestDir(manifestDir, () => clock.monotonic()),
+      log,
+      cri,
+      agentPid: agent.pid,
+      agentPort: port,
+      runtimePid: deps.runtimePid,
+      failures,
+      onProgress: deps.onProgress,
+      maxSamples: 2000,
+    };
+    results.push(await burst(ctx, plan.pods));
+    if (deps.steady) results.push(await steady(ctx, cfg.steadySeconds));
+    let deleted: BenchPod[] = [];
+    if (deps.churnPodsPerSec !== null) {
+      const c = await churn(ctx, deps.churnPodsPerSec, cfg.churnSeconds);
+      results.push(c.result);
+      deleted = c.deleted;
+    }
+    results.push(await massDelete(ctx, deleted, cfg.removalTimeoutS * 1000));
+    if (log.repeats > 0) failures.push(`agent logged "pod running" ${log.repeats} extra time(s) for pods already running (restarted or duplicated pods)`);
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    failures.push(`session aborted: ${why}${agentExit !== undefined ? ` (agent exited: ${agentExit})` : ''}`);
+  } finally {
+    cri.close();
+    if (agent) {
+      if (agentExit !== undefined && agentExit !== 0) failures.push(`agent exited unexpectedly (${agentExit}); see logs/${fileLabel}.log`);
+      await agent.stop();
+    }
+    if (!cfg.keepTemp) await fs.rm(tmp, { recursive: true, force: true });
+  }
+  return { results, failures: failures.map((f) => `${label} @${plan.pods} pods: ${f}`) };
+}

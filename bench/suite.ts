@@ -1,0 +1,128 @@
+/**
+ * Runs the whole matrix in one process, in a fixed order so configurations are compared under
+ * the same machine conditions: for each sim profile and pod count, the raw-CRI ceiling on a
+ * fresh sim-runtime, then one session per worker count (each on its own fresh sim-runtime);
+ * then the real-containerd section (root only) on one private containerd: its ceiling, then
+ * its sessions (burst + mass delete).
+ *
+ * Returns results and failures as data; writing files and the exit code are the caller's.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Clock } from '../src/clock/clock.js';
+import type { BenchConfig, SessionPlan } from './bench-config.js';
+import { applyCeilings, loadRunCeiling, measureCeiling, type RunCeiling } from './cri-ceiling-source.js';
+import { startSimRuntime } from './processes.js';
+import type { Progress } from './progress.js';
+import { configLabel, type CeilingResult, type WorkloadResult } from './results.js';
+import { runSession } from './session.js';
+import { fmt } from './report-md.js';
+
+export interface SuiteOutcome {
+  workloads: WorkloadResult[];
+  ceilings: CeilingResult[];
+  failures: string[];
+  skipped: string[];
+}
+
+/**
+ * Churn rate per session: the zero profile takes far more than containerd's CPU-bound ~10
+ * create+delete pairs/s; the real-containerd section runs burst + mass delete only.
+ */
+export function churnRateFor(cfg: BenchConfig, plan: SessionPlan): number | null {
+  if (plan.runtime === 'containerd') return null;
+  return plan.profile === 'zero' ? cfg.churnPodsPerSec : cfg.slowChurnPodsPerSec;
+}
+
+export function totalSteps(cfg: BenchConfig): number {
+  return cfg.sessions.length + cfg.ceilings.length;
+}
+
+export async function runSuite(cfg: BenchConfig, clock: Clock, progress: Progress): Promise<SuiteOutcome> {
+  const out: SuiteOutcome = { workloads: [], ceilings: [], failures: [], skipped: [] };
+  const ceilingFn = await loadRunCeiling();
+  if (typeof ceilingFn === 'string') out.skipped.push(`raw-CRI ceiling: ${ceilingFn}; fractions of ceiling left blank`);
+  const report = (r: SuiteOutcome['workloads'][number]): void =>
+    progress.log(`  ${configLabel(r).padEnd(22)} ${r.workload.padEnd(11)} n=${String(r.podCount).padEnd(5)} ${fmt(r.podsPerSec)} pods/s  p99 ${fmt(r.startupMs?.p99)} ms  ELD p99 ${fmt(r.eventLoopDelayMs?.p99)} ms  CPU ${fmt(r.cpuMsPerPod, 2)} ms/pod  RSS ${fmt(r.rssMiB)} MiB`);
+
+  const simSessions = cfg.sessions.filter((s) => s.runtime === 'sim');
+  for (const c of cfg.ceilings.filter((c) => c.runtime === 'sim')) {
+    progress.step(`ceiling sim/${c.profile} ${c.pods} pods`);
+    if (typeof ceilingFn !== 'string') {
+      await withSim(clock, c.profile, async (endpoint) => {
+        try {
+          out.ceilings.push(await measureCeiling(ceilingFn, 'sim', c.profile, { endpoint, pods: c.pods, concurrency: cfg.ceilingConcurrency, hostNetwork: true }));
+        } catch (err) {
+          out.skipped.push(`ceiling sim/${c.profile} @${c.pods}: failed: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      });
+    }
+    for (const plan of simSessions.filter((s) => s.profile === c.profile && s.pods === c.pods)) {
+      progress.step(`${configLabel(plan)} ${plan.pods} pods`);
+      await withSim(clock, plan.profile, async (endpoint, pid) => {
+        const o = await runSession({ clock, cfg, plan, endpoint, runtimePid: pid, steady: true, churnPodsPerSec: churnRateFor(cfg, plan), onProgress: (p, d, t) => progress.update(p, d, t) });
+        out.workloads.push(...o.results);
+        out.failures.push(...o.failures);
+        o.results.forEach(report);
+        for (const f of o.failures) progress.log(`  FAIL ${f}`);
+      });
+    }
+  }
+  if (cfg.real) await realSection(cfg, clock, progress, ceilingFn, out, report);
+  else out.skipped.push('real containerd section: disabled by --no-real');
+  applyCeilings(out.workloads, out.ceilings);
+  return out;
+}
+
+async function withSim(clock: Clock, profile: string, fn: (endpoint: string, pid: number) => Promise<void>): Promise<void> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'shardlet-bench-sim-'));
+  const socket = path.join(dir, 'cri.sock');
+  const sim = await startSimRuntime({ clock, socket, profile, logFile: path.join(dir, 'sim.log') });
+  try {
+    await fn(`unix://${socket}`, sim.pid);
+  } finally {
+    await sim.stop();
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function realSection(cfg: BenchConfig, clock: Clock, progress: Progress, ceilingFn: RunCeiling | string, out: SuiteOutcome, report: (r: WorkloadResult) => void): Promise<void> {
+  const plans = cfg.sessions.filter((s) => s.runtime === 'containerd');
+  const ceilings = cfg.ceilings.filter((c) => c.runtime === 'containerd');
+  if (plans.length === 0) return;
+  if (process.getuid?.() !== 0) {
+    out.skipped.push('real containerd section (burst 50 and 100 + raw ceiling): skipped because the bench is not running as root (a private containerd needs root)');
+    return;
+  }
+  progress.step('starting a private containerd');
+  const { startContainerd } = await import('../test/harness/containerd-harness.js');
+  let ctrd;
+  try {
+    ctrd = await startContainerd();
+  } catch (err) {
+    out.failures.push(`real containerd section: containerd did not start: ${err instanceof Error ? err.message : String(err)}`);
+    return;
+  }
+  try {
+    for (const c of ceilings) {
+      progress.step(`ceiling containerd ${c.pods} pods`);
+      if (typeof ceilingFn === 'string') continue;
+      try {
+        out.ceilings.push(await measureCeiling(ceilingFn, 'containerd', 'real', { endpoint: ctrd.endpoint, pods: c.pods, concurrency: cfg.ceilingConcurrency, hostNetwork: true }));
+      } catch (err) {
+        out.skipped.push(`ceiling containerd @${c.pods}: failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    for (const plan of plans) {
+      progress.step(`${configLabel(plan)} ${plan.pods} pods`);
+      const o = await runSession({ clock, cfg, plan, endpoint: ctrd.endpoint, runtimePid: ctrd.pid, steady: false, churnPodsPerSec: null, onProgress: (p, d, t) => progress.update(p, d, t) });
+      out.workloads.push(...o.results);
+      out.failures.push(...o.failures);
+      o.results.forEach(report);
+      for (const f of o.failures) progress.log(`  FAIL ${f}`);
+    }
+  } finally {
+    await ctrd.stop();
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * The four workloads, run in this order against one agent (one session):
+ *
+ *   burst        write N manifests at once → every pod running (agent log or /pods) → audit
+ *   steady       nothing changes for S seconds; CPU in cores, event-loop delay, relist
+ *   churn        every 1/R s: write one new manifest and remove the oldest, for D seconds;
+ *                then wait until the new pods run and the removed ones are stopped → audit
+ *   mass-delete  remove every manifest → every pod stopped in the runtime (the rate), then
+ *                removed from the runtime and from /pods → audit
+ *
+ * Each returns a WorkloadResult (figures) and pushes correctness failures into the session's
+ * list; a failure never throws out of a workload, so one broken configuration still yields a
+ * report for the rest.
+ */
+import type { Clock } from '../src/clock/clock.js';
+import type { RuntimeService } from '../src/cri/runtime-service.js';
+import { fetchPods, type RunningLog } from './agent-observer.js';
+import { beginWindow, type WindowResult } from './measure-window.js';
+import { auditAgentGone, auditAgentPods, auditRuntimeGone, auditRuntimeRunning, capFailures, inventory } from './pod-audit.js';
+import { waitRunning, waitTornDown, type RunningWait } from './pod-waits.js';
+import type { BenchPod, ManifestDir } from './pod-manifests.js';
+import type { ConfigurationId, WorkloadKind, WorkloadResult } from './results.js';
+import { ratePerSecond, summarize } from './stats.js';
+
+export interface SessionContext {
+  clock: Clock;
+  config: ConfigurationId;
+  manifests: ManifestDir;
+  log: RunningLog;
+  cri: Pick<RuntimeService, 'listPodSandbox' | 'listContainers'>;
+  agentPid: number;
+  agentPort: number;
+  runtimePid: number | null;
+  /** Correctness failures of this session, prefixed with the configuration by the caller. */
+  failures: string[];
+  onProgress: (label: string, done: number, total: number) => void;
+  /** Keep at most this many startup samples per result (for the CDF). */
+  maxSamples: number;
+}
+
+/** Deadlines: generous enough for containerd at ~20 pods/s, small enough to fail a stuck run. */
+export function runningLimits(pods: number): { timeoutMs: number; stallMs: number } {
+  return { timeoutMs: 30_000 + pods * 100, stallMs: 20_000 };
+}
+
+function result(ctx: SessionContext, workload: WorkloadKind, pods: number, podCount: number, w: WindowResult, extra: Partial<WorkloadResult>): WorkloadResult {
+  const samples = extra.startupSamplesMs ?? [];
+  return {
+    ...ctx.config,
+    workload,
+    pods,
+    podCount,
+    podsPerSec: null,
+    ceilingFraction: null,
+    startupMs: summarize(samples),
+    startupSource: null,
+    eventLoopDelayMs: w.eventLoopDelayMs,
+    relist: w.relist,
+    agentCpuSeconds: w.agentCpuSeconds,
+    cpuMsPerPod: workload === 'steady' || pods === 0 ? null : (w.agentCpuSeconds * 1000) / pods,
+    cpuCores: w.durationMs > 0 ? w.agentCpuSeconds / (w.durationMs / 1000) : 0,
+    runtimeCpuSeconds: w.runtimeCpuSeconds,
+    rssMiB: w.rssMiB,
+    peakRssMiB: w.peakRssMiB,
+    durationS: w.durationMs / 1000,
+    notes: [...w.notes],
+    ...extra,
+    startupSamplesMs: thin(samples, ctx.maxSamples),
+  };
+}
+
+/** Evenly spaced subset, sorted (the CDF needs only the distribution). */
+function thin(samples: readonly number[], max: number): number[] {
+  const s = [...samples].sort((a, b) => a - b);
+  if (s.length <= max) return s;
+  return Array.from({ length: max }, (_, i) => s[Math.round((i * (s.length - 1)) / (max - 1))] as number);
+}
+
+function waitFailures(what: string, wait: { missing: readonly BenchPod[]; gaveUp: string | null }): string[] {
+  if (wait.gaveUp === null) return [];
+  return [`${what}: ${wait.gaveUp}; not reached: ${wait.missing.slice(0, 5).map((p) => p.name).join(', ')}${wait.missing.length > 5 ? ', …' : ''}`];
+}
+
+async function auditRunning(ctx: SessionContext, live: readonly BenchPod[], tolerated: ReadonlySet<string> = new Set()): Promise<void> {
+  const [inv, views] = await Promise.all([inventory(ctx.cri), fetchPods(ctx.agentPort)]);
+  ctx.failures.push(...capFailures([...auditRuntimeRunning(inv, live, tolerated), ...auditAgentPods(views, live, tolerated)]));
+}
+
+function startupFrom(wait: RunningWait, t0: number, pods: readonly BenchPod[]): Partial<WorkloadResult> {
+  const times = [...wait.runningAtMs.values()];
+  const lastMs = times.length > 0 ? Math.max(...times) : Number.NaN;
+  return {
+    podsPerSec: wait.missing.length === 0 ? ratePerSecond(pods.length, lastMs - t0) : null,
+    startupSamplesMs: [...wait.latencyMs.values()],
+    startupSource: wait.source,
+  };
+}
+
+export async function burst(ctx: SessionContext, n: number): Promise<WorkloadResult> {
+  const win = await beginWindow({ clock: ctx.clock, agentPid: ctx.agentPid, agentPort: ctx.agentPort, runtimePid: ctx.runtimePid });
+  const t0 = ctx.clock.monotonic();
+  const pods = await ctx.manifests.create(n);
+  const wait = await waitRunning(pods, { clock: ctx.clock, log: ctx.log, agentPort: ctx.agentPort, onProgress: (d, t) => ctx.onProgress('burst', d, t) }, runningLimits(n));
+  const w = await win.end();
+  ctx.failures.push(...waitFailures(`burst of ${n}`, wait));
+  await auditRunning(ctx, ctx.manifests.live());
+  return result(ctx, 'burst', n, n, w, startupFrom(wait, t0, pods));
+}
+
+export async function steady(ctx: SessionContext, seconds: number): Promise<WorkloadResult> {
+  const live = ctx.manifests.live();
+  const win = await beginWindow({ clock: ctx.clock, agentPid: ctx.agentPid, agentPort: ctx.agentPort, runtimePid: ctx.runtimePid });
+  const t0 = ctx.clock.monotonic();
+  for (let elapsed = 0; elapsed < seconds * 1000; elapsed = ctx.clock.monotonic() - t0) {
+    ctx.onProgress('steady', Math.floor(elapsed / 1000), seconds);
+    await ctx.clock.sleep(Math.min(1000, seconds * 1000 - elapsed));
+  }
+  const w = await win.end();
+  await auditRunning(ctx, live);
+  return result(ctx, 'steady', 0, live.length, w, {});
+}
+
+/** Churn at `rate` pods/s for `seconds`; the pod count stays at its current value. */
+export async function churn(ctx: SessionContext, rate: number, seconds: number): Promise<{ result: WorkloadResult; deleted: BenchPod[] }> {
+  const podCount = ctx.manifests.live().length;
+  const total = Math.max(1, Math.round(rate * seconds));
+  const created: BenchPod[] = [];
+  const deleted: BenchPod[] = [];
+  const win = await beginWindow({ clock: ctx.clock, agentPid: ctx.agentPid, agentPort: ctx.agentPort, runtimePid: ctx.runtimePid });
+  const t0 = ctx.clock.monotonic();
+  // Absolute schedule (t0 + k/rate) so slow file writes do not stretch the window.
+  for (let k = 0; k < total; k++) {
+    const due = t0 + (k * 1000) / rate;
+    const wait = due - ctx.clock.monotonic();
+    if (wait > 0) await ctx.clock.sleep(wait);
+    const oldest = ctx.manifests.live()[0];
+    const [fresh] = await Promise.all([ctx.manifests.create(1), oldest ? ctx.manifests.delete([oldest]) : Promise.resolve([])]);
+    created.push(...fresh);
+    if (oldest) deleted.push(oldest);
+    ctx.onProgress('churn', k + 1, total);
+  }
+  const wait = await waitRunning(created, { clock: ctx.clock, log: ctx.log, agentPort: ctx.agentPort, onProgress: (d, t) => ctx.onProgress('churn: new pods running', d, t) }, runningLimits(created.length));
+  const gone = await waitTornDown(deleted, 'stopped', { clock: ctx.clock, cri: ctx.cri, onProgress: (d, t) => ctx.onProgress('churn: old pods stopped', d, t) }, runningLimits(deleted.length));
+  const w = await win.end();
+  ctx.failures.push(...waitFailures(`churn (new pods)`, wait), ...waitFailures('churn (deleted pods)', gone));
+  // Deleted pods may still be stopped-but-present in the runtime (removal is checked at the end).
+  await auditRunning(ctx, ctx.manifests.live(), new Set(deleted.map((p) => p.uid)));
+  const views = await fetchPods(ctx.agentPort);
+  ctx.failures.push(...capFailures(auditAgentGone(views, deleted)));
+  const r = result(ctx, 'churn', created.length, podCount, w, startupFrom(wait, t0, created));
+  r.notes.push(`target ${rate} pods/s for ${seconds} s: ${created.length} created, ${deleted.length} deleted`);
+  return { result: r, deleted };
+}
+
+/**
+ * Removes every manifest. The rate is pods/s until every pod is stopped in the runtime (no
+ * ready sandbox, no running container: the kubelet's "terminated"); afterwards every pod ever
+ * deleted in this session must be removed from the runtime and gone from /pods within
+ * `removalTimeoutMs`, else the run fails.
+ */
+export async function massDelete(ctx: SessionContext, earlierDeleted: readonly BenchPod[], removalTimeoutMs: number): Promise<WorkloadResult> {
+  const win = await beginWindow({ clock: ctx.clock, agentPid: ctx.agentPid, agentPort: ctx.agentPort, runtimePid: ctx.runtimePid });
+  const t0 = ctx.clock.monotonic();
+  const pods = await ctx.manifests.deleteAll();
+  const stopped = await waitTornDown(pods, 'stopped', { clock: ctx.clock, cri: ctx.cri, onProgress: (d, t) => ctx.onProgress('mass delete', d, t) }, runningLimits(pods.length));
+  const w = await win.end();
+  ctx.failures.push(...waitFailures(`mass delete of ${pods.length}`, stopped));
+  const times = [...stopped.goneAtMs.values()];
+  const all = [...earlierDeleted, ...pods];
+  const tr0 = ctx.clock.monotonic();
+  const removed = await waitTornDown(all, 'removed', { clock: ctx.clock, cri: ctx.cri, onProgress: (d, t) => ctx.onProgress('removal from runtime', d, t), pollIntervalMs: 500 }, { timeoutMs: removalTimeoutMs, stallMs: removalTimeoutMs });
+  const inv = await inventory(ctx.cri);
+  ctx.failures.push(...capFailures(auditRuntimeGone(inv, all, 'removed')), ...capFailures(auditAgentGone(await fetchPods(ctx.agentPort), all)));
+  const r = result(ctx, 'mass-delete', pods.length, pods.length, w, {
+    podsPerSec: stopped.missing.length === 0 && times.length > 0 ? ratePerSecond(pods.length, Math.max(...times) - t0) : null,
+  });
+  r.notes.push(`all ${all.length} deleted pods removed from the runtime ${removed.missing.length === 0 ? `${((ctx.clock.monotonic() - tr0) / 1000).toFixed(1)} s after the last stop` : 'NOT within the deadline'}`);
+  return r;
+}

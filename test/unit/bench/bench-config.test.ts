@@ -1,0 +1,46 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { BenchConfigError, parseBenchArgs } from '../../../bench/bench-config.js';
+import { render } from '../../../bench/progress.js';
+
+const NOW = new Date('2025-02-03T04:05:06.789Z');
+
+test('quick profile: zero at 100 and 1000 on every worker count, containerd profile on fewer, real containerd sessions', () => {
+  const c = parseBenchArgs([], NOW);
+  assert.equal(c.profile, 'quick');
+  assert.equal(c.outDir, path.resolve('bench-results/2025-02-03T04-05-06-789Z'));
+  const sim = c.sessions.filter((s) => s.runtime === 'sim');
+  assert.deepEqual(sim.filter((s) => s.profile === 'zero').map((s) => `${s.pods}/${s.workers}`), ['100/0', '100/1', '100/2', '100/4', '1000/0', '1000/1', '1000/2', '1000/4']);
+  assert.deepEqual(sim.filter((s) => s.profile === 'containerd').map((s) => `${s.pods}/${s.workers}`), ['100/0', '100/2']);
+  assert.deepEqual(c.sessions.filter((s) => s.runtime === 'containerd').map((s) => s.pods), [50, 100]);
+  assert.deepEqual(c.ceilings.map((x) => `${x.runtime}/${x.profile}/${x.pods}`), ['sim/zero/100', 'sim/zero/1000', 'sim/containerd/100', 'containerd/real/50', 'containerd/real/100']);
+});
+
+test('full profile covers 100…5000 pods on both sim profiles and 60 s steady state', () => {
+  const c = parseBenchArgs(['--profile', 'full', '--no-real'], NOW);
+  assert.deepEqual(c.podCounts, [100, 500, 1000, 2000, 5000]);
+  assert.equal(c.sessions.length, 2 * 5 * 4);
+  assert.equal(c.steadySeconds, 60);
+  assert.equal(c.real, false);
+});
+
+test('flags override single dimensions', () => {
+  const c = parseBenchArgs(['--workers', '0,2', '--pods', '10', '--sim-profiles', 'zero', '--no-real', '--out', '/tmp/x', '--steady-seconds', '1'], NOW);
+  assert.deepEqual(c.sessions.map((s) => `${s.profile}/${s.pods}/${s.workers}`), ['zero/10/0', 'zero/10/2']);
+  assert.equal(c.outDir, '/tmp/x');
+  assert.equal(c.steadySeconds, 1);
+});
+
+test('bad flags are rejected naming the flag', () => {
+  assert.throws(() => parseBenchArgs(['--profile', 'huge'], NOW), (e: unknown) => e instanceof BenchConfigError && /--profile/.test(e.message));
+  assert.throws(() => parseBenchArgs(['--workers', 'two'], NOW), /--workers/);
+  assert.throws(() => parseBenchArgs(['--sim-profiles', 'fast'], NOW), /--sim-profiles/);
+  assert.throws(() => parseBenchArgs(['--churn-rate', '0'], NOW), /--churn-rate/);
+  assert.throws(() => parseBenchArgs(['--pods', '0'], NOW), /--pods/);
+});
+
+test('progress line rendering', () => {
+  assert.equal(render({ step: 2, steps: 10, label: 'sim/zero w=2', phase: 'burst', done: 50, total: 100, elapsedS: 12.4 }, 10), '[2/10] sim/zero w=2 | burst [#####.....] 50/100 | 12s');
+  assert.equal(render({ step: 1, steps: 1, label: 'x', phase: 'starting', done: 0, total: 0, elapsedS: 0 }, 4), '[1/1] x | starting [....] 0/0 | 0s');
+});
