@@ -28,8 +28,8 @@ export interface ScheduledProbe {
   triggerQueued: boolean;
   /** Tick period in ms (>= 1000). */
   readonly periodMs: number;
-  /** Called on each tick and each manual trigger. Must not throw. */
-  tick(): void;
+  /** Called on each tick (`manual` false) and each manual trigger (`manual` true). Must not throw. */
+  tick(manual: boolean): void;
 }
 
 export interface ProbeSchedulerOptions {
@@ -129,7 +129,7 @@ export class ProbeScheduler {
         // Next grid point strictly after `limit`: missed ticks are dropped (time.Ticker).
         p.dueAt += p.periodMs * (Math.floor((limit - p.dueAt) / p.periodMs) + 1);
         this.#siftDown(0);
-        p.tick();
+        p.tick(false);
       }
     } finally {
       this.#arm();
@@ -144,7 +144,7 @@ export class ProbeScheduler {
     for (const p of batch) {
       if (!p.triggerQueued) continue;
       p.triggerQueued = false;
-      if (p.heapIndex >= 0) p.tick();
+      if (p.heapIndex >= 0) p.tick(true);
     }
     batch.length = 0;
   };

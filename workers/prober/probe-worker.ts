@@ -10,7 +10,8 @@
  *   held ──a new container instance (id)──▶ idle    (no probing of a container being killed)
  *   any ──stop()──▶ stopped (final)
  * A tick that arrives while probing is remembered (one, as Go's ticker channel) and run when the
- * outcome arrives.
+ * outcome arrives; a manual trigger (readiness on start) while probing is dropped, since the probe
+ * in flight answers it, unless that probe is of an older instance.
  *
  * Per container instance (the kubelet's behaviour unless noted):
  *   - a new instance starts at the initial result (readiness failure, liveness success, startup
@@ -109,12 +110,13 @@ export class ProbeWorker implements ScheduledProbe, ProbeTarget {
     return this.#abort.signal;
   }
 
-  tick(): void {
+  tick(manual: boolean): void {
     switch (this.#phase) {
       case 'stopped':
         return;
       case 'probing':
-        this.#pendingTick = true;
+        // A manual trigger is answered by the probe in flight, unless that probe is of an older instance.
+        if (!manual || this.#probedId !== this.containerId) this.#pendingTick = true;
         return;
       case 'idle':
       case 'held':
@@ -191,7 +193,7 @@ export class ProbeWorker implements ScheduledProbe, ProbeTarget {
     if (this.#probedId === this.containerId) this.#apply(o, (this.#deps.clock.monotonic() - this.#startedAt) / 1000);
     if (this.#pendingTick) {
       this.#pendingTick = false;
-      this.tick();
+      this.tick(false);
     }
   };
 

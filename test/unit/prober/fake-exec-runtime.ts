@@ -1,0 +1,77 @@
+/**
+ * A scripted ExecSync runtime for prober tests, on a FakeClock. Per container id, a queue of
+ * steps is consumed in order; when it is empty the container's default step is used (exit 0).
+ * A step with `delayMs` completes after that much fake time, or fails with DEADLINE_EXCEEDED at
+ * the request's timeout when the delay exceeds it, as containerd does.
+ */
+import type { CallOptions } from '../../../src/cri/runtime-service.js';
+import { CriError, type CriErrorCode } from '../../../src/cri/cri-errors.js';
+import type { ExecSyncRequest, ExecSyncResponse } from '../../../src/cri/cri-types.js';
+import type { FakeClock } from '../../../src/clock/fake-clock.js';
+import type { ExecRuntime } from '../../../workers/prober/probers/exec-probe.js';
+
+export type ExecStep =
+  | { exitCode: number; stdout?: string; stderr?: string; delayMs?: number }
+  | { error: CriErrorCode; delayMs?: number };
+
+export interface ExecCall {
+  containerId: string;
+  cmd: string[];
+  timeout: number;
+  /** Fake-clock time of the call. */
+  at: number;
+}
+
+export class FakeExecRuntime implements ExecRuntime {
+  readonly calls: ExecCall[] = [];
+  readonly #clock: FakeClock;
+  readonly #queues = new Map<string, ExecStep[]>();
+  readonly #defaults = new Map<string, ExecStep>();
+  /** Calls not yet answered. */
+  inFlight = 0;
+
+  constructor(clock: FakeClock) {
+    this.#clock = clock;
+  }
+
+  /** Append steps for the container. */
+  script(containerId: string, ...steps: ExecStep[]): this {
+    const q = this.#queues.get(containerId) ?? [];
+    q.push(...steps);
+    this.#queues.set(containerId, q);
+    return this;
+  }
+
+  /** What the container answers once its queue is empty. */
+  setDefault(containerId: string, step: ExecStep): this {
+    this.#defaults.set(containerId, step);
+    return this;
+  }
+
+  callsFor(containerId: string): ExecCall[] {
+    return this.calls.filter((c) => c.containerId === containerId);
+  }
+
+  async execSync(req: ExecSyncRequest, opts?: CallOptions): Promise<ExecSyncResponse> {
+    const timeout = Number(req.timeout ?? 0);
+    this.calls.push({ containerId: req.containerId, cmd: [...req.cmd], timeout, at: this.#clock.now() });
+    const step = this.#queues.get(req.containerId)?.shift() ?? this.#defaults.get(req.containerId) ?? { exitCode: 0 };
+    this.inFlight++;
+    try {
+      const delay = step.delayMs ?? 0;
+      if (delay > 0) {
+        const limit = timeout > 0 ? Math.min(delay, timeout * 1000) : delay;
+        try {
+          await this.#clock.sleep(limit, opts?.signal);
+        } catch {
+          throw new CriError('ERR_CRI_CANCELLED', 'ExecSync', 'ExecSync: cancelled');
+        }
+        if (limit < delay) throw new CriError('ERR_CRI_DEADLINE_EXCEEDED', 'ExecSync', 'ExecSync: timeout');
+      }
+      if ('error' in step) throw new CriError(step.error, 'ExecSync', `ExecSync: scripted ${step.error}`);
+      return { stdout: Buffer.from(step.stdout ?? ''), stderr: Buffer.from(step.stderr ?? ''), exitCode: step.exitCode };
+    } finally {
+      this.inFlight--;
+    }
+  }
+}
