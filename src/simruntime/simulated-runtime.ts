@@ -65,6 +65,7 @@ export class SimulatedRuntime {
   readonly #clock: Clock;
   readonly #faults: FaultInjector;
   readonly #handlers: SimHandlers;
+  readonly #events: SimEventHub;
   readonly #server: grpc.Server;
   #saveTimer: TimerHandle | undefined;
   #state: 'new' | 'serving' | 'closed' = 'new';
@@ -78,6 +79,7 @@ export class SimulatedRuntime {
     this.#clock = opts.clock ?? realClock;
     this.images = new SimImageStore();
     const events = new SimEventHub();
+    this.#events = events;
     this.core = new SimRuntimeCore({ clock: this.#clock, images: this.images, events });
     this.latency = new LatencyModel(this.#clock, opts.profile ?? ZERO_PROFILE);
     this.#faults = new FaultInjector(opts.random ?? realRandom, opts.faults ?? {});
@@ -110,6 +112,11 @@ export class SimulatedRuntime {
 
   get endpoint(): string {
     return `unix://${this.socketPath}`;
+  }
+
+  /** Open GetContainerEvents streams. */
+  get eventSubscribers(): number {
+    return this.#events.subscriberCount;
   }
 
   get faults(): FaultConfig {
