@@ -88,6 +88,9 @@ export interface PodWorkerThreadConfig {
   runtimeName: string;
   verbosity: number;
   runtimeRequestTimeoutMs: number;
+  syncFrequencyMs: number;
+  /** The shared metrics arena (src/metrics/metrics-arena.ts). */
+  metricsBuffer: SharedArrayBuffer;
 }
 
 export function isWorkerToMain(msg: unknown): msg is WorkerToMain {

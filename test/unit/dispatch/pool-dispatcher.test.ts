@@ -32,7 +32,7 @@ test('the same UID always reaches the same thread, before and after a thread cra
   const d = new PoolDispatcher({
     threads: 4,
     filename: echoWorker,
-    workerData: { endpoint: '', cacheBuffer: new SharedArrayBuffer(8), nodeName: 'n', hostIP: '', podLogsDir: '', runtimeName: 'x', verbosity: 0, runtimeRequestTimeoutMs: 1 },
+    workerData: { endpoint: '', cacheBuffer: new SharedArrayBuffer(8), nodeName: 'n', hostIP: '', podLogsDir: '', runtimeName: 'x', verbosity: 0, runtimeRequestTimeoutMs: 1, syncFrequencyMs: 1, metricsBuffer: new SharedArrayBuffer(8) },
     logger: silentLogger,
     events: {
       onMessage: (m: WorkerToMain) => {

@@ -1,0 +1,69 @@
+/**
+ * The runtime's health as the sync loop sees it (the kubelet's runtimeState + updateRuntimeUp):
+ * a CRI Status call every 5 s; RuntimeReady false or an unreachable runtime is an error that
+ * makes the sync loop back off. NetworkReady false is reported but does not block: host-network
+ * pods still run (containerd without CNI config reports NetworkReady=false).
+ */
+import type { Clock, TimerHandle } from '../clock/clock.js';
+import type { VersionResponse } from '../cri/cri-types.js';
+import type { RuntimeService } from '../cri/runtime-service.js';
+import type { Logger } from '../logging/logger.js';
+
+export interface RuntimeHealthDeps {
+  runtime: Pick<RuntimeService, 'status' | 'version'>;
+  clock: Clock;
+  logger: Logger;
+  periodMs?: number;
+}
+
+export class RuntimeHealth {
+  readonly #d: RuntimeHealthDeps;
+  #errors: string[] = ['container runtime status check may not have completed yet'];
+  #timer: TimerHandle | undefined;
+  #stopped = false;
+
+  constructor(deps: RuntimeHealthDeps) {
+    this.#d = deps;
+  }
+
+  /** Waits for the runtime to answer Version, retrying 100 ms → 5 s; logs while it waits. */
+  async connect(signal: AbortSignal): Promise<VersionResponse> {
+    let backoff = 100;
+    for (;;) {
+      try {
+        return await this.#d.runtime.version({ timeoutMs: 5_000, signal });
+      } catch (err) {
+        if (signal.aborted) throw err;
+        this.#d.logger.error('container runtime not reachable yet; retrying', { error: err instanceof Error ? err.message : String(err), backoffMs: backoff });
+        await this.#d.clock.sleep(backoff, signal);
+        backoff = Math.min(backoff * 2, 5_000);
+      }
+    }
+  }
+
+  start(): void {
+    void this.#check();
+  }
+
+  errors(): string[] {
+    return this.#errors;
+  }
+
+  async #check(): Promise<void> {
+    if (this.#stopped) return;
+    try {
+      const res = await this.#d.runtime.status({ timeoutMs: 5_000 });
+      const conds = res.status?.conditions ?? [];
+      const rt = conds.find((c) => c.type === 'RuntimeReady');
+      this.#errors = rt?.status ? [] : [`container runtime not ready: ${rt?.reason ?? 'RuntimeReady condition missing'} ${rt?.message ?? ''}`.trim()];
+    } catch (err) {
+      this.#errors = [`container runtime status check failed: ${err instanceof Error ? err.message : String(err)}`];
+    }
+    if (!this.#stopped) this.#timer = this.#d.clock.setTimer(this.#d.periodMs ?? 5_000, () => void this.#check(), { unref: true });
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    this.#timer?.cancel();
+  }
+}
