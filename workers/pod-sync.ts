@@ -21,6 +21,12 @@ export interface SyncPodInput {
   runtimeStatus: RuntimePodStatus;
   /** Aborted when a kill pre-empts this sync: stop issuing CRI calls and return. */
   signal: AbortSignal;
+  /**
+   * The last API status reported for this pod (the kubelet's status-manager cache): carries
+   * lastTransitionTime, startTime and terminal phases over. Optional: the syncer falls back to
+   * the last status it generated itself, then to pod.status.
+   */
+  previousStatus?: V1PodStatus;
 }
 
 export interface SyncPodOutcome {
@@ -40,6 +46,8 @@ export interface TerminatePodInput {
   /** Seconds to give each container between SIGTERM and SIGKILL (already reduced by any deletion override). */
   gracePeriodSeconds: number;
   signal: AbortSignal;
+  /** As in SyncPodInput. */
+  previousStatus?: V1PodStatus;
 }
 
 export interface TerminatePodOutcome {

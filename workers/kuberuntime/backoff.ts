@@ -1,0 +1,120 @@
+/**
+ * Per-key exponential backoff: the kubelet's flowcontrol.Backoff (pkg/util/flowcontrol/backoff.go)
+ * as used for CrashLoopBackOff and image pulls: initial 10 s, doubling on each failure, capped at
+ * 5 min; an entry whose last failure is older than 2 × max (10 min) is forgotten, so the next
+ * failure starts again at the initial delay. Jitter is `random() × jitterFactor × delay` (the
+ * kubelet uses factor 0).
+ *
+ * Times are wall-clock ms from the injected Clock, because the event times compared against
+ * (container finishedAt) come from the runtime's wall clock.
+ */
+import type { Clock, Random } from '../../src/clock/clock.js';
+
+export interface BackoffOptions {
+  initialMs: number;
+  maxMs: number;
+  jitterFactor?: number;
+  clock: Clock;
+  random?: Random;
+}
+
+interface Entry {
+  /** The current delay. */
+  backoffMs: number;
+  /** When `next()` last ran for this key (clock.now()). */
+  lastUpdateMs: number;
+}
+
+export class Backoff {
+  readonly #opts: Required<Omit<BackoffOptions, 'random'>> & { random: Random };
+  readonly #entries = new Map<string, Entry>();
+
+  constructor(opts: BackoffOptions) {
+    if (!(opts.initialMs > 0)) throw new RangeError(`Backoff: initialMs must be > 0, got ${opts.initialMs}`);
+    if (!(opts.maxMs >= opts.initialMs)) throw new RangeError(`Backoff: maxMs must be >= initialMs, got ${opts.maxMs}`);
+    this.#opts = { jitterFactor: 0, random: () => 0, ...opts };
+  }
+
+  /** The current delay for `key` (0 when none). */
+  get(key: string): number {
+    return this.#entries.get(key)?.backoffMs ?? 0;
+  }
+
+  /** Record a failure at `eventMs`: start at the initial delay, or double (capped). */
+  next(key: string, eventMs: number): void {
+    const { initialMs, maxMs, clock } = this.#opts;
+    const e = this.#entries.get(key);
+    if (!e || this.#hasExpired(eventMs, e.lastUpdateMs)) {
+      this.#entries.set(key, { backoffMs: initialMs + this.#jitter(initialMs), lastUpdateMs: clock.now() });
+    } else {
+      e.backoffMs = Math.min(e.backoffMs * 2 + this.#jitter(e.backoffMs), maxMs);
+      e.lastUpdateMs = clock.now();
+    }
+  }
+
+  /** Record a failure that happens now (image pulls: the kubelet passes Clock.Now()). */
+  nextNow(key: string): void {
+    this.next(key, this.#opts.clock.now());
+  }
+
+  /** Whether `key` is still backing off from a failure that happened at `eventMs` (IsInBackOffSince). */
+  isInBackOffSince(key: string, eventMs: number): boolean {
+    return this.remainingSince(key, eventMs) > 0;
+  }
+
+  /** Ms left until the backoff from the failure at `eventMs` expires (0 when not backing off). */
+  remainingSince(key: string, eventMs: number): number {
+    const e = this.#entries.get(key);
+    if (!e || this.#hasExpired(eventMs, e.lastUpdateMs)) return 0;
+    return Math.max(0, eventMs + e.backoffMs - this.#opts.clock.now());
+  }
+
+  /** IsInBackOffSinceUpdate: backing off counted from the last `next()` (image pulls). */
+  isInBackOffSinceUpdate(key: string): boolean {
+    return this.remainingSinceUpdate(key) > 0;
+  }
+
+  remainingSinceUpdate(key: string): number {
+    const e = this.#entries.get(key);
+    const now = this.#opts.clock.now();
+    if (!e || this.#hasExpired(now, e.lastUpdateMs)) return 0;
+    return Math.max(0, e.lastUpdateMs + e.backoffMs - now);
+  }
+
+  /** Forget entries whose last failure is older than 2 × max (the kubelet's GC). */
+  gc(): void {
+    const now = this.#opts.clock.now();
+    for (const [k, e] of this.#entries) if (this.#hasExpired(now, e.lastUpdateMs)) this.#entries.delete(k);
+  }
+
+  /** Forget every key starting with `prefix` (a pod's entries when it is cleaned up). */
+  forgetPrefix(prefix: string): void {
+    for (const k of this.#entries.keys()) if (k.startsWith(prefix)) this.#entries.delete(k);
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  #hasExpired(eventMs: number, lastUpdateMs: number): boolean {
+    return eventMs - lastUpdateMs > this.#opts.maxMs * 2;
+  }
+
+  #jitter(delayMs: number): number {
+    return this.#opts.jitterFactor > 0 ? this.#opts.random() * this.#opts.jitterFactor * delayMs : 0;
+  }
+}
+
+/** A duration as Go's time.Duration.String() prints it ("10s", "1m20s", "5m0s", "1.5s", "500ms"). */
+export function formatGoDuration(ms: number): string {
+  if (ms === 0) return '0s';
+  if (ms < 1000) return `${ms}ms`;
+  const totalSeconds = ms / 1000;
+  const h = Math.floor(totalSeconds / 3600);
+  const m = Math.floor((totalSeconds % 3600) / 60);
+  const s = totalSeconds - h * 3600 - m * 60;
+  const sec = `${Math.round(s * 1e6) / 1e6}s`;
+  if (h > 0) return `${h}h${m}m${sec}`;
+  if (m > 0) return `${m}m${sec}`;
+  return sec;
+}

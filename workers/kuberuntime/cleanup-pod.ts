@@ -1,0 +1,72 @@
+/**
+ * Removing what is left of a pod once it is gone from the config: every container, every sandbox
+ * and the pod's log directory (containerd does not delete log files).
+ *
+ * What to remove is the union of the cached runtime status and what the runtime lists under the
+ * pod's UID label (ListContainers / ListPodSandbox with a label selector), so instances the
+ * cache never saw are not leaked. A ready sandbox is stopped before RemovePodSandbox. NotFound
+ * is success (already gone). The first other failure is returned; the rest still runs, so a
+ * retry has less to do.
+ */
+import type { V1Pod } from '@kubernetes/client-node';
+import { isNotFound } from '../../src/cri/cri-errors.js';
+import type { RuntimeService } from '../../src/cri/runtime-service.js';
+import type { Logger } from '../../src/logging/logger.js';
+import type { RuntimePodStatus } from '../../src/pod-cache/runtime-pod-status.js';
+import { KubernetesPodUIDLabel } from '../../src/kubetypes/kubelet-labels.js';
+import { errorMessage, rethrowIfAborted, type SyncFailure } from './kuberuntime-errors.js';
+import { podUID } from './pod-spec.js';
+import { podLogsDirectory } from './sandbox-config.js';
+import type { PodLogDirs } from './sync-pod.js';
+
+export interface CleanupDeps {
+  runtime: RuntimeService;
+  logger: Logger;
+  podLogsDir: string;
+  logDirs: PodLogDirs;
+}
+
+export async function cleanupPod(deps: CleanupDeps, pod: V1Pod, status: RuntimePodStatus, signal: AbortSignal): Promise<SyncFailure | undefined> {
+  const { runtime } = deps;
+  const selector = { labelSelector: { [KubernetesPodUIDLabel]: podUID(pod) } };
+  let first: SyncFailure | undefined;
+  const note = (err: unknown, what: string): void => {
+    rethrowIfAborted(signal);
+    if (isNotFound(err)) return;
+    deps.logger.error(`cleanup: ${what} failed`, { err: errorMessage(err) });
+    first ??= { reason: 'RemoveError', message: `${what}: ${errorMessage(err)}` };
+  };
+
+  const containerIds = new Set(status.containers.map((c) => c.id));
+  const sandboxes = new Map(status.sandboxes.map((s) => [s.id, s.state === 'SANDBOX_READY']));
+  try {
+    for (const c of await runtime.listContainers(selector, { signal })) containerIds.add(c.id);
+    for (const s of await runtime.listPodSandbox(selector, { signal })) sandboxes.set(s.id, s.state === 'SANDBOX_READY');
+  } catch (err) {
+    note(err, 'list pod objects');
+  }
+
+  for (const id of containerIds) {
+    rethrowIfAborted(signal);
+    try {
+      await runtime.removeContainer(id, { signal });
+    } catch (err) {
+      note(err, `RemoveContainer ${id}`);
+    }
+  }
+  for (const [id, ready] of sandboxes) {
+    rethrowIfAborted(signal);
+    try {
+      if (ready) await runtime.stopPodSandbox(id, { signal });
+      await runtime.removePodSandbox(id, { signal });
+    } catch (err) {
+      note(err, `RemovePodSandbox ${id}`);
+    }
+  }
+  try {
+    await deps.logDirs.remove(podLogsDirectory(deps.podLogsDir, pod));
+  } catch (err) {
+    note(err, 'remove pod log directory');
+  }
+  return first;
+}

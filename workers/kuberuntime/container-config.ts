@@ -1,0 +1,96 @@
+/**
+ * ContainerConfig for CreateContainer (the kubelet's generateContainerConfig and
+ * generateLinuxContainerResources, kuberuntime_container.go / kuberuntime_container_linux.go).
+ *
+ * - metadata.attempt = restartCount; the image is the resolved image reference from the pull
+ *   (with the user's spelling in userSpecifiedImage), like the kubelet.
+ * - command = spec.command, args = spec.args, both with `$(VAR)` expanded from the env.
+ * - logPath is relative to the sandbox's logDirectory: `<containerName>/<restartCount>.log`.
+ * - resources: cpu shares from the request (or the limit when only a limit is set, min 2),
+ *   CFS quota from the limit over a 100 ms period (min 1 ms), memory limit in bytes.
+ *   oom_score_adj is left to the runtime (containerd on these machines must be run with
+ *   restrict_oom_score_adj anyway).
+ */
+import path from 'node:path';
+import type { V1Container, V1Pod } from '@kubernetes/client-node';
+import type { ContainerConfig, LinuxContainerResources } from '../../src/cri/cri-types.js';
+import { expandCommandAndArgs, makeEnvironmentVariables, type EnvContext } from './container-env.js';
+import { newContainerAnnotations, newContainerLabels } from './labels.js';
+import { cpuMillis, quantityValue } from './resource-quantity.js';
+import { namespaceOptionsForPod } from './sandbox-config.js';
+
+export const MIN_CPU_SHARES = 2;
+export const MAX_CPU_SHARES = 262144;
+export const SHARES_PER_CPU = 1024;
+export const CPU_QUOTA_PERIOD_US = 100_000;
+export const MIN_CPU_QUOTA_US = 1000;
+
+/** `<containerName>/<restartCount>.log` (the kubelet's BuildContainerLogsPath). */
+export function containerLogPath(containerName: string, restartCount: number): string {
+  return path.join(containerName, `${restartCount}.log`);
+}
+
+export function milliCPUToShares(milli: number): number {
+  if (milli === 0) return MIN_CPU_SHARES;
+  const shares = Math.floor((milli * SHARES_PER_CPU) / 1000);
+  return Math.min(MAX_CPU_SHARES, Math.max(MIN_CPU_SHARES, shares));
+}
+
+export function milliCPUToQuota(milli: number, periodUs: number): number {
+  if (milli === 0) return 0;
+  return Math.max(MIN_CPU_QUOTA_US, Math.floor((milli * periodUs) / 1000));
+}
+
+export function linuxContainerResources(container: V1Container): LinuxContainerResources {
+  const requests = container.resources?.requests ?? {};
+  const limits = container.resources?.limits ?? {};
+  const cpuRequest = cpuMillis(requests['cpu']);
+  const cpuLimit = cpuMillis(limits['cpu']);
+  const r: LinuxContainerResources = {
+    cpuShares: milliCPUToShares(cpuRequest === 0 && cpuLimit !== 0 ? cpuLimit : cpuRequest),
+    memoryLimitInBytes: quantityValue(limits['memory']),
+  };
+  if (cpuLimit !== 0) {
+    r.cpuPeriod = CPU_QUOTA_PERIOD_US;
+    r.cpuQuota = milliCPUToQuota(cpuLimit, CPU_QUOTA_PERIOD_US);
+  }
+  return r;
+}
+
+export interface ContainerConfigInput {
+  pod: V1Pod;
+  container: V1Container;
+  restartCount: number;
+  /** The image reference the pull resolved (ImageStatus/PullImage id). */
+  imageRef: string;
+  env: EnvContext;
+}
+
+export type ContainerConfigResult = { ok: true; config: ContainerConfig } | { ok: false; message: string };
+
+/** A failure here is a CreateContainerConfigError (e.g. an env reference shardlet cannot resolve). */
+export function generateContainerConfig(input: ContainerConfigInput): ContainerConfigResult {
+  const { pod, container, restartCount } = input;
+  const env = makeEnvironmentVariables(pod, container, input.env);
+  if (!env.ok) return env;
+  const { command, args } = expandCommandAndArgs(container, env.envs);
+  const image = container.image ?? '';
+  const config: ContainerConfig = {
+    metadata: { name: container.name, attempt: restartCount },
+    image: { image: input.imageRef, userSpecifiedImage: image },
+    command,
+    args,
+    envs: env.envs,
+    labels: newContainerLabels(container, pod),
+    annotations: newContainerAnnotations(container, pod, restartCount),
+    logPath: containerLogPath(container.name, restartCount),
+    stdin: container.stdin === true,
+    tty: container.tty === true,
+    linux: {
+      resources: linuxContainerResources(container),
+      securityContext: { namespaceOptions: namespaceOptionsForPod(pod) },
+    },
+  };
+  if (container.workingDir) config.workingDir = container.workingDir;
+  return { ok: true, config };
+}

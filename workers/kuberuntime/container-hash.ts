@@ -1,0 +1,45 @@
+/**
+ * The container spec hash stored in the `io.kubernetes.container.hash` annotation. A running
+ * container whose hash differs from its spec's current hash is killed and restarted (only that
+ * container).
+ *
+ * The kubelet hashes the container spec (kubecontainer.HashContainer: FNV-32a over the JSON of
+ * the spec; since 1.31 only name and image). shardlet hashes the whole spec minus `resources`
+ * and `resizePolicy` (which change without a restart under in-place resize), as deterministic
+ * JSON with sorted keys and without undefined/null members, so two specs that mean the same
+ * thing hash the same whatever their key order. The value is FNV-1a 32-bit as lower-case hex
+ * (the kubelet's format, strconv.FormatUint(hash, 16)).
+ */
+import type { V1Container } from '@kubernetes/client-node';
+
+const EXCLUDED_FIELDS: ReadonlySet<string> = new Set(['resources', 'resizePolicy']);
+
+export function hashContainer(container: V1Container): string {
+  const fields: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(container)) if (!EXCLUDED_FIELDS.has(k)) fields[k] = v;
+  return fnv1a32(stableJson(fields)).toString(16);
+}
+
+/** JSON with object keys sorted and undefined/null members dropped; arrays keep their order. */
+export function stableJson(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (value instanceof Date) return JSON.stringify(value.toISOString());
+  if (Array.isArray(value)) return `[${value.map((v) => stableJson(v)).join(',')}]`;
+  if (typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined && v !== null)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** FNV-1a, 32 bits, over the UTF-8 bytes of `s`. */
+export function fnv1a32(s: string): number {
+  let h = 0x811c9dc5;
+  for (const byte of Buffer.from(s, 'utf8')) {
+    h ^= byte;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}

@@ -1,0 +1,123 @@
+/**
+ * Starting one container (the kubelet's doBackOff, then startContainer, kuberuntime_manager.go /
+ * kuberuntime_container.go): crash-loop backoff check, image, config, CreateContainer,
+ * StartContainer, postStart hook. Every CRI call gets the sync's AbortSignal.
+ *
+ * CrashLoopBackOff: keyed by (pod UID, container name, spec hash). When the newest instance
+ * exited at T and the key's backoff is D, the container is not started before T + D; the
+ * failure says `back-off D restarting failed container=NAME pod=NAME_NS(UID)` (the kubelet's
+ * format.Pod) and `requeueAfterMs` is the time left. Otherwise the backoff advances (10 s, 20 s,
+ * 40 s, ... 5 min; forgotten after 10 min without a failure) and the container is started at
+ * once: the first restart after a crash is immediate, as in the kubelet.
+ *
+ * restartCount = the newest instance's restartCount + 1 (0 for the first). The kubelet also
+ * recovers the count from the log directory when the runtime lost its containers; shardlet
+ * does not.
+ */
+import type { V1Container, V1Pod } from '@kubernetes/client-node';
+import type { Clock } from '../../src/clock/clock.js';
+import type { PodSandboxConfig } from '../../src/cri/cri-types.js';
+import type { RuntimeService } from '../../src/cri/runtime-service.js';
+import type { Logger } from '../../src/logging/logger.js';
+import type { RuntimePodStatus } from '../../src/pod-cache/runtime-pod-status.js';
+import { formatGoDuration, type Backoff } from './backoff.js';
+import { generateContainerConfig } from './container-config.js';
+import { hashContainer } from './container-hash.js';
+import type { ImagePuller } from './image-puller.js';
+import { killContainer } from './kill-pod.js';
+import { errorMessage, rethrowIfAborted, type SyncFailure } from './kuberuntime-errors.js';
+import { runLifecycleHandler } from './lifecycle-hooks.js';
+import { findContainerStatusByName, formatPod, nsToMs, podUID } from './pod-spec.js';
+
+export interface StartDeps {
+  runtime: RuntimeService;
+  puller: ImagePuller;
+  crashBackoff: Backoff;
+  clock: Clock;
+  logger: Logger;
+  nodeName: string;
+  hostIP: string;
+}
+
+export interface StartInput {
+  pod: V1Pod;
+  container: V1Container;
+  status: RuntimePodStatus;
+  sandboxId: string;
+  sandboxConfig: PodSandboxConfig;
+  podIPs: readonly string[];
+  signal: AbortSignal;
+}
+
+export type StartOutcome =
+  | { ok: true; containerId: string }
+  | { ok: false; failure: SyncFailure; requeueAfterMs?: number };
+
+export function crashBackoffKey(pod: V1Pod, container: V1Container): string {
+  return `${podUID(pod)}/${container.name}/${hashContainer(container)}`;
+}
+
+/** The kubelet's doBackOff: a failure when the container must wait, else advances the backoff. */
+export function checkCrashBackoff(deps: Pick<StartDeps, 'crashBackoff'>, pod: V1Pod, container: V1Container, status: RuntimePodStatus): StartOutcome | undefined {
+  const exited = status.containers.find((c) => c.name === container.name && c.state === 'CONTAINER_EXITED');
+  if (!exited) return undefined;
+  const finishedMs = nsToMs(exited.finishedAtNs) ?? 0;
+  const key = crashBackoffKey(pod, container);
+  const remaining = deps.crashBackoff.remainingSince(key, finishedMs);
+  if (remaining > 0) {
+    const delay = formatGoDuration(deps.crashBackoff.get(key));
+    const message = `back-off ${delay} restarting failed container=${container.name} pod=${formatPod(pod)}`;
+    return { ok: false, failure: { reason: 'CrashLoopBackOff', message, containerName: container.name }, requeueAfterMs: remaining };
+  }
+  deps.crashBackoff.next(key, finishedMs);
+  return undefined;
+}
+
+/** Pull, create, start, postStart. The caller checks {@link checkCrashBackoff} first. */
+export async function startContainer(deps: StartDeps, input: StartInput): Promise<StartOutcome> {
+  const { pod, container, status, signal } = input;
+  const name = container.name;
+  const fail = (reason: SyncFailure['reason'], message: string): StartOutcome => ({ ok: false, failure: { reason, message, containerName: name } });
+
+  const image = await deps.puller.ensureImageExists(podUID(pod), container, input.sandboxConfig, signal);
+  if (!image.ok) {
+    const wait = deps.puller.remainingBackoff(podUID(pod), container);
+    return wait > 0 ? { ok: false, failure: image.failure, requeueAfterMs: wait } : { ok: false, failure: image.failure };
+  }
+
+  const latest = findContainerStatusByName(status, name);
+  const restartCount = latest ? latest.restartCount + 1 : 0;
+  const cfg = generateContainerConfig({
+    pod, container, restartCount, imageRef: image.imageRef,
+    env: { nodeName: deps.nodeName, hostIP: deps.hostIP, podIPs: input.podIPs },
+  });
+  if (!cfg.ok) return fail('CreateContainerConfigError', cfg.message);
+
+  rethrowIfAborted(signal);
+  let containerId: string;
+  try {
+    containerId = await deps.runtime.createContainer({ podSandboxId: input.sandboxId, config: cfg.config, sandboxConfig: input.sandboxConfig }, { signal });
+  } catch (err) {
+    rethrowIfAborted(signal);
+    return fail('CreateContainerError', errorMessage(err));
+  }
+  rethrowIfAborted(signal);
+  try {
+    await deps.runtime.startContainer(containerId, { signal });
+  } catch (err) {
+    rethrowIfAborted(signal);
+    return fail('RunContainerError', errorMessage(err));
+  }
+
+  const postStart = container.lifecycle?.postStart;
+  if (postStart) {
+    const hook = await runLifecycleHandler(deps, { pod, container, containerId, handler: postStart, timeoutSeconds: 0, signal });
+    if (!hook.ok) {
+      deps.logger.error('PostStartHook failed', { containerName: name, containerId, message: hook.message });
+      await killContainer(deps, { pod, containerId, containerName: name, message: 'FailedPostStartHook', reason: 'FailedPostStartHook', signal });
+      return fail('PostStartHookError', hook.message);
+    }
+  }
+  deps.logger.v(2).info('Started container', { containerName: name, containerId, restartCount });
+  return { ok: true, containerId };
+}

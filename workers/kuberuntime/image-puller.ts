@@ -1,0 +1,108 @@
+/**
+ * Makes sure a container's image is present (the kubelet's images.imageManager.EnsureImageExists):
+ * pull policy, ImageStatus → PullImage, and a per-(pod, image) pull backoff.
+ *
+ * Policy: the container's imagePullPolicy, or when absent the API server's default (Always for
+ * `:latest` or an untagged, undigested image, else IfNotPresent). The image name gets the
+ * default `:latest` tag before it is looked up (applyDefaultImageTag).
+ *
+ * Failures are data ({@link SyncFailure}) with the kubelet's reasons and messages:
+ *   ErrImagePull (the runtime's error message), ImagePullBackOff (`Back-off pulling image "X"`,
+ *   while the backoff of the last failed pull runs), ErrImageNeverPull, ImageInspectError.
+ */
+import type { V1Container } from '@kubernetes/client-node';
+import type { PodSandboxConfig } from '../../src/cri/cri-types.js';
+import type { ImageService } from '../../src/cri/runtime-service.js';
+import type { Backoff } from './backoff.js';
+import { errorMessage, rethrowIfAborted, type SyncFailure } from './kuberuntime-errors.js';
+
+export type PullPolicy = 'Always' | 'IfNotPresent' | 'Never';
+
+export type EnsureImageResult = { ok: true; imageRef: string } | { ok: false; failure: SyncFailure };
+
+/** Whether the image reference carries a digest or a tag in its last path component. */
+function splitTag(image: string): { hasDigest: boolean; tag: string | undefined } {
+  if (image.includes('@')) return { hasDigest: true, tag: undefined };
+  const last = image.slice(image.lastIndexOf('/') + 1);
+  const colon = last.lastIndexOf(':');
+  return { hasDigest: false, tag: colon >= 0 ? last.slice(colon + 1) : undefined };
+}
+
+export function applyDefaultImageTag(image: string): string {
+  const { hasDigest, tag } = splitTag(image);
+  return hasDigest || tag !== undefined ? image : `${image}:latest`;
+}
+
+export function pullPolicyOf(container: V1Container): PullPolicy {
+  const p = container.imagePullPolicy;
+  if (p === 'Always' || p === 'IfNotPresent' || p === 'Never') return p;
+  const { hasDigest, tag } = splitTag(container.image ?? '');
+  return !hasDigest && (tag === undefined || tag === 'latest') ? 'Always' : 'IfNotPresent';
+}
+
+export interface ImagePullerDeps {
+  images: ImageService;
+  backoff: Backoff;
+}
+
+export class ImagePuller {
+  readonly #deps: ImagePullerDeps;
+
+  constructor(deps: ImagePullerDeps) {
+    this.#deps = deps;
+  }
+
+  /** Backoff key: the kubelet keys pull backoff by pod UID and image. */
+  static key(podUID: string, image: string): string {
+    return `${podUID}/${image}`;
+  }
+
+  async ensureImageExists(
+    podUID: string,
+    container: V1Container,
+    sandboxConfig: PodSandboxConfig,
+    signal: AbortSignal,
+  ): Promise<EnsureImageResult> {
+    const name = container.name;
+    const userImage = container.image ?? '';
+    if (userImage === '') {
+      return fail(name, 'InvalidImageName', `Failed to apply default image tag "": couldn't parse image name ""`);
+    }
+    const image = applyDefaultImageTag(userImage);
+    const policy = pullPolicyOf(container);
+    let imageRef = '';
+    try {
+      const st = await this.#deps.images.imageStatus({ image }, { signal });
+      imageRef = st.image?.id ?? '';
+    } catch (err) {
+      rethrowIfAborted(signal);
+      return fail(name, 'ImageInspectError', `Failed to inspect image "${userImage}": ${errorMessage(err)}`);
+    }
+    const present = imageRef !== '';
+    if (policy === 'Never' || (policy === 'IfNotPresent' && present)) {
+      if (present) return { ok: true, imageRef };
+      return fail(name, 'ErrImageNeverPull', `Container image "${userImage}" is not present with pull policy of Never`);
+    }
+    const key = ImagePuller.key(podUID, image);
+    if (this.#deps.backoff.isInBackOffSinceUpdate(key)) {
+      return fail(name, 'ImagePullBackOff', `Back-off pulling image "${userImage}"`);
+    }
+    try {
+      const ref = await this.#deps.images.pullImage({ image: { image, userSpecifiedImage: userImage }, sandboxConfig }, { signal });
+      return { ok: true, imageRef: ref };
+    } catch (err) {
+      rethrowIfAborted(signal);
+      this.#deps.backoff.nextNow(key);
+      return fail(name, 'ErrImagePull', errorMessage(err));
+    }
+  }
+
+  /** Ms until the pull backoff for this pod's image expires (0 when none). */
+  remainingBackoff(podUID: string, container: V1Container): number {
+    return this.#deps.backoff.remainingSinceUpdate(ImagePuller.key(podUID, applyDefaultImageTag(container.image ?? '')));
+  }
+}
+
+function fail(containerName: string, reason: SyncFailure['reason'], message: string): EnsureImageResult {
+  return { ok: false, failure: { reason, message, containerName } };
+}

@@ -1,0 +1,102 @@
+/**
+ * The one deps object of {@link KubeRuntimeSyncer}, its frozen defaults and its up-front
+ * validation (a missing or bad field fails construction with an error naming it).
+ */
+import fs from 'node:fs/promises';
+import type { Clock, Random } from '../../src/clock/clock.js';
+import type { ImageService, RuntimeService } from '../../src/cri/runtime-service.js';
+import type { Logger } from '../../src/logging/logger.js';
+import type { ProbeResultsReader } from '../prober/probe-results.js';
+import type { PodLogDirs } from './sync-pod.js';
+
+/** The metrics this module records (a role slice of workers/metrics WorkerMetrics). */
+export interface KuberuntimeMetrics {
+  /** One start attempt (kubelet_started_containers_total); `errorCode` (the kubelet reason) marks a failure. */
+  startedContainer(containerType: 'container' | 'init_container', errorCode?: string): void;
+  /** kubelet_run_podsandbox_duration_seconds / _errors_total. */
+  runPodSandbox(runtimeHandler: string, seconds: number, failed?: boolean): void;
+  /** One sandbox creation attempt (kubelet_started_pods_total); `failed` also counts an error. */
+  startedPod(failed?: boolean): void;
+  /** kubelet_containers_per_pod_count (observed at sandbox creation). */
+  containersPerPod(count: number): void;
+}
+
+/** One syncer operation, for tracing/metrics by the caller. */
+export interface KuberuntimeOperationEvent {
+  operation: 'sync_pod' | 'terminate_pod' | 'cleanup_pod';
+  podUID: string;
+  durationSeconds: number;
+  /** The first failure's code, if the operation had one. */
+  errorCode?: string;
+}
+
+export interface KubeRuntimeSyncerDeps {
+  runtime: RuntimeService;
+  images: ImageService;
+  clock: Clock;
+  random: Random;
+  logger: Logger;
+  nodeName: string;
+  /** The node's IP (status.hostIP; the pod IP of host-network pods). */
+  hostIP: string;
+  probeResults?: ProbeResultsReader;
+  /** Root of pod log directories (default /var/log/pods). */
+  podLogsDir?: string;
+  /** The `<runtime>://` prefix of container IDs (default "containerd"). */
+  runtimeName?: string;
+  /** CrashLoopBackOff and image pull backoff: initial delay (default 10 s) and cap (default 5 min). */
+  backoffInitialMs?: number;
+  backoffMaxMs?: number;
+  /** Backoff jitter factor (default 0, as the kubelet). */
+  backoffJitter?: number;
+  /** Log directory operations (default: node:fs, recursive mkdir and rm -rf). */
+  logDirs?: PodLogDirs;
+  metrics?: KuberuntimeMetrics;
+  onOperation?: (ev: KuberuntimeOperationEvent) => void;
+}
+
+export const KUBERUNTIME_DEFAULTS = Object.freeze({
+  podLogsDir: '/var/log/pods',
+  runtimeName: 'containerd',
+  backoffInitialMs: 10_000,
+  backoffMaxMs: 300_000,
+  backoffJitter: 0,
+});
+
+export const nodeLogDirs: PodLogDirs = Object.freeze({
+  async mkdir(dir: string): Promise<void> {
+    await fs.mkdir(dir, { recursive: true, mode: 0o755 });
+  },
+  async remove(dir: string): Promise<void> {
+    await fs.rm(dir, { recursive: true, force: true });
+  },
+});
+
+export type ResolvedDeps = Required<Omit<KubeRuntimeSyncerDeps, 'probeResults' | 'metrics' | 'onOperation'>> &
+  Pick<KubeRuntimeSyncerDeps, 'probeResults' | 'metrics' | 'onOperation'>;
+
+export function resolveDeps(deps: KubeRuntimeSyncerDeps): ResolvedDeps {
+  const need = (ok: boolean, field: string, what: string): void => {
+    if (!ok) throw new TypeError(`KubeRuntimeSyncer: deps.${field} ${what}`);
+  };
+  need(typeof deps?.runtime?.runPodSandbox === 'function', 'runtime', 'must be a RuntimeService');
+  need(typeof deps.images?.pullImage === 'function', 'images', 'must be an ImageService');
+  need(typeof deps.clock?.now === 'function', 'clock', 'must be a Clock');
+  need(typeof deps.random === 'function', 'random', 'must be a Random');
+  need(typeof deps.logger?.info === 'function', 'logger', 'must be a Logger');
+  need(typeof deps.nodeName === 'string', 'nodeName', 'must be a string');
+  need(typeof deps.hostIP === 'string', 'hostIP', 'must be a string');
+  const r: ResolvedDeps = {
+    ...deps,
+    podLogsDir: deps.podLogsDir || KUBERUNTIME_DEFAULTS.podLogsDir,
+    runtimeName: deps.runtimeName || KUBERUNTIME_DEFAULTS.runtimeName,
+    backoffInitialMs: deps.backoffInitialMs ?? KUBERUNTIME_DEFAULTS.backoffInitialMs,
+    backoffMaxMs: deps.backoffMaxMs ?? KUBERUNTIME_DEFAULTS.backoffMaxMs,
+    backoffJitter: deps.backoffJitter ?? KUBERUNTIME_DEFAULTS.backoffJitter,
+    logDirs: deps.logDirs ?? nodeLogDirs,
+  };
+  need(r.backoffInitialMs > 0, 'backoffInitialMs', 'must be > 0');
+  need(r.backoffMaxMs >= r.backoffInitialMs, 'backoffMaxMs', 'must be >= backoffInitialMs');
+  need(r.backoffJitter >= 0, 'backoffJitter', 'must be >= 0');
+  return r;
+}

@@ -1,0 +1,164 @@
+/**
+ * The runtime logic of one pod behind the {@link PodSyncer} seam: the kubelet's syncPod (status
+ * first, then kuberuntime SyncPod), SyncTerminatingPod's killPod and the pod's cleanup.
+ *
+ * State owned here (one syncer per worker thread; a pod always hashes to the same thread):
+ *   crash-loop and image-pull backoffs, the reason cache, the first time each pod was seen
+ *   (status.startTime) and the last API status generated (the kubelet's status-manager cache,
+ *   used for lastTransitionTime and terminal phases when the caller passes no previousStatus).
+ *   cleanupPod forgets a pod's entries.
+ *
+ * Where shardlet differs from the kubelet, on purpose:
+ *   - syncPod returns the status generated AFTER its CRI calls, including this sync's start
+ *     failures (the kubelet generates it before and shows the failure one sync later);
+ *   - container start time/IPs in the status come from the runtime status passed in (the caller
+ *     refreshes it after the sync; this module does not re-list).
+ */
+import type { V1Pod, V1PodStatus } from '@kubernetes/client-node';
+import type { RuntimePodStatus } from '../../src/pod-cache/runtime-pod-status.js';
+import type { CleanupPodInput, PodSyncer, SyncPodInput, SyncPodOutcome, TerminatePodInput, TerminatePodOutcome } from '../pod-sync.js';
+import type { WireError } from '../../src/cri/cri-errors.js';
+import { podFields as logPodFields } from '../../src/logging/logger.js';
+import { msUntilActiveDeadline } from './active-deadline.js';
+import { generateAPIPodStatus } from './api-status.js';
+import { Backoff } from './backoff.js';
+import { cleanupPod } from './cleanup-pod.js';
+import { ImagePuller } from './image-puller.js';
+import { killPod } from './kill-pod.js';
+import { resolveDeps, type KubeRuntimeSyncerDeps, type KuberuntimeOperationEvent, type ResolvedDeps } from './kuberuntime-deps.js';
+import { failureToWire, syncErrorCode, type SyncFailure } from './kuberuntime-errors.js';
+import { isTerminalPhase } from './pod-phase.js';
+import { podUID, toDate } from './pod-spec.js';
+import { ReasonCache } from './reason-cache.js';
+import { refreshPodStatus } from './runtime-status-refresh.js';
+import { runSyncPod, type SyncRunDeps } from './sync-pod.js';
+import { applyTerminalDefaults } from './terminal-status.js';
+
+export class KubeRuntimeSyncer implements PodSyncer {
+  readonly #d: ResolvedDeps;
+  readonly #crashBackoff: Backoff;
+  readonly #imageBackoff: Backoff;
+  readonly #reasons = new ReasonCache();
+  readonly #startTimes = new Map<string, Date>();
+  readonly #lastStatus = new Map<string, V1PodStatus>();
+  readonly #run: SyncRunDeps;
+
+  constructor(deps: KubeRuntimeSyncerDeps) {
+    const d = resolveDeps(deps);
+    this.#d = d;
+    const backoffOpts = { initialMs: d.backoffInitialMs, maxMs: d.backoffMaxMs, jitterFactor: d.backoffJitter, clock: d.clock, random: d.random };
+    this.#crashBackoff = new Backoff(backoffOpts);
+    this.#imageBackoff = new Backoff(backoffOpts);
+    this.#run = {
+      runtime: d.runtime, clock: d.clock, logger: d.logger, nodeName: d.nodeName, hostIP: d.hostIP,
+      crashBackoff: this.#crashBackoff, puller: new ImagePuller({ images: d.images, backoff: this.#imageBackoff }),
+      podLogsDir: d.podLogsDir, logDirs: d.logDirs, probes: d.probeResults, metrics: d.metrics,
+    };
+  }
+
+  async syncPod(input: SyncPodInput): Promise<SyncPodOutcome> {
+    const { pod, runtimeStatus, signal } = input;
+    const began = this.#d.clock.monotonic();
+    const uid = podUID(pod);
+    const previous = input.previousStatus ?? this.#lastStatus.get(uid) ?? pod.status;
+    const startTime = this.#startTime(uid, previous);
+    const status = (): V1PodStatus => this.#generate(pod, runtimeStatus, previous, startTime, false);
+
+    const before = status();
+    if (isTerminalPhase(before.phase)) {
+      this.#lastStatus.set(uid, before);
+      this.#emit('sync_pod', uid, began);
+      return { isTerminal: true, apiStatus: before };
+    }
+    const log = this.#d.logger.with(logPodFields(pod));
+    const run = await runSyncPod({ ...this.#run, logger: log }, pod, runtimeStatus, signal);
+    this.#reasons.update(uid, run.startResults);
+    const apiStatus = status();
+    this.#lastStatus.set(uid, apiStatus);
+
+    const out: SyncPodOutcome = { isTerminal: isTerminalPhase(apiStatus.phase), apiStatus };
+    const first = run.failures[0];
+    if (first) {
+      out.error = failureToWire(first);
+      log.v(2).info('syncPod failed', { reason: first.reason, container: first.containerName ?? null, message: first.message });
+    }
+    const deadline = msUntilActiveDeadline(pod, startTime, this.#d.clock.now());
+    const requeue = Math.min(run.requeueAfterMs ?? Infinity, deadline ?? Infinity);
+    if (requeue !== Infinity) out.requeueAfterMs = requeue;
+    this.#emit('sync_pod', uid, began, first);
+    return out;
+  }
+
+  async terminatePod(input: TerminatePodInput): Promise<TerminatePodOutcome> {
+    const { pod, signal } = input;
+    const began = this.#d.clock.monotonic();
+    const uid = podUID(pod);
+    const log = this.#d.logger.with(logPodFields(pod));
+    const failures = await killPod({ ...this.#run, logger: log }, { pod, status: input.runtimeStatus, gracePeriodOverride: input.gracePeriodSeconds, signal });
+    const stopped = await refreshPodStatus(this.#d.runtime, input.runtimeStatus, signal);
+    const previous = input.previousStatus ?? this.#lastStatus.get(uid) ?? pod.status;
+    // Start failures are moot once the pod is stopped for good: show the last instances as they ended.
+    const generated = generateAPIPodStatus({
+      pod, runtimeStatus: stopped, previous, podIsTerminal: true, startTime: this.#startTime(uid, previous),
+      now: new Date(this.#d.clock.now()), reasonOf: () => undefined, runtimeName: this.#d.runtimeName,
+      hostIP: this.#d.hostIP, probes: this.#d.probeResults,
+    });
+    const apiStatus = failures.length === 0 ? applyTerminalDefaults(pod, generated) : generated;
+    this.#lastStatus.set(uid, apiStatus);
+    const out: TerminatePodOutcome = { apiStatus };
+    if (failures[0]) out.error = failureToWire(failures[0]);
+    this.#emit('terminate_pod', uid, began, failures[0]);
+    return out;
+  }
+
+  async cleanupPod(input: CleanupPodInput): Promise<{ error?: WireError }> {
+    const began = this.#d.clock.monotonic();
+    const uid = podUID(input.pod);
+    const failure = await cleanupPod(this.#d, input.pod, input.runtimeStatus, input.signal);
+    this.forgetPod(uid);
+    this.#emit('cleanup_pod', uid, began, failure);
+    return failure ? { error: failureToWire(failure) } : {};
+  }
+
+  /** Drop everything kept for a pod (also done by cleanupPod). */
+  forgetPod(uid: string): void {
+    this.#reasons.forgetPod(uid);
+    this.#crashBackoff.forgetPrefix(`${uid}/`);
+    this.#imageBackoff.forgetPrefix(`${uid}/`);
+    this.#startTimes.delete(uid);
+    this.#lastStatus.delete(uid);
+    this.#crashBackoff.gc();
+    this.#imageBackoff.gc();
+  }
+
+  /** Pods with state held here (for leak checks in tests and metrics). */
+  get trackedPods(): number {
+    return this.#startTimes.size;
+  }
+
+  #generate(pod: V1Pod, runtimeStatus: RuntimePodStatus, previous: V1PodStatus | undefined, startTime: Date, terminal: boolean): V1PodStatus {
+    const uid = podUID(pod);
+    return generateAPIPodStatus({
+      pod, runtimeStatus, previous, podIsTerminal: terminal, startTime, now: new Date(this.#d.clock.now()),
+      reasonOf: (name) => this.#reasons.get(uid, name), runtimeName: this.#d.runtimeName, hostIP: this.#d.hostIP,
+      probes: this.#d.probeResults,
+    });
+  }
+
+  /** status.startTime: the previous status's, else the first time this syncer saw the pod. */
+  #startTime(uid: string, previous: V1PodStatus | undefined): Date {
+    let t = this.#startTimes.get(uid);
+    if (!t) {
+      t = toDate(previous?.startTime as Date | string | undefined) ?? new Date(this.#d.clock.now());
+      this.#startTimes.set(uid, t);
+    }
+    return t;
+  }
+
+  #emit(operation: KuberuntimeOperationEvent['operation'], podUID: string, began: number, failure?: SyncFailure): void {
+    if (!this.#d.onOperation) return;
+    const ev: KuberuntimeOperationEvent = { operation, podUID, durationSeconds: (this.#d.clock.monotonic() - began) / 1000 };
+    if (failure) ev.errorCode = syncErrorCode(failure.reason);
+    this.#d.onOperation(ev);
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * PodSandboxConfig for RunPodSandbox (the kubelet's generatePodSandboxConfig and
+ * generatePodSandboxLinuxConfig, kuberuntime_sandbox.go / kuberuntime_sandbox_linux.go).
+ *
+ * Namespaces follow the kubelet: network NODE for hostNetwork else POD; pid NODE for hostPID,
+ * POD for shareProcessNamespace, else CONTAINER; ipc NODE for hostIPC else POD (the kubelet
+ * shares IPC across the pod's containers, so shardlet does too).
+ *
+ * Not generated (yet): DNS config (resolv.conf from the node and dnsPolicy), cgroupParent (the
+ * QoS cgroup hierarchy), sysctls, seccomp/apparmor. containerd applies its defaults for these.
+ */
+import path from 'node:path';
+import type { V1Pod } from '@kubernetes/client-node';
+import type { NamespaceOption, PodSandboxConfig, PortMapping } from '../../src/cri/cri-types.js';
+import { newPodAnnotations, newPodLabels } from './labels.js';
+import { appContainers, initContainers, isHostNetwork, podName, podNamespace, podUID } from './pod-spec.js';
+
+/** Max hostname length (the kernel's HOST_NAME_MAX, the kubelet truncates to it). */
+const HOSTNAME_MAX = 63;
+
+/** `<podLogsDir>/<namespace>_<name>_<uid>` (the kubelet's BuildPodLogsDirectory). */
+export function podLogsDirectory(podLogsDir: string, pod: V1Pod): string {
+  return path.join(podLogsDir, `${podNamespace(pod)}_${podName(pod)}_${podUID(pod)}`);
+}
+
+export function namespaceOptionsForPod(pod: V1Pod): Required<NamespaceOption> {
+  const spec = pod.spec;
+  return {
+    network: isHostNetwork(pod) ? 'NODE' : 'POD',
+    pid: spec?.hostPID === true ? 'NODE' : spec?.shareProcessNamespace === true ? 'POD' : 'CONTAINER',
+    ipc: spec?.hostIPC === true ? 'NODE' : 'POD',
+  };
+}
+
+/**
+ * The pod's hostname (GeneratePodHostNameAndDomain): spec.hostname or the pod name, truncated to
+ * 63 characters without a trailing '-' or '.'. Host-network pods get none (the node's).
+ */
+export function podHostname(pod: V1Pod): string | undefined {
+  if (isHostNetwork(pod)) return undefined;
+  let h = pod.spec?.hostname || podName(pod);
+  if (h.length > HOSTNAME_MAX) h = h.slice(0, HOSTNAME_MAX).replace(/[-.]+$/, '');
+  return h;
+}
+
+export function portMappingsForPod(pod: V1Pod): PortMapping[] {
+  const out: PortMapping[] = [];
+  for (const c of appContainers(pod)) {
+    for (const p of c.ports ?? []) {
+      const protocol = p.protocol === 'UDP' || p.protocol === 'SCTP' ? p.protocol : 'TCP';
+      const m: PortMapping = { protocol, containerPort: p.containerPort };
+      if (p.hostPort !== undefined) m.hostPort = p.hostPort;
+      if (p.hostIP !== undefined && p.hostIP !== '') m.hostIp = p.hostIP;
+      out.push(m);
+    }
+  }
+  return out;
+}
+
+export interface SandboxConfigOptions {
+  podLogsDir: string;
+}
+
+/** `attempt` is the previous sandbox's attempt + 1 (0 for the first sandbox of the pod). */
+export function generatePodSandboxConfig(pod: V1Pod, attempt: number, opts: SandboxConfigOptions): PodSandboxConfig {
+  const config: PodSandboxConfig = {
+    metadata: { name: podName(pod), namespace: podNamespace(pod), uid: podUID(pod), attempt },
+    logDirectory: podLogsDirectory(opts.podLogsDir, pod),
+    labels: newPodLabels(pod),
+    annotations: newPodAnnotations(pod),
+    linux: {
+      securityContext: {
+        namespaceOptions: namespaceOptionsForPod(pod),
+        privileged: [...initContainers(pod), ...appContainers(pod)].some((c) => c.securityContext?.privileged === true),
+      },
+    },
+  };
+  const hostname = podHostname(pod);
+  if (hostname !== undefined) config.hostname = hostname;
+  const ports = portMappingsForPod(pod);
+  if (ports.length > 0) config.portMappings = ports;
+  return config;
+}

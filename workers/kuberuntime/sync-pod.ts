@@ -1,0 +1,132 @@
+/**
+ * One pass of the kubelet's kubeGenericRuntimeManager.SyncPod: compute the actions, kill what must
+ * go, create the sandbox when needed, then start the next init container or the app containers.
+ *
+ * Ordering (the kubelet's steps): 1 computePodActions; 2 kill the pod (sandbox change: then
+ * purge init containers) or the containers to kill; 3 prune dead instances; 4 create the
+ * sandbox (RunPodSandbox, then PodSandboxStatus for the pod IPs); 5 start the next init
+ * container and stop there; or 6 start app containers in spec order (a failure of one does
+ * not stop the others).
+ *
+ * Returns the start results (for the reason cache), every failure, and when to sync again.
+ * Throws only when `signal` aborts.
+ */
+import type { V1Pod } from '@kubernetes/client-node';
+import type { PodSandboxConfig } from '../../src/cri/cri-types.js';
+import type { RuntimePodStatus } from '../../src/pod-cache/runtime-pod-status.js';
+import type { ProbeResultsReader } from '../prober/probe-results.js';
+import { computePodActions } from './compute-pod-actions.js';
+import { checkCrashBackoff, startContainer, type StartDeps } from './container-start.js';
+import type { KuberuntimeMetrics } from './kuberuntime-deps.js';
+import { purgeInitContainers, pruneDeadInstances } from './container-prune.js';
+import { killContainer, killPod } from './kill-pod.js';
+import { errorMessage, rethrowIfAborted, type SyncFailure } from './kuberuntime-errors.js';
+import { appContainers, initContainers, isHostNetwork } from './pod-spec.js';
+import type { StartResult } from './reason-cache.js';
+import { generatePodSandboxConfig } from './sandbox-config.js';
+
+/** Directory operations for pod log directories (the kubelet creates it; containerd never deletes it). */
+export interface PodLogDirs {
+  mkdir(dir: string): Promise<void>;
+  remove(dir: string): Promise<void>;
+}
+
+export interface SyncRunDeps extends StartDeps {
+  podLogsDir: string;
+  logDirs: PodLogDirs;
+  probes?: ProbeResultsReader | undefined;
+  metrics?: KuberuntimeMetrics | undefined;
+}
+
+export interface SyncRunResult {
+  startResults: StartResult[];
+  failures: SyncFailure[];
+  requeueAfterMs?: number;
+}
+
+export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimePodStatus, signal: AbortSignal): Promise<SyncRunResult> {
+  const result: SyncRunResult = { startResults: [], failures: [] };
+  const actions = computePodActions(pod, status, deps.probes);
+  deps.logger.v(4).info('computePodActions', {
+    killPod: actions.killPod, createSandbox: actions.createSandbox, attempt: actions.attempt,
+    nextInit: actions.nextInitContainerToStart ?? null, toStart: actions.containersToStart.length, toKill: actions.containersToKill.size,
+  });
+
+  if (actions.killPod) {
+    const failures = await killPod(deps, { pod, status, signal });
+    if (failures.length > 0) return { ...result, failures };
+    if (actions.createSandbox) await purgeInitContainers(deps, pod, status, signal);
+  } else {
+    for (const [id, k] of actions.containersToKill) {
+      const f = await killContainer(deps, { pod, containerId: id, containerName: k.name, message: k.message, reason: k.reason, signal });
+      if (f) return { ...result, failures: [f] };
+    }
+  }
+
+  await pruneDeadInstances(deps, pod, status, signal);
+
+  let sandboxId = actions.sandboxId;
+  let podIPs: readonly string[] = status.ips;
+  const sandboxConfig: PodSandboxConfig = generatePodSandboxConfig(pod, actions.attempt, deps);
+  if (actions.createSandbox) {
+    rethrowIfAborted(signal);
+    deps.metrics?.containersPerPod(appContainers(pod).length);
+    const began = deps.clock.monotonic();
+    try {
+      await deps.logDirs.mkdir(sandboxConfig.logDirectory ?? '');
+      sandboxId = await deps.runtime.runPodSandbox({ config: sandboxConfig }, { signal });
+      deps.metrics?.runPodSandbox('', (deps.clock.monotonic() - began) / 1000);
+      deps.metrics?.startedPod();
+    } catch (err) {
+      rethrowIfAborted(signal);
+      deps.metrics?.runPodSandbox('', (deps.clock.monotonic() - began) / 1000, true);
+      deps.metrics?.startedPod(true);
+      result.failures.push({ reason: 'CreatePodSandboxError', message: `Failed to create pod sandbox: ${errorMessage(err)}` });
+      return result;
+    }
+    podIPs = [];
+    if (!isHostNetwork(pod)) {
+      try {
+        const st = await deps.runtime.podSandboxStatus(sandboxId, { signal });
+        const net = st.status?.network;
+        podIPs = net && net.ip !== '' ? [net.ip, ...net.additionalIps.map((a) => a.ip)] : [];
+      } catch (err) {
+        rethrowIfAborted(signal);
+        result.failures.push({ reason: 'CreatePodSandboxError', message: `Failed to get pod sandbox status: ${errorMessage(err)}` });
+        return result;
+      }
+    }
+  }
+  if (!actions.createSandbox && !actions.killPod && sandboxId === '') return result;
+
+  const starts =
+    actions.nextInitContainerToStart !== undefined
+      ? [initContainers(pod)[actions.nextInitContainerToStart]!]
+      : actions.containersToStart.map((i) => appContainers(pod)[i]!);
+  const containerType = actions.nextInitContainerToStart !== undefined ? 'init_container' : 'container';
+  for (const container of starts) {
+    rethrowIfAborted(signal);
+    let out = checkCrashBackoff(deps, pod, container, status);
+    if (!out) {
+      out = await startContainer(deps, { pod, container, status, sandboxId, sandboxConfig, podIPs, signal });
+      // One count per attempt; a failure also counts an error with the kubelet's reason as code.
+      if (out.ok) deps.metrics?.startedContainer(containerType);
+      else deps.metrics?.startedContainer(containerType, out.failure.reason);
+    }
+    if (out.ok) {
+      result.startResults.push({ containerName: container.name });
+      continue;
+    }
+    const f = out.failure;
+    result.failures.push(f);
+    if (isStartFailure(f.reason)) result.startResults.push({ containerName: container.name, failure: { reason: f.reason, message: f.message } });
+    if (out.requeueAfterMs !== undefined) result.requeueAfterMs = Math.min(result.requeueAfterMs ?? Infinity, out.requeueAfterMs);
+    // An init container that failed to start stops the sync (the kubelet returns at once).
+    if (actions.nextInitContainerToStart !== undefined) break;
+  }
+  return result;
+}
+
+function isStartFailure(r: SyncFailure['reason']): r is Exclude<SyncFailure['reason'], 'CreatePodSandboxError' | 'KillPodSandboxError' | 'KillContainerError' | 'RemoveError'> {
+  return r !== 'CreatePodSandboxError' && r !== 'KillPodSandboxError' && r !== 'KillContainerError' && r !== 'RemoveError';
+}

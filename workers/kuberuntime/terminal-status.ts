@@ -1,0 +1,31 @@
+/**
+ * Defaults applied to the status of a pod whose containers were all stopped for good (the
+ * kubelet's statusManager.TerminatePod):
+ *  - a container status that is not terminated becomes terminated with exit code 137, reason
+ *    ContainerStatusUnknown (the container can no longer be found running or waiting);
+ *  - a non-static pod still Pending/Running becomes Failed.
+ * Static pods keep their phase (the kubelet does not assign them a terminal phase).
+ */
+import type { V1ContainerStatus, V1Pod, V1PodStatus } from '@kubernetes/client-node';
+import { isTerminalPhase } from './pod-phase.js';
+import { isStaticPod } from './pod-spec.js';
+
+const UNKNOWN_REASON = 'ContainerStatusUnknown';
+const UNKNOWN_MESSAGE = 'The container could not be located when the pod was terminated';
+
+function terminate(s: V1ContainerStatus): V1ContainerStatus {
+  if (s.state?.terminated) return s;
+  return { ...s, ready: false, started: false, state: { terminated: { exitCode: 137, reason: UNKNOWN_REASON, message: UNKNOWN_MESSAGE } } };
+}
+
+export function applyTerminalDefaults(pod: V1Pod, status: V1PodStatus): V1PodStatus {
+  const out: V1PodStatus = { ...status };
+  if (status.containerStatuses) out.containerStatuses = status.containerStatuses.map(terminate);
+  if (status.initContainerStatuses) {
+    // Init containers that never ran stay waiting in the kubelet only when the pod initialized;
+    // shardlet marks every non-terminated one, like app containers.
+    out.initContainerStatuses = status.initContainerStatuses.map(terminate);
+  }
+  if (!isStaticPod(pod) && !isTerminalPhase(out.phase)) out.phase = 'Failed';
+  return out;
+}
