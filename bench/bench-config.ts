@@ -83,8 +83,12 @@ export interface BenchConfig {
   slowChurnPodsPerSec: number;
   ceilingConcurrency: number;
   removalTimeoutS: number;
+  /** Any wait fails when no pod progressed for this long. */
+  stallTimeoutS: number;
   real: boolean;
   keepTemp: boolean;
+  /** A stand-in agent script (bench self-tests); undefined = the real `shardlet agent`. */
+  agentScript: string | undefined;
 }
 
 function csvInts(flag: string, v: string | undefined): number[] | undefined {
@@ -118,8 +122,10 @@ export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig 
       'slow-churn-rate': { type: 'string' },
       'ceiling-concurrency': { type: 'string' },
       'removal-timeout': { type: 'string' },
+      'stall-timeout': { type: 'string' },
       'no-real': { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
+      'agent-script': { type: 'string' },
     },
   });
   const profile = values.profile;
@@ -158,7 +164,9 @@ export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig 
     slowChurnPodsPerSec: positive('slow-churn-rate', values['slow-churn-rate'], d.slowChurnPodsPerSec),
     ceilingConcurrency: positive('ceiling-concurrency', values['ceiling-concurrency'], d.ceilingConcurrency),
     removalTimeoutS: positive('removal-timeout', values['removal-timeout'], d.removalTimeoutS),
+    stallTimeoutS: positive('stall-timeout', values['stall-timeout'], 20),
     real,
     keepTemp: values.keep,
+    agentScript: values['agent-script'] === undefined ? undefined : path.resolve(values['agent-script']),
   };
 }

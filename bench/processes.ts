@@ -29,6 +29,8 @@ export interface ManagedProcess {
   readonly name: string;
   /** Resolves with the exit code (or signal name) once the process has exited. */
   readonly exited: Promise<number | string>;
+  /** The last stderr lines (up to 20), for error messages. */
+  tail(): string[];
   stop(graceMs?: number): Promise<void>;
 }
 
@@ -44,10 +46,15 @@ function manage(name: string, child: ChildProcess, opts: SpawnOptions): ManagedP
   if (child.pid === undefined) throw new BenchProcessError(`${name}: spawn failed`);
   const pid = child.pid;
   const log = opts.logFile ? fs.createWriteStream(opts.logFile) : undefined;
+  const recent: string[] = [];
   if (child.stderr) {
     if (log) child.stderr.pipe(log);
     const rl = readline.createInterface({ input: child.stderr, crlfDelay: Infinity });
-    if (opts.onStderrLine) rl.on('line', opts.onStderrLine);
+    rl.on('line', (line) => {
+      recent.push(line);
+      if (recent.length > 20) recent.shift();
+      opts.onStderrLine?.(line);
+    });
   }
   child.stdout?.resume();
   const exited = new Promise<number | string>((resolve) => {
@@ -58,6 +65,7 @@ function manage(name: string, child: ChildProcess, opts: SpawnOptions): ManagedP
     pid,
     name,
     exited,
+    tail: () => [...recent],
     stop(graceMs = 10_000): Promise<void> {
       stopping ??= (async () => {
         if (child.exitCode !== null || child.signalCode !== null) return;
@@ -77,7 +85,10 @@ async function waitReady(proc: ManagedProcess, clock: Clock, timeoutMs: number, 
   void proc.exited.then((c) => (exitedWith = c));
   const deadline = clock.monotonic() + timeoutMs;
   for (;;) {
-    if (exitedWith !== undefined) throw new BenchProcessError(`${proc.name} exited (${exitedWith}) before ${what}`);
+    if (exitedWith !== undefined) {
+      const tail = proc.tail().slice(-5);
+      throw new BenchProcessError(`${proc.name} exited (${exitedWith}) before ${what}${tail.length > 0 ? `; last stderr:\n    ${tail.join('\n    ')}` : ''}`);
+    }
     if (await probe().catch(() => false)) return;
     if (clock.monotonic() > deadline) {
       await proc.stop(2000);
@@ -90,11 +101,14 @@ async function waitReady(proc: ManagedProcess, clock: Clock, timeoutMs: number, 
 export interface SimRuntimeOptions extends SpawnOptions {
   socket: string;
   profile: string;
+  /** Images present at start, like images imported into containerd (`--image`). */
+  images?: readonly string[];
   readyTimeoutMs?: number;
 }
 
 export async function startSimRuntime(opts: SimRuntimeOptions): Promise<ManagedProcess> {
-  const child = spawn(process.execPath, [SHARDLET_MAIN, 'sim-runtime', '--socket', opts.socket, '--profile', opts.profile], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = [SHARDLET_MAIN, 'sim-runtime', '--socket', opts.socket, '--profile', opts.profile, ...(opts.images ?? []).flatMap((i) => ['--image', i])];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const proc = manage(`sim-runtime(${opts.profile})`, child, opts);
   const client = new CriClient({ endpoint: `unix://${opts.socket}`, timeoutMs: 2000 });
   try {
@@ -119,11 +133,16 @@ export interface AgentOptions extends SpawnOptions {
   port: number;
   verbosity?: number;
   readyTimeoutMs?: number;
+  /**
+   * Script run instead of `dist/src/cli/main.js agent`, with the same flags (the bench's own
+   * tests use a stand-in agent; `--agent-script` on the command line).
+   */
+  agentScript?: string;
 }
 
 export function agentArgs(o: AgentOptions): string[] {
   return [
-    SHARDLET_MAIN, 'agent',
+    ...(o.agentScript !== undefined ? [o.agentScript] : [SHARDLET_MAIN, 'agent']),
     '--container-runtime-endpoint', o.endpoint,
     '--pod-manifest-path', o.manifestDir,
     '--node-name', o.nodeName,

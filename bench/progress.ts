@@ -65,7 +65,7 @@ export class Progress {
   log(line: string): void {
     this.#clear();
     this.#out.write(line + '\n');
-    this.#draw(true);
+    if (this.#tty) this.#draw(true);
   }
 
   /** Clears the live line; call once at the end. */

@@ -65,6 +65,7 @@ export async function runSession(deps: SessionDeps): Promise<SessionOutcome> {
       maxPods: Math.max(110, plan.pods + 50),
       port,
       verbosity: 2,
+      ...(cfg.agentScript !== undefined ? { agentScript: cfg.agentScript } : {}),
       onStderrLine: log.onLine,
       logFile: path.join(cfg.outDir, 'logs', `${fileLabel}.log`),
     });
@@ -81,6 +82,7 @@ export async function runSession(deps: SessionDeps): Promise<SessionOutcome> {
       failures,
       onProgress: deps.onProgress,
       maxSamples: 2000,
+      stallMs: cfg.stallTimeoutS * 1000,
     };
     results.push(await burst(ctx, plan.pods));
     if (deps.steady) results.push(await steady(ctx, cfg.steadySeconds));

@@ -13,6 +13,7 @@ import path from 'node:path';
 import type { Clock } from '../src/clock/clock.js';
 import type { BenchConfig, SessionPlan } from './bench-config.js';
 import { applyCeilings, loadRunCeiling, measureCeiling, type RunCeiling } from './cri-ceiling-source.js';
+import { BENCH_IMAGE } from './pod-manifests.js';
 import { startSimRuntime } from './processes.js';
 import type { Progress } from './progress.js';
 import { configLabel, type CeilingResult, type WorkloadResult } from './results.js';
@@ -78,7 +79,8 @@ export async function runSuite(cfg: BenchConfig, clock: Clock, progress: Progres
 async function withSim(clock: Clock, profile: string, fn: (endpoint: string, pid: number) => Promise<void>): Promise<void> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'shardlet-bench-sim-'));
   const socket = path.join(dir, 'cri.sock');
-  const sim = await startSimRuntime({ clock, socket, profile, logFile: path.join(dir, 'sim.log') });
+  // The bench image is present from the start, as it is imported into the private containerd.
+  const sim = await startSimRuntime({ clock, socket, profile, images: [BENCH_IMAGE], logFile: path.join(dir, 'sim.log') });
   try {
     await fn(`unix://${socket}`, sim.pid);
   } finally {

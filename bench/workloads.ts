@@ -36,11 +36,13 @@ export interface SessionContext {
   onProgress: (label: string, done: number, total: number) => void;
   /** Keep at most this many startup samples per result (for the CDF). */
   maxSamples: number;
+  /** A wait gives up when no pod progressed for this long. */
+  stallMs: number;
 }
 
 /** Deadlines: generous enough for containerd at ~20 pods/s, small enough to fail a stuck run. */
-export function runningLimits(pods: number): { timeoutMs: number; stallMs: number } {
-  return { timeoutMs: 30_000 + pods * 100, stallMs: 20_000 };
+export function runningLimits(ctx: Pick<SessionContext, 'stallMs'>, pods: number): { timeoutMs: number; stallMs: number } {
+  return { timeoutMs: 30_000 + pods * 100, stallMs: ctx.stallMs };
 }
 
 function result(ctx: SessionContext, workload: WorkloadKind, pods: number, podCount: number, w: WindowResult, extra: Partial<WorkloadResult>): WorkloadResult {
@@ -100,7 +102,7 @@ export async function burst(ctx: SessionContext, n: number): Promise<WorkloadRes
   const win = await beginWindow({ clock: ctx.clock, agentPid: ctx.agentPid, agentPort: ctx.agentPort, runtimePid: ctx.runtimePid });
   const t0 = ctx.clock.monotonic();
   const pods = await ctx.manifests.create(n);
-  const wait = await waitRunning(pods, { clock: ctx.clock, log: ctx.log, agentPort: ctx.agentPort, onProgress: (d, t) => ctx.onProgress('burst', d, t) }, runningLimits(n));
+  const wait = await waitRunning(pods, { clock: ctx.clock, log: ctx.log, agentPort: ctx.agentPort, onProgress: (d, t) => ctx.onProgress('burst', d, t) }, runningLimits(ctx, n));
   const w = await win.end();
   ctx.failures.push(...waitFailures(`burst of ${n}`, wait));
   await auditRunning(ctx, ctx.manifests.live());
@@ -139,8 +141,8 @@ export async function churn(ctx: SessionContext, rate: number, seconds: number):
     if (oldest) deleted.push(oldest);
     ctx.onProgress('churn', k + 1, total);
   }
-  const wait = await waitRunning(created, { clock: ctx.clock, log: ctx.log, agentPort: ctx.agentPort, onProgress: (d, t) => ctx.onProgress('churn: new pods running', d, t) }, runningLimits(created.length));
-  const gone = await waitTornDown(deleted, 'stopped', { clock: ctx.clock, cri: ctx.cri, onProgress: (d, t) => ctx.onProgress('churn: old pods stopped', d, t) }, runningLimits(deleted.length));
+  const wait = await waitRunning(created, { clock: ctx.clock, log: ctx.log, agentPort: ctx.agentPort, onProgress: (d, t) => ctx.onProgress('churn: new pods running', d, t) }, runningLimits(ctx, created.length));
+  const gone = await waitTornDown(deleted, 'stopped', { clock: ctx.clock, cri: ctx.cri, onProgress: (d, t) => ctx.onProgress('churn: old pods stopped', d, t) }, runningLimits(ctx, deleted.length));
   const w = await win.end();
   ctx.failures.push(...waitFailures(`churn (new pods)`, wait), ...waitFailures('churn (deleted pods)', gone));
   // Deleted pods may still be stopped-but-present in the runtime (removal is checked at the end).
@@ -162,7 +164,7 @@ export async function massDelete(ctx: SessionContext, earlierDeleted: readonly B
   const win = await beginWindow({ clock: ctx.clock, agentPid: ctx.agentPid, agentPort: ctx.agentPort, runtimePid: ctx.runtimePid });
   const t0 = ctx.clock.monotonic();
   const pods = await ctx.manifests.deleteAll();
-  const stopped = await waitTornDown(pods, 'stopped', { clock: ctx.clock, cri: ctx.cri, onProgress: (d, t) => ctx.onProgress('mass delete', d, t) }, runningLimits(pods.length));
+  const stopped = await waitTornDown(pods, 'stopped', { clock: ctx.clock, cri: ctx.cri, onProgress: (d, t) => ctx.onProgress('mass delete', d, t) }, runningLimits(ctx, pods.length));
   const w = await win.end();
   ctx.failures.push(...waitFailures(`mass delete of ${pods.length}`, stopped));
   const times = [...stopped.goneAtMs.values()];
