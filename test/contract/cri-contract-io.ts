@@ -70,8 +70,8 @@ export function defineIoContract(ref: ContractContextRef): void {
     assert.equal(r.stdout.toString(), 'out\n');
     assert.equal(r.stderr.toString(), 'err\n');
     assert.equal(r.exitCode, 4);
-    const ok = await rt.execSync({ containerId: id, cmd: ['/bin/sh', '-c', 'echo -n $((6*7))'], timeout: 10 });
-    assert.deepEqual([ok.stdout.toString(), ok.stderr.toString(), ok.exitCode], ['42', '', 0]);
+    const ok = await rt.execSync({ containerId: id, cmd: ['/bin/sh', '-c', 'echo -n ok'], timeout: 10 });
+    assert.deepEqual([ok.stdout.toString(), ok.stderr.toString(), ok.exitCode], ['ok', '', 0]);
   });
 
   it('ExecSync in an exited container fails (UNKNOWN); a command outliving its timeout is DEADLINE_EXCEEDED', async () => {

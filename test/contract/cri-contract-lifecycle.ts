@@ -19,6 +19,20 @@ import { BUSYBOX_IMAGE, containerConfig, nowNs, ns, rejectionOf, runPod, startCo
 /** A 19-digit decimal: nanoseconds since the epoch in this century. */
 const NANOS = /^\d{19}$/;
 
+/**
+ * containerd 1.6 records startedAt itself after the task's Start returns, but finishedAt comes
+ * from the shim's exit event: for a process that exits at once, finishedAt can precede startedAt
+ * (measured: by up to ~0.5 ms in 3 of 10 runs). The contract is therefore createdAt ≤ startedAt
+ * and finishedAt ≥ startedAt − this slack; consumers must not assume a non-negative run time.
+ */
+const QUICK_EXIT_SLACK_NS = 10_000_000n;
+
+function assertTimestampOrder(st: { createdAt: string; startedAt: string; finishedAt: string }): void {
+  assert.match(st.finishedAt, NANOS);
+  assert.ok(ns(st.createdAt) <= ns(st.startedAt), `createdAt ${st.createdAt} > startedAt ${st.startedAt}`);
+  assert.ok(ns(st.finishedAt) >= ns(st.startedAt) - QUICK_EXIT_SLACK_NS, `finishedAt ${st.finishedAt} ≪ startedAt ${st.startedAt}`);
+}
+
 export function defineLifecycleContract(ref: ContractContextRef): void {
   it('sandbox lifecycle: READY with metadata/labels/annotations and a ns createdAt, NOTREADY after stop, NotFound after remove', async () => {
     const { rt, logDir } = ref();
@@ -104,12 +118,12 @@ export function defineLifecycleContract(ref: ContractContextRef): void {
     const f = await waitContainerState(rt, failing, 'CONTAINER_EXITED');
     assert.equal(f.exitCode, 3);
     assert.equal(f.reason, 'Error');
-    assert.ok(ns(f.createdAt) <= ns(f.startedAt) && ns(f.startedAt) <= ns(f.finishedAt), 'createdAt ≤ startedAt ≤ finishedAt');
+    assertTimestampOrder(f);
     const o = await waitContainerState(rt, ok, 'CONTAINER_EXITED');
     assert.equal(o.exitCode, 0);
     assert.equal(o.reason, 'Completed');
     assert.equal(o.message, '');
-    assert.ok(ns(o.createdAt) <= ns(o.startedAt) && ns(o.startedAt) <= ns(o.finishedAt));
+    assertTimestampOrder(o);
   });
 
   it('StopContainer sends SIGTERM first: `sleep 1000` with timeout 2 exits 143 "Error" well before the grace period ends', async () => {
@@ -129,7 +143,7 @@ export function defineLifecycleContract(ref: ContractContextRef): void {
   it('StopContainer escalates to SIGKILL after the grace period when SIGTERM is ignored (137)', async () => {
     const { rt, logDir } = ref();
     const pod = await runPod(rt, uniqueName('sigkill'), { logDirectory: logDir });
-    const id = await startContainer(rt, pod, containerConfig('stubborn', ['sh', '-c', 'trap "" TERM; while true; do sleep 1; done']));
+    const id = await startContainer(rt, pod, containerConfig('stubborn', ['sh', '-c', 'trap "" TERM; sleep 1000']));
     const began = performance.now();
     await rt.stopContainer(id, 1);
     const tookMs = performance.now() - began;
