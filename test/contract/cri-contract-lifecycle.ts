@@ -8,7 +8,8 @@
  * Values asserted are containerd 1.6.20's: reason "Completed" for exit 0 and "Error" otherwise;
  * StopContainer sends SIGTERM (busybox `sleep` exits 143) and SIGKILL after the grace period
  * (137); a failed start is EXITED/128/"StartError" with startedAt 0; timestamps are int64
- * nanoseconds since the epoch, 0 meaning "not yet".
+ * nanoseconds since the epoch, 0 meaning "not yet" (and finishedAt may trail startedAt by
+ * under a millisecond for a process that exits at once: see QUICK_EXIT_SLACK_NS).
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
