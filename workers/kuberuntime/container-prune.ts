@@ -3,11 +3,12 @@
  *
  * - purgeInitContainers: when a new sandbox is created, every instance of every init container
  *   is removed so initialization runs again from the start (the kubelet's purgeInitContainers).
- * - pruneDeadInstances: per container name (init and app), only the newest dead (exited or
- *   unknown) instance is kept; older ones are removed. For init containers this is the kubelet's
- *   pruneInitContainersBeforeStart. For app containers the kubelet leaves it to its container GC
- *   (every minute, MaxPerPodContainer = 1); shardlet has no separate GC loop, so it prunes here,
- *   before a restart, which bounds dead instances per container at one, as the GC would.
+ * - pruneDeadInstances: right before a container is (re)started, only its newest dead (exited
+ *   or unknown) instance is kept; older ones are removed. The kubelet prunes init containers on
+ *   every sync (pruneInitContainersBeforeStart) and leaves app containers to its container GC
+ *   (every minute, MaxPerPodContainer = 1); shardlet has no separate GC loop, so it prunes each
+ *   container just before starting it, which bounds dead instances per container at one as the
+ *   GC would, and issues no call on syncs that start nothing.
  * Removal failures are logged and otherwise ignored, as in the kubelet (they are retried on the
  * next sync because the instance is still listed).
  */
@@ -17,7 +18,7 @@ import type { RuntimeService } from '../../src/cri/runtime-service.js';
 import type { Logger } from '../../src/logging/logger.js';
 import type { RuntimeContainerStatus, RuntimePodStatus } from '../../src/pod-cache/runtime-pod-status.js';
 import { errorMessage, rethrowIfAborted } from './kuberuntime-errors.js';
-import { appContainers, initContainers } from './pod-spec.js';
+import { initContainers } from './pod-spec.js';
 
 export interface PruneDeps {
   runtime: RuntimeService;
@@ -39,19 +40,12 @@ export async function purgeInitContainers(deps: PruneDeps, pod: V1Pod, status: R
   for (const c of status.containers) if (names.has(c.name)) await remove(deps, c, signal);
 }
 
-/** The instances pruneDeadInstances would remove (newest-first order of the runtime status). */
-export function deadInstancesToPrune(pod: V1Pod, status: RuntimePodStatus): RuntimeContainerStatus[] {
-  const names = new Set([...initContainers(pod), ...appContainers(pod)].map((c) => c.name));
-  const keptDead = new Set<string>();
-  const out: RuntimeContainerStatus[] = [];
-  for (const c of status.containers) {
-    if (!names.has(c.name) || (c.state !== 'CONTAINER_EXITED' && c.state !== 'CONTAINER_UNKNOWN')) continue;
-    if (!keptDead.has(c.name)) keptDead.add(c.name);
-    else out.push(c);
-  }
-  return out;
+/** The dead instances of `name` beyond the newest one (newest-first order of the runtime status). */
+export function deadInstancesToPrune(name: string, status: RuntimePodStatus): RuntimeContainerStatus[] {
+  const dead = status.containers.filter((c) => c.name === name && (c.state === 'CONTAINER_EXITED' || c.state === 'CONTAINER_UNKNOWN'));
+  return dead.slice(1);
 }
 
-export async function pruneDeadInstances(deps: PruneDeps, pod: V1Pod, status: RuntimePodStatus, signal: AbortSignal): Promise<void> {
-  for (const c of deadInstancesToPrune(pod, status)) await remove(deps, c, signal);
+export async function pruneDeadInstances(deps: PruneDeps, name: string, status: RuntimePodStatus, signal: AbortSignal): Promise<void> {
+  for (const c of deadInstancesToPrune(name, status)) await remove(deps, c, signal);
 }

@@ -3,10 +3,10 @@
  * go, create the sandbox when needed, then start the next init container or the app containers.
  *
  * Ordering (the kubelet's steps): 1 computePodActions; 2 kill the pod (sandbox change: then
- * purge init containers) or the containers to kill; 3 prune dead instances; 4 create the
- * sandbox (RunPodSandbox, then PodSandboxStatus for the pod IPs); 5 start the next init
- * container and stop there; or 6 start app containers in spec order (a failure of one does
- * not stop the others).
+ * purge init containers) or the containers to kill; 3 create the sandbox (RunPodSandbox,
+ * then PodSandboxStatus for the pod IPs); 4 start the next init container and stop there;
+ * or 5 start app containers in spec order (a failure of one does not stop the others).
+ * Before each start, older dead instances of that container are pruned.
  *
  * Returns the start results (for the reason cache), every failure, and when to sync again.
  * Throws only when `signal` aborts.
@@ -63,8 +63,6 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
     }
   }
 
-  await pruneDeadInstances(deps, pod, status, signal);
-
   let sandboxId = actions.sandboxId;
   let podIPs: readonly string[] = status.ips;
   const sandboxConfig: PodSandboxConfig = generatePodSandboxConfig(pod, actions.attempt, deps);
@@ -108,6 +106,7 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
     rethrowIfAborted(signal);
     let out = checkCrashBackoff(deps, pod, container, status);
     if (!out) {
+      await pruneDeadInstances(deps, container.name, status, signal);
       out = await startContainer(deps, { pod, container, status, sandboxId, sandboxConfig, podIPs, signal });
       // One count per attempt; a failure also counts an error with the kubelet's reason as code.
       if (out.ok) deps.metrics?.startedContainer(containerType);
