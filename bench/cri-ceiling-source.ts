@@ -1,11 +1,9 @@
 /**
- * Access to the raw-CRI ceiling (bench/ceiling.ts, owned by another engineer): the same pods
- * driven straight through CRI with no agent, on the same runtime and profile, so every agent
- * throughput can be shown as a fraction of what the runtime allows.
- *
- * The module is loaded lazily and its export checked at run time, so the suite builds and runs
- * (with "ceiling not available" in the report) before ceiling.ts lands.
+ * The bench's view of the raw-CRI ceiling (bench/ceiling.ts, owned by another engineer): the
+ * same pods driven straight through CRI with no agent, on the same runtime and profile, so
+ * every agent throughput can be shown as a fraction of what the runtime allows.
  */
+import { runCeiling } from './ceiling.js';
 import type { CeilingResult, RuntimeKind, WorkloadResult } from './results.js';
 
 export interface CeilingOptions {
@@ -15,31 +13,20 @@ export interface CeilingOptions {
   hostNetwork?: boolean;
 }
 
-export interface CeilingFigures {
-  podsPerSec: number;
-  p50Ms: number;
-  p99Ms: number;
-  teardownPodsPerSec: number;
-  clientCpuMsPerPod: number;
-}
-
-export type RunCeiling = (opts: CeilingOptions) => Promise<CeilingFigures>;
-
-/** `runCeiling` from ./ceiling.js, or a reason it is not usable. */
-export async function loadRunCeiling(): Promise<RunCeiling | string> {
-  const specifier = './ceiling.js';
-  try {
-    const mod: unknown = await import(specifier);
-    const fn = (mod as { runCeiling?: unknown }).runCeiling;
-    return typeof fn === 'function' ? (fn as RunCeiling) : 'bench/ceiling.ts does not export runCeiling';
-  } catch (err) {
-    return `bench/ceiling.ts not available (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`;
-  }
-}
-
-export async function measureCeiling(run: RunCeiling, runtime: RuntimeKind, profile: string, opts: CeilingOptions): Promise<CeilingResult> {
-  const f = await run(opts);
-  return { runtime, profile, pods: opts.pods, concurrency: opts.concurrency, ...f };
+/** Runs the ceiling and keeps the figures the report uses. */
+export async function measureCeiling(runtime: RuntimeKind, profile: string, opts: CeilingOptions): Promise<CeilingResult> {
+  const f = await runCeiling(opts);
+  return {
+    runtime,
+    profile,
+    pods: opts.pods,
+    concurrency: opts.concurrency,
+    podsPerSec: f.podsPerSec,
+    p50Ms: f.p50Ms,
+    p99Ms: f.p99Ms,
+    teardownPodsPerSec: f.teardownPodsPerSec,
+    clientCpuMsPerPod: f.clientCpuMsPerPod,
+  };
 }
 
 /**

@@ -86,7 +86,8 @@ async function waitReady(proc: ManagedProcess, clock: Clock, timeoutMs: number, 
   const deadline = clock.monotonic() + timeoutMs;
   for (;;) {
     if (exitedWith !== undefined) {
-      const tail = proc.tail().slice(-5);
+      // Stack frames say little; the error lines above them say what went wrong.
+      const tail = proc.tail().filter((l) => !/^\s+at /.test(l)).slice(-5);
       throw new BenchProcessError(`${proc.name} exited (${exitedWith}) before ${what}${tail.length > 0 ? `; last stderr:\n    ${tail.join('\n    ')}` : ''}`);
     }
     if (await probe().catch(() => false)) return;

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Clock } from '../src/clock/clock.js';
 import type { BenchConfig, SessionPlan } from './bench-config.js';
-import { applyCeilings, loadRunCeiling, measureCeiling, type RunCeiling } from './cri-ceiling-source.js';
+import { applyCeilings, measureCeiling } from './cri-ceiling-source.js';
 import { BENCH_IMAGE } from './pod-manifests.js';
 import { startSimRuntime } from './processes.js';
 import type { Progress } from './progress.js';
@@ -42,23 +42,19 @@ export function totalSteps(cfg: BenchConfig): number {
 
 export async function runSuite(cfg: BenchConfig, clock: Clock, progress: Progress): Promise<SuiteOutcome> {
   const out: SuiteOutcome = { workloads: [], ceilings: [], failures: [], skipped: [] };
-  const ceilingFn = await loadRunCeiling();
-  if (typeof ceilingFn === 'string') out.skipped.push(`raw-CRI ceiling: ${ceilingFn}; fractions of ceiling left blank`);
   const report = (r: SuiteOutcome['workloads'][number]): void =>
     progress.log(`  ${configLabel(r).padEnd(22)} ${r.workload.padEnd(11)} n=${String(r.podCount).padEnd(5)} ${fmt(r.podsPerSec)} pods/s  p99 ${fmt(r.startupMs?.p99)} ms  ELD p99 ${fmt(r.eventLoopDelayMs?.p99)} ms  CPU ${fmt(r.cpuMsPerPod, 2)} ms/pod  RSS ${fmt(r.rssMiB)} MiB`);
 
   const simSessions = cfg.sessions.filter((s) => s.runtime === 'sim');
   for (const c of cfg.ceilings.filter((c) => c.runtime === 'sim')) {
     progress.step(`ceiling sim/${c.profile} ${c.pods} pods`);
-    if (typeof ceilingFn !== 'string') {
-      await withSim(clock, c.profile, async (endpoint) => {
-        try {
-          out.ceilings.push(await measureCeiling(ceilingFn, 'sim', c.profile, { endpoint, pods: c.pods, concurrency: cfg.ceilingConcurrency, hostNetwork: true }));
-        } catch (err) {
-          out.skipped.push(`ceiling sim/${c.profile} @${c.pods}: failed: ${err instanceof Error ? err.message : String(err)}`);
-        }
-      });
-    }
+    await withSim(clock, c.profile, async (endpoint) => {
+      try {
+        out.ceilings.push(await measureCeiling('sim', c.profile, { endpoint, pods: c.pods, concurrency: cfg.ceilingConcurrency, hostNetwork: true }));
+      } catch (err) {
+        out.skipped.push(`ceiling sim/${c.profile} @${c.pods}: failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    });
     for (const plan of simSessions.filter((s) => s.profile === c.profile && s.pods === c.pods)) {
       progress.step(`${configLabel(plan)} ${plan.pods} pods`);
       await withSim(clock, plan.profile, async (endpoint, pid) => {
@@ -70,7 +66,7 @@ export async function runSuite(cfg: BenchConfig, clock: Clock, progress: Progres
       });
     }
   }
-  if (cfg.real) await realSection(cfg, clock, progress, ceilingFn, out, report);
+  if (cfg.real) await realSection(cfg, clock, progress, out, report);
   else out.skipped.push('real containerd section: disabled by --no-real');
   applyCeilings(out.workloads, out.ceilings);
   return out;
@@ -89,7 +85,7 @@ async function withSim(clock: Clock, profile: string, fn: (endpoint: string, pid
   }
 }
 
-async function realSection(cfg: BenchConfig, clock: Clock, progress: Progress, ceilingFn: RunCeiling | string, out: SuiteOutcome, report: (r: WorkloadResult) => void): Promise<void> {
+async function realSection(cfg: BenchConfig, clock: Clock, progress: Progress, out: SuiteOutcome, report: (r: WorkloadResult) => void): Promise<void> {
   const plans = cfg.sessions.filter((s) => s.runtime === 'containerd');
   const ceilings = cfg.ceilings.filter((c) => c.runtime === 'containerd');
   if (plans.length === 0) return;
@@ -109,9 +105,8 @@ async function realSection(cfg: BenchConfig, clock: Clock, progress: Progress, c
   try {
     for (const c of ceilings) {
       progress.step(`ceiling containerd ${c.pods} pods`);
-      if (typeof ceilingFn === 'string') continue;
       try {
-        out.ceilings.push(await measureCeiling(ceilingFn, 'containerd', 'real', { endpoint: ctrd.endpoint, pods: c.pods, concurrency: cfg.ceilingConcurrency, hostNetwork: true }));
+        out.ceilings.push(await measureCeiling('containerd', 'real', { endpoint: ctrd.endpoint, pods: c.pods, concurrency: cfg.ceilingConcurrency, hostNetwork: true }));
       } catch (err) {
         out.skipped.push(`ceiling containerd @${c.pods}: failed: ${err instanceof Error ? err.message : String(err)}`);
       }
