@@ -10,7 +10,11 @@
  *
  * This module only decodes and checks kind/apiVersion; defaults and validation come after.
  */
-import { loadAllYaml, type V1Pod } from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
+// The YAML module alone: importing the package root also loads every API client, auth plugin
+// and websocket helper (~0.5 s more at startup). The package is pinned (1.4.0) and has no
+// "exports" map, so this path is stable for us.
+import { loadAllYaml } from '@kubernetes/client-node/dist/yaml.js';
 import { ConfigError } from './config-errors.js';
 import { fieldErr } from './field-error.js';
 
