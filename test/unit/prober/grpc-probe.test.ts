@@ -6,7 +6,7 @@ import { FakeClock } from '../../../src/clock/fake-clock.js';
 import { decodeHealthCheckStatus, encodeHealthCheckRequest, grpcProbe } from '../../../workers/prober/probers/grpc-probe.js';
 
 /** service name → ServingStatus number; absent → NOT_FOUND. */
-const statuses = new Map<string, number>([['', 1], ['db', 2]]);
+const statuses = new Map<string, number>([['', 1], ['db', 2], ['cache', 3]]);
 const requested: string[] = [];
 // Decoded into an object: grpc-js servers treat a falsy request message as missing.
 const decodeService = (b: Buffer): { service: string } => ({ service: b.length === 0 ? '' : b.subarray(2).toString('utf8') });
@@ -63,8 +63,10 @@ test('SERVING is success; NOT_SERVING and RPC errors are failures; the service n
   const ns = await grpcProbe(clock, req(health.port, 'db'));
   assert.equal(ns.kind, 'failure');
   assert.match(ns.kind === 'failure' ? ns.output : '', /NOT_SERVING/);
+  const su = await grpcProbe(clock, req(health.port, 'cache'));
+  assert.match(su.kind === 'failure' ? su.output : '', /SERVICE_UNKNOWN/);
   assert.equal((await grpcProbe(clock, req(health.port, 'nope'))).kind, 'failure');
-  assert.deepEqual(requested, ['', 'db', 'nope']);
+  assert.deepEqual(requested, ['', 'db', 'cache', 'nope']);
 });
 
 test('a server without the health service is a failure naming the protocol', async () => {

@@ -145,6 +145,7 @@ test('a CREATED instance is waited for; an exited one is failure and, with resta
 test('updates for an instance replaced during an in-flight probe are discarded', async () => {
   const { clock, rt, updates, m, start, t0 } = setup();
   rt.setDefault('c1', { exitCode: 0, delayMs: 500 });
+  rt.setDefault('c2', { exitCode: 1 });
   start([{ name: 'app', readinessProbe: execProbe() }]);
   await advance(clock, 100);
   assert.equal(rt.inFlight, 1);
@@ -153,5 +154,20 @@ test('updates for an instance replaced during an in-flight probe are discarded',
   await advance(clock, 1_000);
   assert.equal(m.results.get('c1', 'readiness'), 'unknown', 'the late c1 success was not stored');
   assert.deepEqual(rt.calls.map((c) => `${c.containerId}@${c.at - t0}`), ['c1@0', 'c2@500'], 'c2 is probed as soon as the stale probe ends');
-  assert.deepEqual(updates.map((u) => `${u.containerId}:${u.result}`), ['c2:success']);
+  assert.equal(m.results.get('c2', 'readiness'), 'failure', 'c1 answering success says nothing about c2');
+  assert.deepEqual(updates, []);
+});
+
+test('a new instance starts its threshold run afresh (shardlet resets it; the kubelet carries it over)', async () => {
+  const { clock, rt, m, start } = setup();
+  start([{ name: 'app', readinessProbe: execProbe({ successThreshold: 2 }) }]);
+  await advance(clock, 0);
+  assert.equal(rt.callsFor('c1').length, 1);
+  m.updatePodStatus('p1', makeStatus('p1', [{ name: 'app', id: 'c2', startedAtMs: clock.now() }]));
+  await advance(clock, 5_000);
+  assert.equal(rt.callsFor('c2').length, 1, 'c2 probed at once (readiness trigger on start)');
+  assert.equal(m.results.get('c2', 'readiness'), 'failure', 'one success of c2 is below successThreshold 2');
+  await advance(clock, 5_000);
+  assert.equal(rt.callsFor('c2').length, 2);
+  assert.equal(m.results.get('c2', 'readiness'), 'success');
 });
