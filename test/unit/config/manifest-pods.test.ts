@@ -152,3 +152,13 @@ test('the HTTP form accepts PodList and List', () => {
   const bad = errorOf(podsFromManifest(JSON.stringify({ ...list, items: [{ metadata: { name: 'a' }, spec: { containers: [{ name: 'c' }] } }] }), http));
   assert.equal(bad.message, 'http://h/pods: items[0].spec.containers[0].image: Required value');
 });
+
+test('the JSON fast path yields exactly what the YAML path yields', () => {
+  const obj = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'j', labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'x:1', unknownField: 1, resources: { limits: { cpu: '1' } } }] } };
+  const viaJson = podsFromManifest(JSON.stringify(obj), ctx);
+  const viaYaml = podsFromManifest(`# yaml\n${JSON.stringify(obj, null, 2)}`, ctx); // a comment line forces the YAML parser
+  assert.ok(viaJson.ok && viaYaml.ok);
+  assert.deepEqual(viaJson.pods, viaYaml.pods);
+  assert.equal(Reflect.get(viaJson.pods[0]?.spec?.containers[0] ?? {}, 'unknownField'), undefined, 'unknown fields are dropped');
+  assert.deepEqual(viaJson.pods[0]?.spec?.containers[0]?.resources?.requests, { cpu: '1' }, 'requests default to limits');
+});
