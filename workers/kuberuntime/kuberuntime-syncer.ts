@@ -73,7 +73,8 @@ export class KubeRuntimeSyncer implements PodSyncer {
     const log = this.#d.logger.with(logPodFields(pod));
     const run = await runSyncPod({ ...this.#run, logger: log }, pod, runtimeStatus, signal);
     this.#reasons.update(uid, run.startResults);
-    const apiStatus = status();
+    // Only start results change what the status shows (the runtime status is the same input).
+    const apiStatus = run.startResults.length === 0 ? before : status();
     this.#lastStatus.set(uid, apiStatus);
 
     const out: SyncPodOutcome = { isTerminal: isTerminalPhase(apiStatus.phase), apiStatus };
