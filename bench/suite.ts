@@ -50,7 +50,8 @@ export async function runSuite(cfg: BenchConfig, clock: Clock, progress: Progres
     progress.step(`ceiling sim/${c.profile} ${c.pods} pods`);
     await withSim(clock, c.profile, async (endpoint) => {
       try {
-        out.ceilings.push(await measureCeiling('sim', c.profile, { endpoint, pods: c.pods, concurrency: cfg.ceilingConcurrency, hostNetwork: true }));
+        const concurrency = c.profile === 'zero' ? cfg.zeroCeilingConcurrency : cfg.ceilingConcurrency;
+        out.ceilings.push(await measureCeiling('sim', c.profile, { endpoint, pods: c.pods, concurrency, hostNetwork: true }));
       } catch (err) {
         out.skipped.push(`ceiling sim/${c.profile} @${c.pods}: failed: ${err instanceof Error ? err.message : String(err)}`);
       }
