@@ -14,6 +14,7 @@ import { parseDurationMs } from './duration.js';
 export interface AgentConfig {
   podManifestPath: string | undefined;
   manifestURL: string | undefined;
+  /** unix:///path, or 'embedded' for the built-in simulated runtime (the default). */
   containerRuntimeEndpoint: string;
   nodeName: string;
   maxPods: number;
@@ -43,7 +44,7 @@ export class ConfigError extends Error {
 export const AGENT_DEFAULTS: Readonly<AgentConfig> = Object.freeze({
   podManifestPath: undefined,
   manifestURL: undefined,
-  containerRuntimeEndpoint: 'unix:///run/containerd/containerd.sock',
+  containerRuntimeEndpoint: 'embedded',
   nodeName: os.hostname().toLowerCase(),
   maxPods: 110,
   workers: Math.min(os.availableParallelism(), 4),
@@ -92,7 +93,8 @@ Runs the node agent. Flags take precedence over --config.
   --config FILE                      YAML config file (KubeletConfiguration field names)
   --pod-manifest-path DIR            static pod manifests directory (staticPodPath)
   --manifest-url URL                 URL of pod manifests, polled (staticPodURL)
-  --container-runtime-endpoint EP    CRI socket, unix:///path (default ${AGENT_DEFAULTS.containerRuntimeEndpoint})
+  --container-runtime-endpoint EP    CRI socket, unix:///path; 'embedded' (default) starts the built-in
+                                     simulated runtime with its state under --root-dir
   --node-name NAME                   node name (default: hostname)
   --max-pods N                       max pods on this node (default 110)
   --workers N                        pod-worker threads; 0 = inline on the main thread (default min(cores, 4))
@@ -216,8 +218,8 @@ export function parseAgentConfig(argv: readonly string[], readFile: (p: string) 
 function validate(c: AgentConfig): void {
   if (!c.podManifestPath && !c.manifestURL) fail('flags', 'no pod source: set --pod-manifest-path and/or --manifest-url');
   if (c.manifestURL && !/^https?:\/\//.test(c.manifestURL)) fail('--manifest-url', `must be an http(s) URL, got ${JSON.stringify(c.manifestURL)}`);
-  if (!c.containerRuntimeEndpoint.startsWith('unix://') && !c.containerRuntimeEndpoint.startsWith('/')) {
-    fail('--container-runtime-endpoint', `must be unix:///path, got ${JSON.stringify(c.containerRuntimeEndpoint)}`);
+  if (c.containerRuntimeEndpoint !== 'embedded' && !c.containerRuntimeEndpoint.startsWith('unix://') && !c.containerRuntimeEndpoint.startsWith('/')) {
+    fail('--container-runtime-endpoint', `must be unix:///path or embedded, got ${JSON.stringify(c.containerRuntimeEndpoint)}`);
   }
   if (c.maxPods < 1) fail('--max-pods', 'must be at least 1');
   if (c.workers > 64) fail('--workers', `must be at most 64, got ${c.workers}`);

@@ -1,5 +1,66 @@
-/** Placeholder until the agent command lands. */
-export async function run(_argv: string[]): Promise<number> {
-  process.stderr.write('shardlet agent: not built yet\n');
-  return 1;
+/**
+ * `shardlet agent`: parse flags/config, run the agent until SIGTERM/SIGINT, then stop it
+ * gracefully (pods keep running). A second signal, or 5 s without finishing, exits at once.
+ */
+import { realClock, realRandom } from '../clock/clock.js';
+import { Agent } from '../agent/agent.js';
+import { AGENT_USAGE, ConfigError, parseAgentConfig } from '../agent/agent-config.js';
+import { createLogger } from '../logging/logger.js';
+import { startEmbeddedRuntime, type EmbeddedRuntime } from './embedded-runtime.js';
+
+export async function run(argv: string[]): Promise<number> {
+  let config;
+  try {
+    config = parseAgentConfig(argv);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`shardlet agent: ${err.message}\n\n${AGENT_USAGE}`);
+      return 2;
+    }
+    throw err;
+  }
+  if (config === 'help') {
+    process.stdout.write(AGENT_USAGE);
+    return 0;
+  }
+  const logger = createLogger({ verbosity: config.verbosity });
+  let embedded: EmbeddedRuntime | undefined;
+  if (config.containerRuntimeEndpoint === 'embedded') {
+    embedded = await startEmbeddedRuntime(config.rootDir, (line) => logger.v(1).info('sim-runtime', { line }));
+    config = { ...config, containerRuntimeEndpoint: embedded.endpoint };
+    logger.info('started the embedded simulated runtime', { endpoint: embedded.endpoint });
+  }
+  const agent = new Agent({ config, clock: realClock, random: realRandom, logger });
+  const stopped = new Promise<void>((resolve) => {
+    let signals = 0;
+    const onSignal = (sig: string): void => {
+      signals++;
+      if (signals > 1) {
+        logger.error('second signal: exiting now', { signal: sig });
+        process.exit(1);
+      }
+      logger.info('received signal, shutting down', { signal: sig });
+      const force = setTimeout(() => {
+        logger.error('shutdown took longer than 5s: exiting');
+        process.exit(1);
+      }, 5_000);
+      force.unref();
+      agent
+        .stop()
+        .then(() => embedded?.stop())
+        .then(resolve, resolve);
+    };
+    process.on('SIGTERM', () => onSignal('SIGTERM'));
+    process.on('SIGINT', () => onSignal('SIGINT'));
+  });
+  try {
+    await agent.start();
+  } catch (err) {
+    logger.error('agent failed to start', { error: err instanceof Error ? err.message : String(err) });
+    await agent.stop();
+    await embedded?.stop();
+    return 1;
+  }
+  await stopped;
+  return 0;
 }
