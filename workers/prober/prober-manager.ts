@@ -44,6 +44,8 @@ export interface ProberManagerDeps {
   onUpdate: (u: ProbeUpdate) => void;
   /** prober_probe_total / prober_probe_duration_seconds. */
   onProbe?: ProbeMetricsHook;
+  /** A probe worker stopped for good (pod removed or terminating, container exited for good): drop its metric series, as the kubelet does. */
+  onWorkerStopped?: (type: ProbeType, pod: V1Pod, container: string) => void;
   logger?: Logger;
   /** Probed for host-network pods when the probe names no host (the kubelet uses the node IP). Default 127.0.0.1. */
   hostIP?: string;
@@ -81,6 +83,7 @@ export class ProberManager {
   readonly #byContainerId = new Map<string, ContainerView>();
   readonly #onUpdate: (u: ProbeUpdate) => void;
   readonly #logger: Logger;
+  readonly #onWorkerStopped: ((type: ProbeType, pod: V1Pod, container: string) => void) | undefined;
   #round = 0;
   #workerCount = 0;
   #closed = false;
@@ -94,6 +97,7 @@ export class ProberManager {
     this.#userAgent = deps.userAgent ?? DEFAULT_PROBE_USER_AGENT;
     this.#onUpdate = deps.onUpdate;
     this.#logger = deps.logger ?? silentLogger;
+    this.#onWorkerStopped = deps.onWorkerStopped;
     this.#scheduler = new ProbeScheduler({ clock: deps.clock, ...(deps.batchWindowMs !== undefined ? { batchWindowMs: deps.batchWindowMs } : {}) });
     const prober = deps.prober ?? createProber({ runtime: deps.runtime, clock: deps.clock, userAgent: this.#userAgent });
     this.#deps = Object.freeze({
@@ -173,7 +177,10 @@ export class ProberManager {
 
   /**
    * The pod is terminating: stop liveness and startup probing (the kubelet's
-   * StopLivenessAndStartup) and set readiness to failure. Idempotent.
+   * StopLivenessAndStartup) and set readiness to failure. The liveness result is dropped (no
+   * kill decisions on a pod being stopped anyway); the startup result is kept so a started
+   * container still reads as started (the kubelet gets there by treating "no startup worker" as
+   * started). Idempotent.
    */
   markTerminating(uid: string): void {
     const ps = this.#pods.get(uid);
@@ -181,10 +188,10 @@ export class ProberManager {
     ps.terminating = true;
     for (const v of ps.views) {
       this.#stopWorker(v.liveness);
-      this.#stopWorker(v.startup);
+      this.#stopWorker(v.startup, { keepResult: true });
       if (v.readiness && !v.readiness.isStopped) {
         v.readiness.failAndStop();
-        this.#workerCount--;
+        this.#stopped(v.readiness);
       }
     }
   }
@@ -264,10 +271,21 @@ export class ProberManager {
     this.#scheduler.trigger(w);
   }
 
-  #stopWorker(w: ProbeWorker | undefined): void {
+  #stopWorker(w: ProbeWorker | undefined, opts: { keepResult?: boolean } = {}): void {
     if (w === undefined) return;
-    if (!w.isStopped) this.#workerCount--;
-    w.stop();
+    const wasRunning = !w.isStopped;
+    w.stop(opts);
+    if (wasRunning) this.#stopped(w);
+  }
+
+  /** Bookkeeping for a worker that just stopped. */
+  #stopped(w: ProbeWorker): void {
+    this.#workerCount--;
+    try {
+      this.#onWorkerStopped?.(w.type, w.view.owner.pod, w.view.name);
+    } catch (err: unknown) {
+      this.#logger.error('Prober: onWorkerStopped threw', { podUID: w.view.owner.uid, containerName: w.view.name, err: String(err) });
+    }
   }
 
   #finish(w: ProbeWorker): void {

@@ -98,21 +98,39 @@ test('removePod aborts an in-flight probe and its late outcome changes nothing',
 });
 
 test('a terminating pod: readiness goes to failure, liveness and startup stop', async () => {
-  const { clock, rt, updates, m, t0 } = setup(0);
-  m.addPod(makePod('p1', [{ name: 'app', readinessProbe: execProbe({}, READY), livenessProbe: execProbe({}, LIVE) }]));
+  const clock = new FakeClock();
+  const rt = new FakeExecRuntime(clock);
+  const updates: ProbeUpdate[] = [];
+  const stopped: string[] = [];
+  const m = new ProberManager({
+    runtime: rt, clock, random: () => 0, onUpdate: (u) => updates.push(u),
+    onWorkerStopped: (type, pod, container) => stopped.push(`${pod.metadata?.uid}/${container}/${type}`),
+  });
+  const t0 = clock.now();
+  m.addPod(makePod('p1', [{ name: 'app', startupProbe: execProbe({}, STARTUP), readinessProbe: execProbe({}, READY), livenessProbe: execProbe({}, LIVE) }]));
   m.updatePodStatus('p1', makeStatus('p1', [{ name: 'app', id: 'c1', startedAtMs: t0 }]));
   await advance(clock, 1_000);
+  assert.equal(m.results.get('c1', 'startup'), 'success');
   assert.equal(m.isReady('c1'), true);
+  assert.deepEqual(updates.map((u) => `${u.type}:${u.result}`), ['startup:success', 'readiness:success']);
   const pod = makePod('p1', []);
   pod.metadata = { ...pod.metadata, deletionTimestamp: new Date(clock.now()) };
   m.addPod(pod); // the pod update carrying deletionTimestamp
   assert.equal(m.results.get('c1', 'readiness'), 'failure');
   assert.equal(m.isReady('c1'), false);
-  assert.deepEqual(updates.map((u) => `${u.type}:${u.result}`), ['readiness:success', 'readiness:failure']);
+  assert.deepEqual(updates.map((u) => `${u.type}:${u.result}`), ['startup:success', 'readiness:success', 'readiness:failure']);
+  assert.equal(m.results.get('c1', 'startup'), 'success', 'a started container still reads as started');
+  assert.equal(m.results.get('c1', 'liveness'), 'unknown', 'no liveness verdict on a terminating pod');
+  assert.equal(m.isStarted('c1'), true);
   const n = rt.calls.length;
   await advance(clock, 60_000, 1_000);
   assert.equal(rt.calls.length, n, 'no probing while terminating');
   assert.equal(m.workerCount, 0);
+  assert.deepEqual(stopped.sort(), ['p1/app/liveness', 'p1/app/readiness', 'p1/app/startup']);
+  m.removePod('p1');
+  assert.equal(stopped.length, 3, 'each worker reported stopped once');
+  assert.equal(m.results.get('c1', 'readiness'), 'unknown', 'removal forgets everything');
+  assert.equal(m.results.get('c1', 'startup'), 'unknown');
 });
 
 test('HTTP/TCP probes go to the pod IP, or the host IP for host-network pods', async () => {
