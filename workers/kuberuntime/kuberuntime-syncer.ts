@@ -121,6 +121,19 @@ export class KubeRuntimeSyncer implements PodSyncer {
     return failure ? { error: failureToWire(failure) } : {};
   }
 
+  /**
+   * The API status for a runtime status, without any CRI call (e.g. from the fresh status read
+   * right after a sync, so the reported status does not wait for the next sync). Uses and
+   * updates the same state as syncPod (start failures, startTime, last status).
+   */
+  generateAPIStatus(pod: V1Pod, runtimeStatus: RuntimePodStatus, previousStatus?: V1PodStatus): V1PodStatus {
+    const uid = podUID(pod);
+    const previous = previousStatus ?? this.#lastStatus.get(uid) ?? pod.status;
+    const s = this.#generate(pod, runtimeStatus, previous, this.#startTime(uid, previous), false);
+    this.#lastStatus.set(uid, s);
+    return s;
+  }
+
   /** Drop everything kept for a pod (also done by cleanupPod). */
   forgetPod(uid: string): void {
     this.#reasons.forgetPod(uid);

@@ -162,3 +162,32 @@ test('conditions keep lastTransitionTime while their status does not change', as
   assert.equal(ready.status, 'True');
   assert.equal(ready.lastTransitionTime?.getTime(), 1_700_000_005_000, 'Ready flipped at the second sync');
 });
+
+test('host-network pods: no PodSandboxStatus call, NODE network, pod IP = host IP', async (t) => {
+  const h = makeHarness();
+  t.after(h.cleanup);
+  h.rt.addImage('busybox:1');
+  const pod = makePod({ hostNetwork: true, containers: [container('app')] });
+  await h.sync(pod);
+  assert.deepEqual(h.take(), ['RunPodSandbox web attempt=0', 'ImageStatus busybox:1', 'CreateContainer app', 'StartContainer app']);
+  const out = await h.sync(pod);
+  assert.deepEqual(h.take(), [], 'a host-network sandbox without an IP is not "changed"');
+  assert.equal(out.apiStatus.podIP, '192.168.1.10');
+  assert.equal(summary(out.apiStatus), 'Running app=running');
+});
+
+test('a failed RunPodSandbox is an error with containers still ContainerCreating; the next sync retries', async (t) => {
+  const h = makeHarness();
+  t.after(h.cleanup);
+  h.rt.addImage('busybox:1');
+  const pod = makePod({ containers: [container('app')] });
+  h.rt.failNext('RunPodSandbox', 'ERR_CRI_UNKNOWN', 'RunPodSandbox: failed to setup network');
+  let out = await h.sync(pod);
+  assert.deepEqual(h.take(), ['RunPodSandbox web attempt=0']);
+  assert.deepEqual(out.error, { code: 'ERR_CREATE_POD_SANDBOX', message: 'Failed to create pod sandbox: RunPodSandbox: failed to setup network' });
+  assert.equal(summary(out.apiStatus), 'Pending app=waiting:ContainerCreating');
+  assert.equal(condition(out.apiStatus, 'PodReadyToStartContainers'), 'False');
+  out = await h.sync(pod);
+  assert.deepEqual(h.take(), ['RunPodSandbox web attempt=0', 'PodSandboxStatus web', 'ImageStatus busybox:1', 'CreateContainer app', 'StartContainer app']);
+  assert.equal(out.error, undefined);
+});

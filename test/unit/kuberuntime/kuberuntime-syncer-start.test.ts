@@ -43,6 +43,10 @@ test('first sync creates the sandbox, pulls and starts; the next sync reports Ru
   assert.equal(second.apiStatus.startTime?.getTime(), 1_700_000_000_000);
   for (const type of ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady']) assert.equal(condition(second.apiStatus, type), 'True', type);
 
+  // The same status without a sync, from the runtime status alone.
+  assert.equal(summary(h.syncer.generateAPIStatus(pod, h.rt.podStatus('uid-web'))), 'Running app=running');
+  assert.deepEqual(h.take(), []);
+
   const cfg = h.rt.lastConfigOf('app');
   assert.deepEqual(cfg.command, ['sleep']);
   assert.deepEqual(cfg.args, ['1000']);
