@@ -191,3 +191,18 @@ test('a failed RunPodSandbox is an error with containers still ContainerCreating
   assert.deepEqual(h.take(), ['RunPodSandbox web attempt=0', 'PodSandboxStatus web', 'ImageStatus busybox:1', 'CreateContainer app', 'StartContainer app']);
   assert.equal(out.error, undefined);
 });
+
+test('the constructor rejects bad deps up front, naming the field', async () => {
+  const { KubeRuntimeSyncer } = await import('../../../workers/kuberuntime/kuberuntime-syncer.js');
+  const h = makeHarness();
+  try {
+    const base = { runtime: h.rt, images: h.rt, clock: h.clock, random: () => 0, logger: (await import('../../../src/logging/logger.js')).silentLogger, nodeName: 'n', hostIP: '' };
+    assert.throws(() => new KubeRuntimeSyncer({ ...base, images: {} as never }), /deps\.images/);
+    assert.throws(() => new KubeRuntimeSyncer({ ...base, nodeName: undefined as never }), /deps\.nodeName/);
+    assert.throws(() => new KubeRuntimeSyncer({ ...base, backoffInitialMs: 0 }), /deps\.backoffInitialMs/);
+    assert.throws(() => new KubeRuntimeSyncer({ ...base, backoffMaxMs: 5, backoffInitialMs: 10 }), /deps\.backoffMaxMs/);
+    assert.ok(new KubeRuntimeSyncer(base));
+  } finally {
+    h.cleanup();
+  }
+});
