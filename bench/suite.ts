@@ -48,29 +48,40 @@ export async function runSuite(cfg: BenchConfig, clock: Clock, progress: Progres
   const simSessions = cfg.sessions.filter((s) => s.runtime === 'sim');
   for (const c of cfg.ceilings.filter((c) => c.runtime === 'sim')) {
     progress.step(`ceiling sim/${c.profile} ${c.pods} pods`);
-    await withSim(clock, c.profile, async (endpoint) => {
-      try {
+    try {
+      await withSim(clock, c.profile, async (endpoint) => {
         const concurrency = c.profile === 'zero' ? cfg.zeroCeilingConcurrency : cfg.ceilingConcurrency;
         out.ceilings.push(await measureCeiling('sim', c.profile, { endpoint, pods: c.pods, concurrency, hostNetwork: true }));
-      } catch (err) {
-        out.skipped.push(`ceiling sim/${c.profile} @${c.pods}: failed: ${err instanceof Error ? err.message : String(err)}`);
-      }
-    });
+      });
+    } catch (err) {
+      out.skipped.push(`ceiling sim/${c.profile} @${c.pods}: failed: ${errorText(err)}`);
+    }
     for (const plan of simSessions.filter((s) => s.profile === c.profile && s.pods === c.pods)) {
       progress.step(`${configLabel(plan)} ${plan.pods} pods`);
-      await withSim(clock, plan.profile, async (endpoint, pid) => {
-        const o = await runSession({ clock, cfg, plan, endpoint, runtimePid: pid, steady: true, churnPodsPerSec: churnRateFor(cfg, plan), onProgress: (p, d, t) => progress.update(p, d, t) });
-        out.workloads.push(...o.results);
-        out.failures.push(...o.failures);
-        o.results.forEach(report);
-        for (const f of o.failures) progress.log(`  FAIL ${f}`);
-      });
+      try {
+        await withSim(clock, plan.profile, async (endpoint, pid) => {
+          const o = await runSession({ clock, cfg, plan, endpoint, runtimePid: pid, steady: true, churnPodsPerSec: churnRateFor(cfg, plan), onProgress: (p, d, t) => progress.update(p, d, t) });
+          out.workloads.push(...o.results);
+          out.failures.push(...o.failures);
+          o.results.forEach(report);
+          for (const f of o.failures) progress.log(`  FAIL ${f}`);
+        });
+      } catch (err) {
+        // The sim-runtime did not start or stop: the configuration was not measured, which fails the run.
+        const f = `${configLabel(plan)} @${plan.pods} pods: sim-runtime: ${errorText(err)}`;
+        out.failures.push(f);
+        progress.log(`  FAIL ${f}`);
+      }
     }
   }
   if (cfg.real) await realSection(cfg, clock, progress, out, report);
   else out.skipped.push('real containerd section: disabled by --no-real');
   applyCeilings(out.workloads, out.ceilings);
   return out;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
 async function withSim(clock: Clock, profile: string, fn: (endpoint: string, pid: number) => Promise<void>): Promise<void> {
@@ -100,7 +111,7 @@ async function realSection(cfg: BenchConfig, clock: Clock, progress: Progress, o
   try {
     ctrd = await startContainerd();
   } catch (err) {
-    out.failures.push(`real containerd section: containerd did not start: ${err instanceof Error ? err.message : String(err)}`);
+    out.failures.push(`real containerd section: containerd did not start: ${errorText(err)}`);
     return;
   }
   try {
@@ -109,7 +120,7 @@ async function realSection(cfg: BenchConfig, clock: Clock, progress: Progress, o
       try {
         out.ceilings.push(await measureCeiling('containerd', 'real', { endpoint: ctrd.endpoint, pods: c.pods, concurrency: cfg.ceilingConcurrency, hostNetwork: true }));
       } catch (err) {
-        out.skipped.push(`ceiling containerd @${c.pods}: failed: ${err instanceof Error ? err.message : String(err)}`);
+        out.skipped.push(`ceiling containerd @${c.pods}: failed: ${errorText(err)}`);
       }
     }
     for (const plan of plans) {
