@@ -149,13 +149,16 @@ export class SimRuntimeCore {
   }
 
   listPodSandbox(filter: T.PodSandboxFilter | null | undefined): T.PodSandbox[] {
-    return this.store
-      .listSandboxes({
-        ...(filter?.id ? { id: filter.id } : {}),
-        ...(filter?.state ? { state: filter.state.state } : {}),
-        ...(filter?.labelSelector ? { labelSelector: filter.labelSelector } : {}),
-      })
-      .map(toCriSandbox);
+    return this.listPodSandboxRecords(filter).map(toCriSandbox);
+  }
+
+  /** The records ListPodSandbox answers with (the server encodes them from its frame cache). */
+  listPodSandboxRecords(filter: T.PodSandboxFilter | null | undefined): SandboxRecord[] {
+    return this.store.listSandboxes({
+      ...(filter?.id ? { id: filter.id } : {}),
+      ...(filter?.state ? { state: filter.state.state } : {}),
+      ...(filter?.labelSelector ? { labelSelector: filter.labelSelector } : {}),
+    });
   }
 
   // ---- containers --------------------------------------------------------------------------
@@ -329,14 +332,17 @@ export class SimRuntimeCore {
   }
 
   listContainers(filter: T.ContainerFilter | null | undefined): T.Container[] {
-    return this.store
-      .listContainers({
-        ...(filter?.id ? { id: filter.id } : {}),
-        ...(filter?.state ? { state: filter.state.state } : {}),
-        ...(filter?.podSandboxId ? { podSandboxId: filter.podSandboxId } : {}),
-        ...(filter?.labelSelector ? { labelSelector: filter.labelSelector } : {}),
-      })
-      .map(toCriContainer);
+    return this.listContainerRecords(filter).map(toCriContainer);
+  }
+
+  /** The records ListContainers answers with (the server encodes them from its frame cache). */
+  listContainerRecords(filter: T.ContainerFilter | null | undefined): ContainerRecord[] {
+    return this.store.listContainers({
+      ...(filter?.id ? { id: filter.id } : {}),
+      ...(filter?.state ? { state: filter.state.state } : {}),
+      ...(filter?.podSandboxId ? { podSandboxId: filter.podSandboxId } : {}),
+      ...(filter?.labelSelector ? { labelSelector: filter.labelSelector } : {}),
+    });
   }
 
   containerStatus(id: string): T.ContainerStatusResponse {

@@ -21,6 +21,9 @@ import type { SimImageService } from './sim-image-service.js';
 import type { LatencyModel } from './sim-latency.js';
 import type { SimRuntimeCore } from './sim-runtime.js';
 import { containerStatsOf, sandboxStatsOf } from './sim-stats.js';
+import type { ContainerRecord, SandboxRecord } from './sim-state.js';
+import { toCriContainer, toCriSandbox } from './sim-views.js';
+import { ListFrameCache, PreEncoded, serializerOf } from './sim-wire-cache.js';
 import type { Clock } from '../clock/clock.js';
 
 export interface SimServerDeps {
@@ -35,7 +38,12 @@ export interface SimServerDeps {
   /** false: GetContainerEvents answers UNIMPLEMENTED, as containerd 1.6.20 does. */
   containerEvents: boolean;
   runtimeVersion: string;
+  /** The RuntimeService definition (its serializers build the cached list frames). */
+  runtimeDefinition: grpc.ServiceDefinition;
 }
+
+/** Methods whose handlers answer with PreEncoded (see sim-wire-cache.ts). */
+export const PRE_ENCODED_METHODS: readonly string[] = Object.freeze(['ListContainers', 'ListPodSandbox']);
 
 type Req = Record<string, unknown>;
 type Op = (req: Req) => unknown;
@@ -69,7 +77,7 @@ export function buildHandlers(d: SimServerDeps): SimHandlers {
   const run = async (method: string, op: Op, req: Req): Promise<unknown> => {
     if (listOps.has(method)) {
       const res = op(req);
-      const items = Object.values(res as Record<string, unknown>).find(Array.isArray)?.length ?? 0;
+      const items = res instanceof PreEncoded ? res.count : (Object.values(res as Record<string, unknown>).find(Array.isArray)?.length ?? 0);
       if (!d.latency.isFree(method, items)) await d.latency.apply(method, items);
       return res;
     }
@@ -105,6 +113,10 @@ export function buildHandlers(d: SimServerDeps): SimHandlers {
   };
 
   const { core, images } = d;
+  const encodeContainers = serializerOf(d.runtimeDefinition, 'ListContainers');
+  const encodeSandboxes = serializerOf(d.runtimeDefinition, 'ListPodSandbox');
+  const containerFrames = new ListFrameCache<ContainerRecord>((c) => encodeContainers({ containers: [toCriContainer(c)] }), (c) => c.state);
+  const sandboxFrames = new ListFrameCache<SandboxRecord>((s) => encodeSandboxes({ items: [toCriSandbox(s)] }), (s) => s.state);
   const runtimeOps: Record<string, Op> = {
     Version: () => ({ version: '0.1.0', runtimeName: 'shardlet-sim', runtimeVersion: d.runtimeVersion, runtimeApiVersion: 'v1' }),
     Status: () => ({
@@ -120,12 +132,12 @@ export function buildHandlers(d: SimServerDeps): SimHandlers {
     StopPodSandbox: (r) => (core.stopPodSandbox(str(r['podSandboxId'])), {}),
     RemovePodSandbox: (r) => (core.removePodSandbox(str(r['podSandboxId'])), {}),
     PodSandboxStatus: (r) => core.podSandboxStatus(str(r['podSandboxId'])),
-    ListPodSandbox: (r) => ({ items: core.listPodSandbox(r['filter'] as T.PodSandboxFilter | null) }),
+    ListPodSandbox: (r) => sandboxFrames.encode(core.listPodSandboxRecords(r['filter'] as T.PodSandboxFilter | null)),
     CreateContainer: (r) => ({ containerId: core.createContainer(r as unknown as T.CreateContainerRequest) }),
     StartContainer: (r) => (core.startContainer(str(r['containerId'])), {}),
     StopContainer: async (r) => (await core.stopContainer(str(r['containerId']), Math.max(0, int(r['timeout']))), {}),
     RemoveContainer: (r) => (core.removeContainer(str(r['containerId'])), {}),
-    ListContainers: (r) => ({ containers: core.listContainers(r['filter'] as T.ContainerFilter | null) }),
+    ListContainers: (r) => containerFrames.encode(core.listContainerRecords(r['filter'] as T.ContainerFilter | null)),
     ContainerStatus: (r) => core.containerStatus(str(r['containerId'])),
     UpdateContainerResources: (r) => (core.containerStatus(str(r['containerId'])), {}),
     ReopenContainerLog: (r) => (core.execTarget(str(r['containerId'])), {}),

@@ -9,7 +9,8 @@
  *    index (containerd releases a name only on Remove);
  *  - `#bySandbox.get(s)` holds exactly the ids of containers whose `sandboxId` is s;
  *  - label indexes hold exactly the records carrying that label (labels never change).
- *  - `cached` on a container is either undefined or equal to what `toCriContainer` would build.
+ * Of a record's list-visible fields only `state` ever changes after creation (the wire cache in
+ * sim-wire-cache.ts relies on this).
  */
 import type { ContainerConfig, ContainerState, PodSandboxConfig, PodSandboxState, StringMap } from '../cri/cri-types.js';
 import type { CriLogWriter } from './sim-logs.js';

@@ -21,7 +21,8 @@ import { SimImageStore } from './sim-images.js';
 import { LatencyModel, ZERO_PROFILE, type LatencyProfile } from './sim-latency.js';
 import { containerToJson, readStateFile, writeStateFile, type StateDocument } from './sim-persistence.js';
 import { SimRuntimeCore } from './sim-runtime.js';
-import { buildHandlers, type SimHandlers } from './sim-server.js';
+import { buildHandlers, PRE_ENCODED_METHODS, type SimHandlers } from './sim-server.js';
+import { withPreEncoded } from './sim-wire-cache.js';
 
 export interface SimulatedRuntimeOptions {
   /** Absolute path of the unix socket to serve on. */
@@ -83,7 +84,10 @@ export class SimulatedRuntime {
     this.core = new SimRuntimeCore({ clock: this.#clock, images: this.images, events });
     this.latency = new LatencyModel(this.#clock, opts.profile ?? ZERO_PROFILE);
     this.#faults = new FaultInjector(opts.random ?? realRandom, opts.faults ?? {});
+    const proto = loadCriProto();
+    const runtimeDefinition = withPreEncoded(proto.runtime, PRE_ENCODED_METHODS);
     this.#handlers = buildHandlers({
+      runtimeDefinition,
       core: this.core,
       images: new SimImageService({ store: this.images, clock: this.#clock, root: opts.root ?? SIM_RUNTIME_DEFAULTS.root }),
       events,
@@ -98,8 +102,7 @@ export class SimulatedRuntime {
       'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
       'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
     });
-    const proto = loadCriProto();
-    this.#server.addService(proto.runtime, this.#handlers.runtime);
+    this.#server.addService(runtimeDefinition, this.#handlers.runtime);
     this.#server.addService(proto.image, this.#handlers.image);
   }
 
