@@ -96,16 +96,32 @@ async function waitExit(child: ChildProcess, exited: Promise<void>, ms: number):
   return done;
 }
 
-/** Kills this instance's leftover shims and their children (container init processes). */
-async function killShims(socketPath: string): Promise<void> {
-  const shims = findProcesses('containerd-shim-runc-v2', socketPath);
-  if (shims.length === 0) return;
+/**
+ * SIGKILLs this instance's leftover shims (their `-address` arg is our socket) and their children
+ * (container init processes), plus a containerd still running with our config. Returns the PIDs.
+ */
+function killInstanceProcessesNow(layout: ContainerdLayout): number[] {
   const all = listProcesses();
-  for (const shim of shims) {
-    for (const child of childrenOf(shim.pid, all)) signal(child.pid, 'SIGKILL');
-    signal(shim.pid, 'SIGKILL');
+  const ours = [...findProcesses('containerd-shim-runc-v2', layout.socketPath), ...findProcesses('containerd', layout.configPath)];
+  const pids: number[] = [];
+  for (const p of ours) {
+    for (const child of childrenOf(p.pid, all)) signal(child.pid, 'SIGKILL');
+    signal(p.pid, 'SIGKILL');
+    pids.push(p.pid);
   }
-  await pollUntil(() => (shims.some((s) => isAlive(s.pid)) ? undefined : true), { what: 'leftover shims to exit', timeoutMs: 10_000 });
+  return pids;
+}
+
+function unmountUnder(dir: string): void {
+  for (const m of mountsUnder(dir)) spawnSync('umount', ['-l', m], { stdio: 'ignore' });
+}
+
+/** Reclaims what a killed earlier run left behind (see network-slots.ts). Synchronous. */
+function reclaimStaleInstance(staleTmpDir: string): void {
+  if (!path.basename(staleTmpDir).startsWith('shardlet-ctrd-')) return; // only ever our own dirs
+  killInstanceProcessesNow(containerdLayout(staleTmpDir));
+  unmountUnder(staleTmpDir);
+  fs.rmSync(staleTmpDir, { recursive: true, force: true, maxRetries: 3 });
 }
 
 class Instance implements ContainerdInstance {
@@ -119,6 +135,7 @@ class Instance implements ContainerdInstance {
   readonly #child: ChildProcess;
   readonly #exited: Promise<void>;
   readonly #slot: NetworkSlot;
+  readonly #layout: ContainerdLayout;
   #stopping: Promise<void> | undefined;
 
   constructor(layout: ContainerdLayout, child: ChildProcess, exited: Promise<void>, slot: NetworkSlot, images: LocalImages) {
@@ -132,6 +149,7 @@ class Instance implements ContainerdInstance {
     this.#child = child;
     this.#exited = exited;
     this.#slot = slot;
+    this.#layout = layout;
   }
 
   stop(): Promise<void> {
@@ -148,8 +166,9 @@ class Instance implements ContainerdInstance {
         await waitExit(this.#child, this.#exited, 10_000);
       }
     }
-    await killShims(this.socketPath);
-    for (const m of mountsUnder(this.tmpDir)) spawnSync('umount', ['-l', m], { stdio: 'ignore' });
+    const killed = killInstanceProcessesNow(this.#layout);
+    await pollUntil(() => (killed.some(isAlive) ? undefined : true), { what: 'leftover shims to exit', timeoutMs: 10_000 });
+    unmountUnder(this.tmpDir);
     this.#slot.release();
     fs.rmSync(this.tmpDir, { recursive: true, force: true, maxRetries: 3 });
   }
@@ -159,9 +178,9 @@ class Instance implements ContainerdInstance {
 export async function startContainerd(opts: StartContainerdOptions = {}): Promise<ContainerdInstance> {
   checkHost();
   const images = ensureLocalImages();
-  const slot = claimNetworkSlot();
   const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-ctrd-'));
   const layout = containerdLayout(tmpDir);
+  const slot = claimNetworkSlot({ tmpDir, reclaim: reclaimStaleInstance });
   let child: ChildProcess | undefined;
   let instance: Instance | undefined;
   try {

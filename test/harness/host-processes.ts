@@ -56,12 +56,21 @@ export function findSystemContainerdPids(): number[] {
     .map((p) => p.pid);
 }
 
+/**
+ * True while `pid` runs. A zombie counts as dead: shims are re-parented to PID 1, which on these
+ * machines is not always a reaping init, so a killed shim can stay `Z` indefinitely.
+ */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
   }
 }
 

@@ -3,9 +3,11 @@
  * this machine: slot N (1..250) owns bridge `shardlet-br<N>` and subnet `10.244.<N>.0/24`.
  *
  * Ownership protocol (all under `os.tmpdir()/shardlet-harness-slots/`):
- * - `slot-<N>/` is claimed with an atomic `mkdir`; `slot-<N>/owner` holds the owning PID.
- *   A slot whose owner is dead is stale: it is reclaimed by renaming it away (atomic, one winner)
- *   after deleting its leftover bridge.
+ * - `slot-<N>/` is claimed with an atomic `mkdir`; `slot-<N>/owner` holds the owning PID and
+ *   `slot-<N>/tmpdir` the instance's temp dir. A slot whose owner is dead is stale (a killed test
+ *   run): it is reclaimed by renaming it away (atomic, one winner), handing its temp dir to the
+ *   caller's `reclaim` hook (which ends that instance's processes and removes the dir), and
+ *   deleting its leftover bridge.
  * - `ip_forward.orig` holds `net.ipv4.ip_forward` as it was before any instance existed (the CNI
  *   bridge plugin turns it on). The first claimer writes it (exclusive create); the last releaser
  *   restores it and deletes the file. A crashed run leaves it behind, which is what we want: its
@@ -58,8 +60,11 @@ function liveSlots(dir: string): number[] {
     .map((n) => Number(n.slice('slot-'.length)));
 }
 
+/** Cleans up what a dead owner left in its temp dir (processes, mounts, files). */
+export type StaleInstanceReclaimer = (staleTmpDir: string) => void;
+
 /** A slot with no owner file may be mid-claim; only a dead owner makes it stale. */
-function reclaimIfStale(dir: string, n: number): void {
+function reclaimIfStale(dir: string, n: number, reclaim: StaleInstanceReclaimer): void {
   const p = path.join(dir, `slot-${n}`);
   const owner = ownerOf(p);
   if (owner === undefined || isAlive(owner)) return;
@@ -68,6 +73,12 @@ function reclaimIfStale(dir: string, n: number): void {
     fs.renameSync(p, grave);
   } catch {
     return; // someone else reclaimed it first
+  }
+  try {
+    const staleTmp = fs.readFileSync(path.join(grave, 'tmpdir'), 'utf8').trim();
+    if (staleTmp !== '') reclaim(staleTmp);
+  } catch {
+    // no tmpdir recorded (crashed before it was written): only the bridge to delete
   }
   deleteBridge(`shardlet-br${n}`);
   fs.rmSync(grave, { recursive: true, force: true });
@@ -92,21 +103,28 @@ function restoreIpForwardIfLast(dir: string): void {
   }
 }
 
-export function claimNetworkSlot(): NetworkSlot {
+export interface ClaimNetworkSlotOptions {
+  /** The claiming instance's temp dir, recorded so a later run can clean up after a crash. */
+  readonly tmpDir: string;
+  readonly reclaim: StaleInstanceReclaimer;
+}
+
+export function claimNetworkSlot(opts: ClaimNetworkSlotOptions): NetworkSlot {
   const dir = slotsDir();
   if (liveSlots(dir).length === 0) {
     // Nobody is running: any record left is from a crashed run and still holds the original.
     recordIpForward(dir);
   }
   for (let n = 1; n <= MAX_SLOT; n++) {
-    reclaimIfStale(dir, n);
+    reclaimIfStale(dir, n, opts.reclaim);
     const p = path.join(dir, `slot-${n}`);
     try {
       fs.mkdirSync(p);
     } catch {
       continue;
     }
-    fs.writeFileSync(path.join(p, 'owner'), String(process.pid));
+    fs.writeFileSync(path.join(p, 'tmpdir'), opts.tmpDir);
+    fs.writeFileSync(path.join(p, 'owner'), String(process.pid)); // written last: the claim is complete
     recordIpForward(dir);
     const bridge = `shardlet-br${n}`;
     deleteBridge(bridge); // leftover of a crashed run that never got reclaimed
