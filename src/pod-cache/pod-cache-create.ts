@@ -1,0 +1,38 @@
+/**
+ * Construction of the shared pod cache. The main thread creates it (sized from --max-pods with
+ * headroom) and passes `buffer` to every thread (structured clone shares a SharedArrayBuffer);
+ * each thread calls attachPodCache(buffer) once and keeps the reader/writer it gets.
+ */
+import type { PodCacheReader, PodCacheWriter } from './pod-cache.js';
+import { POD_CACHE_DEFAULTS, computeLayout, initBuffer, readLayout } from './pod-cache-layout.js';
+import { SharedPodCacheReader, type ReaderOptions } from './pod-cache-reader.js';
+import { SharedPodCache } from './pod-cache-shared.js';
+
+export interface PodCacheOptions extends ReaderOptions {
+  /** Maximum number of pods with an entry at once. */
+  capacity: number;
+  /** Encoded status bytes per pod (default 4096); larger statuses become ERR_CACHE_ENTRY_TOO_LARGE entries. */
+  bytesPerSlot?: number;
+}
+
+export interface AttachedPodCache {
+  reader: SharedPodCacheReader & PodCacheReader;
+  writer: PodCacheWriter;
+}
+
+export function createPodCache(opts: PodCacheOptions): AttachedPodCache & { buffer: SharedArrayBuffer } {
+  const layout = computeLayout(opts.capacity, opts.bytesPerSlot ?? POD_CACHE_DEFAULTS.bytesPerSlot);
+  const buffer = new SharedArrayBuffer(layout.totalBytes);
+  initBuffer(buffer, layout);
+  return { buffer, ...attachPodCache(buffer, opts) };
+}
+
+export function attachPodCache(buffer: SharedArrayBuffer, opts: ReaderOptions = {}): AttachedPodCache {
+  const cache = new SharedPodCache(buffer, readLayout(buffer));
+  const writer: PodCacheWriter = {
+    set: (uid, status, error, ts) => cache.set(uid, status, error, ts),
+    delete: (uid) => cache.delete(uid),
+    updateTime: (ts) => cache.updateTime(ts),
+  };
+  return { reader: new SharedPodCacheReader(cache, opts), writer };
+}

@@ -1,0 +1,189 @@
+/**
+ * SharedArrayBuffer layout of the pod cache. Every offset below is in BYTES from the start of
+ * the buffer; Int32 words are accessed through one Int32Array over the whole buffer (index =
+ * byte offset / 4), the global timestamp through a BigInt64Array, slot timestamps through a
+ * Float64Array, bytes through a Buffer. All regions are 8-byte aligned.
+ *
+ * ┌──────────── HEADER (128 bytes) ───────────────────────────────────────────────────────────┐
+ * │ off  field          type   writer                         readers / meaning               │
+ * │   0  MAGIC          i32    creator (once)                 attach: 0x53484331 ("SHC1")     │
+ * │   4  VERSION        i32    creator (once)                 attach: must equal 1            │
+ * │   8  CAPACITY       i32    creator (once)                 all: number of slots            │
+ * │  12  BYTES_PER_SLOT i32    creator (once)                 all: payload bytes per slot     │
+ * │  16  INDEX_SIZE     i32    creator (once)                 all: buckets, power of two      │
+ * │  20  NOTIFY         i32    every writer: Atomics.add      waiters: Atomics.wait(Async)    │
+ * │                            after each publish, then Atomics.notify (a generation counter) │
+ * │  24  ALLOC_LOCK     i32    writers, CAS 0→1 / store 0      guards INDEX, FREE, slot owners │
+ * │  28  INDEX_SEQ      i32    holder of ALLOC_LOCK           readers: seqlock of the index   │
+ * │                            (odd while the index is being rebuilt to drop tombstones)      │
+ * │  32  SLOTS_USED     i32    holder of ALLOC_LOCK           stats                           │
+ * │  36  TOMBSTONES     i32    holder of ALLOC_LOCK           rebuild trigger                 │
+ * │  40  FREE_TOP       i32    holder of ALLOC_LOCK           number of entries in FREE       │
+ * │  44  BYTES_USED     i32    slot writers, Atomics.add      stats                           │
+ * │  48  FULL_TOTAL     i32    writers, Atomics.add           stats (ERR_CACHE_FULL count)    │
+ * │  52  OVERSIZE_TOTAL i32    writers, Atomics.add           stats                           │
+ * │  56  (reserved)                                                                           │
+ * │  64  GLOBAL_TS      i64    updateTime: CAS loop, max only readers: Atomics.load; UNSET =   │
+ * │                                                           -2^63 (kubelet's nil timestamp) │
+ * │  72  (reserved to 128)                                                                    │
+ * ├──────────── INDEX (INDEX_SIZE × i32) at 128 ──────────────────────────────────────────────┤
+ * │ Open addressing, linear probing on FNV-1a(uid bytes). Bucket value: 0 = empty (ends a     │
+ * │ probe), -1 = tombstone (deleted; probing continues), k ≥ 1 = slot k-1. Written only under │
+ * │ ALLOC_LOCK with Atomics.store; read lock-free with Atomics.load. INDEX_SIZE ≥ 2×CAPACITY   │
+ * │ and the index is rebuilt (INDEX_SEQ odd→even) when tombstones exceed INDEX_SIZE/4, so a   │
+ * │ probe always meets an empty bucket.                                                       │
+ * ├──────────── FREE (CAPACITY × i32) ────────────────────────────────────────────────────────┤
+ * │ Stack of free slot numbers, FREE[0 .. FREE_TOP). Only under ALLOC_LOCK.                   │
+ * ├──────────── SLOTS (CAPACITY × SLOT_STRIDE) ───────────────────────────────────────────────┤
+ * │ +0   SEQ          i32  seqlock: even = stable, odd = a writer is inside                    │
+ * │ +4   UID_LEN      i32  0 = slot free; else byte length of UID                             │
+ * │ +8   PAYLOAD_LEN  i32  0 = no entry yet (slot reserved); else bytes of PAYLOAD            │
+ * │ +12  (pad)                                                                                │
+ * │ +16  TIMESTAMP    f64  entry timestamp, ms                                                │
+ * │ +24  UID          64 bytes, UTF-8                                                         │
+ * │ +88  PAYLOAD      BYTES_PER_SLOT bytes: pod-status-codec encoding of {status, error}      │
+ * │ Everything after SEQ is written only by the thread that moved SEQ from even to odd.       │
+ * └───────────────────────────────────────────────────────────────────────────────────────────┘
+ *
+ * Publication protocol (any writer thread):
+ *   1. encode the entry into a private buffer (outside any lock; size checked here);
+ *   2. acquire the slot: CAS SEQ from an even s to s+1 (two writers never interleave);
+ *   3. check UID still names the pod (it may have been deleted and the slot reused: retry) and
+ *      that the stored TIMESTAMP is not newer (newer wins: release unchanged, 'stale');
+ *   4. write TIMESTAMP, PAYLOAD, PAYLOAD_LEN with plain stores;
+ *   5. Atomics.store(SEQ, s+2) — publishes; then Atomics.add(NOTIFY, 1) and Atomics.notify.
+ * Readers (any thread): s0 = Atomics.load(SEQ); if odd, back off and retry; copy UID,
+ * TIMESTAMP and PAYLOAD out; s1 = Atomics.load(SEQ); if s1 !== s0 the read was torn: retry.
+ * Payloads are decoded only from the private copy after the check, so a reader never decodes
+ * a half-written entry. (Atomics operations are sequentially consistent and V8 does not move
+ * plain buffer accesses across them, which is what makes a seqlock sound in JS.)
+ *
+ * Slot ownership: a pod gets a slot on its first `set` (ALLOC_LOCK held: pop FREE, write UID
+ * under the slot's seqlock, then publish the index bucket) and loses it on `delete` (ALLOC_LOCK
+ * held: clear UID under the seqlock, bucket → tombstone, push FREE).
+ *
+ * Running out:
+ *   - slots: `set` of a pod without a slot throws CacheError ERR_CACHE_FULL and increments
+ *     FULL_TOTAL; existing entries are untouched. Size CAPACITY from --max-pods with headroom
+ *     (terminated pods keep their entry until the PLEG sees them gone).
+ *   - bytes: an entry whose encoding exceeds BYTES_PER_SLOT is replaced by an entry with an
+ *     empty status and error ERR_CACHE_ENTRY_TOO_LARGE (OVERSIZE_TOTAL += 1); `set` returns
+ *     'oversize'. Readers see the error; never a truncated or older status.
+ *   - a writer that dies inside its critical section (worker.terminate()) leaves SEQ odd;
+ *     readers and writers give up after LOCK_STUCK_WAITS × 1 ms with ERR_CACHE_LOCK_STUCK.
+ */
+import { CacheError } from './pod-cache-errors.js';
+
+export const MAGIC = 0x53484331;
+export const LAYOUT_VERSION = 1;
+
+/** Int32 word indexes of the header fields. */
+export const H = Object.freeze({
+  MAGIC: 0,
+  VERSION: 1,
+  CAPACITY: 2,
+  BYTES_PER_SLOT: 3,
+  INDEX_SIZE: 4,
+  NOTIFY: 5,
+  ALLOC_LOCK: 6,
+  INDEX_SEQ: 7,
+  SLOTS_USED: 8,
+  TOMBSTONES: 9,
+  FREE_TOP: 10,
+  BYTES_USED: 11,
+  FULL_TOTAL: 12,
+  OVERSIZE_TOTAL: 13,
+});
+/** BigInt64 index of GLOBAL_TS (byte 64). */
+export const GLOBAL_TS_I64 = 8;
+export const GLOBAL_TS_UNSET = -(2n ** 63n);
+
+export const HEADER_BYTES = 128;
+export const MAX_UID_BYTES = 64;
+/** Slot field byte offsets, relative to the slot start. */
+export const S = Object.freeze({ SEQ: 0, UID_LEN: 4, PAYLOAD_LEN: 8, TIMESTAMP: 16, UID: 24, PAYLOAD: 88 });
+export const SLOT_HEADER_BYTES = S.PAYLOAD;
+/** 1 ms waits before a lock is declared stuck (≈ 3 s). */
+export const LOCK_STUCK_WAITS = 3000;
+
+export const POD_CACHE_DEFAULTS = Object.freeze({
+  /** A typical 2-container pod encodes to ~760 bytes (64-hex ids); 4 KiB fits ~12 container instances. */
+  bytesPerSlot: 4096,
+});
+/** 1 GiB: BYTES_USED is an i32 counter. */
+const MAX_TOTAL_BYTES = 1 << 30;
+
+export interface PodCacheLayout {
+  capacity: number;
+  bytesPerSlot: number;
+  indexSize: number;
+  indexByte: number;
+  freeByte: number;
+  slotsByte: number;
+  slotStride: number;
+  totalBytes: number;
+}
+
+const align8 = (n: number): number => (n + 7) & ~7;
+
+export function computeLayout(capacity: number, bytesPerSlot: number): PodCacheLayout {
+  if (!Number.isInteger(capacity) || capacity < 1 || capacity > 1 << 20) {
+    throw new CacheError('ERR_CACHE_INVALID_OPTION', `capacity must be an integer in [1, 1048576], got ${capacity}`);
+  }
+  if (!Number.isInteger(bytesPerSlot) || bytesPerSlot < 256 || bytesPerSlot > 1 << 20) {
+    throw new CacheError('ERR_CACHE_INVALID_OPTION', `bytesPerSlot must be an integer in [256, 1048576], got ${bytesPerSlot}`);
+  }
+  let indexSize = 16;
+  while (indexSize < capacity * 2) indexSize *= 2;
+  const indexByte = HEADER_BYTES;
+  const freeByte = align8(indexByte + indexSize * 4);
+  const slotsByte = align8(freeByte + capacity * 4);
+  const slotStride = align8(SLOT_HEADER_BYTES + bytesPerSlot);
+  const totalBytes = slotsByte + capacity * slotStride;
+  if (capacity * bytesPerSlot > MAX_TOTAL_BYTES) {
+    throw new CacheError('ERR_CACHE_INVALID_OPTION', `capacity × bytesPerSlot must be at most 1 GiB, got ${capacity * bytesPerSlot}`);
+  }
+  return { capacity, bytesPerSlot, indexSize, indexByte, freeByte, slotsByte, slotStride, totalBytes };
+}
+
+/** Write the header and the free stack of a fresh (zeroed) buffer. */
+export function initBuffer(buf: SharedArrayBuffer, l: PodCacheLayout): void {
+  const i32 = new Int32Array(buf);
+  const i64 = new BigInt64Array(buf, 0, HEADER_BYTES / 8);
+  i32[H.CAPACITY] = l.capacity;
+  i32[H.BYTES_PER_SLOT] = l.bytesPerSlot;
+  i32[H.INDEX_SIZE] = l.indexSize;
+  i64[GLOBAL_TS_I64] = GLOBAL_TS_UNSET;
+  const free = l.freeByte / 4;
+  // Pop order 0, 1, 2, …: slot capacity-1 at the bottom.
+  for (let k = 0; k < l.capacity; k++) i32[free + k] = l.capacity - 1 - k;
+  i32[H.FREE_TOP] = l.capacity;
+  i32[H.VERSION] = LAYOUT_VERSION;
+  Atomics.store(i32, H.MAGIC, MAGIC);
+}
+
+/** Read and validate the layout of a buffer made by createPodCache (possibly in another thread). */
+export function readLayout(buf: SharedArrayBuffer): PodCacheLayout {
+  if (!(buf instanceof SharedArrayBuffer) || buf.byteLength < HEADER_BYTES) {
+    throw new CacheError('ERR_CACHE_BAD_BUFFER', 'not a pod cache SharedArrayBuffer');
+  }
+  const i32 = new Int32Array(buf, 0, HEADER_BYTES / 4);
+  if (Atomics.load(i32, H.MAGIC) !== MAGIC || i32[H.VERSION] !== LAYOUT_VERSION) {
+    throw new CacheError('ERR_CACHE_BAD_BUFFER', `pod cache magic/version mismatch (want version ${LAYOUT_VERSION})`);
+  }
+  const l = computeLayout(i32[H.CAPACITY] ?? 0, i32[H.BYTES_PER_SLOT] ?? 0);
+  if (l.totalBytes !== buf.byteLength || l.indexSize !== i32[H.INDEX_SIZE]) {
+    throw new CacheError('ERR_CACHE_BAD_BUFFER', 'pod cache buffer size does not match its header');
+  }
+  return l;
+}
+
+/** FNV-1a over the uid's UTF-8 bytes. */
+export function hashUid(bytes: Uint8Array, len: number): number {
+  let h = 0x811c9dc5;
+  for (let k = 0; k < len; k++) {
+    h ^= bytes[k] ?? 0;
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}

@@ -1,0 +1,104 @@
+/**
+ * Worker-thread side of pod-cache-threads.test.ts. Roles:
+ *  - writer: for each version v in its list, set every pod to typicalPodStatus(pod, v) at
+ *    timestamp v, then updateTime(v);
+ *  - reader: until the stop flag is set, read every pod and check the entry is exactly one
+ *    version (every field embeds the version, so a torn mix of two never equals a fixture),
+ *    that its timestamp is that version, and that versions never go backwards per pod;
+ *  - waiter: getNewerThan(pod, t) for rising t; each answer must be newer than t;
+ *  - script: runs {set|updateTime} steps sent by the test, acking each.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { parentPort, workerData } from 'node:worker_threads';
+import { attachPodCache } from '../../../src/pod-cache/pod-cache-create.js';
+import { podUid, typicalPodStatus } from './pod-status-fixtures.js';
+
+export type WorkerRole =
+  | { role: 'writer'; buffer: SharedArrayBuffer; pods: number; versions: number[] }
+  | { role: 'reader'; buffer: SharedArrayBuffer; pods: number; stop: SharedArrayBuffer }
+  | { role: 'waiter'; buffer: SharedArrayBuffer; pods: number; until: number }
+  | { role: 'script'; buffer: SharedArrayBuffer };
+
+export type ScriptStep = { op: 'set'; pod: number; version: number; ts: number } | { op: 'updateTime'; ts: number };
+
+export interface WorkerReport {
+  checks: number;
+  violations: string[];
+  versionsSeen: number;
+}
+
+const data = workerData as WorkerRole;
+const { reader, writer } = attachPodCache(data.buffer);
+if (!parentPort) throw new Error('cache-thread-worker must run in a worker thread');
+const port = parentPort;
+
+function versionOf(name: string): number {
+  return Number(name.slice(name.lastIndexOf('-v') + 2));
+}
+
+async function main(): Promise<WorkerReport | undefined> {
+  const violations: string[] = [];
+  let checks = 0;
+  switch (data.role) {
+    case 'writer': {
+      for (const v of data.versions) {
+        for (let p = 0; p < data.pods; p++) writer.set(podUid(p), typicalPodStatus(p, v), null, v);
+        writer.updateTime(v);
+        checks++;
+      }
+      return { checks, violations, versionsSeen: data.versions.length };
+    }
+    case 'reader': {
+      const stop = new Int32Array(data.stop);
+      const last = new Array<number>(data.pods).fill(-1);
+      const seen = new Set<number>();
+      while (Atomics.load(stop, 0) === 0) {
+        for (let p = 0; p < data.pods; p++) {
+          const e = reader.get(podUid(p));
+          if (!e) continue;
+          checks++;
+          const v = versionOf(e.status.name);
+          seen.add(v);
+          if (!isDeepStrictEqual(e.status, typicalPodStatus(p, v)) || e.timestampMs !== v || e.error !== null) {
+            violations.push(`pod ${p}: torn or mismatched entry at version ${v} ts ${e.timestampMs}`);
+          }
+          if (v < (last[p] ?? -1)) violations.push(`pod ${p}: version went back ${last[p]} -> ${v}`);
+          last[p] = v;
+          if (violations.length > 10) return { checks, violations, versionsSeen: seen.size };
+        }
+      }
+      return { checks, violations, versionsSeen: seen.size };
+    }
+    case 'waiter': {
+      const seen = new Set<number>();
+      for (let t = 0; t < data.until; ) {
+        const p = t % data.pods;
+        const e = await reader.getNewerThan(podUid(p), t);
+        checks++;
+        const g = reader.globalTimestampMs() ?? -1;
+        if (!(e.timestampMs > t || g > t)) violations.push(`pod ${p}: resolved for t=${t} with ts ${e.timestampMs}, global ${g}`);
+        seen.add(e.timestampMs);
+        t = Math.max(t + 1, e.timestampMs);
+      }
+      return { checks, violations, versionsSeen: seen.size };
+    }
+    case 'script': {
+      port.on('message', (step: ScriptStep) => {
+        if (step.op === 'set') writer.set(podUid(step.pod), typicalPodStatus(step.pod, step.version), null, step.ts);
+        else writer.updateTime(step.ts);
+        port.postMessage('done');
+      });
+      return undefined;
+    }
+    default: {
+      const never: never = data;
+      throw new Error(`unknown role ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+main().then((report) => {
+  if (report) port.postMessage(report);
+}, (err: unknown) => {
+  port.postMessage({ checks: 0, violations: [`worker threw: ${String(err)}`], versionsSeen: 0 } satisfies WorkerReport);
+});

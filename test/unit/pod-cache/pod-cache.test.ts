@@ -1,0 +1,186 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { attachPodCache, createPodCache } from '../../../src/pod-cache/pod-cache-create.js';
+import { CacheError, type CacheErrorCode } from '../../../src/pod-cache/pod-cache-errors.js';
+import type { CacheEntry } from '../../../src/pod-cache/pod-cache.js';
+import { emptyPodStatus } from '../../../src/pod-cache/runtime-pod-status.js';
+import { podUid, typicalPodStatus } from './pod-status-fixtures.js';
+
+const hasCode = (code: CacheErrorCode) => (e: unknown): boolean => e instanceof CacheError && e.code === code;
+
+/** Tracks a promise's settlement without waiting on it. */
+function track<T>(p: Promise<T>): { settled: () => boolean; value: () => T | undefined; error: () => unknown } {
+  let settled = false;
+  let value: T | undefined;
+  let error: unknown;
+  p.then((v) => { settled = true; value = v; }, (e: unknown) => { settled = true; error = e; });
+  return { settled: () => settled, value: () => value, error: () => error };
+}
+
+test('set then get returns the status, error and timestamp; absent pods are undefined', () => {
+  const { reader, writer } = createPodCache({ capacity: 8 });
+  assert.equal(reader.get(podUid(1)), undefined);
+  assert.equal(reader.globalTimestampMs(), undefined);
+  const st = typicalPodStatus(1, 0);
+  assert.equal(writer.set(podUid(1), st, null, 1000), 'stored');
+  assert.deepEqual(reader.get(podUid(1)), { status: st, error: null, timestampMs: 1000 });
+  const err = { code: 'ERR_CRI_DEADLINE_EXCEEDED', message: 'slow' };
+  writer.set(podUid(2), emptyPodStatus(podUid(2)), err, 1001);
+  assert.deepEqual(reader.get(podUid(2))?.error, err);
+  assert.equal(reader.stats().slotsUsed, 2);
+});
+
+test('newer timestamp wins; an equal timestamp overwrites (later writer wins)', () => {
+  const { reader, writer } = createPodCache({ capacity: 8 });
+  const uid = podUid(1);
+  assert.equal(writer.set(uid, typicalPodStatus(1, 2), null, 200), 'stored');
+  assert.equal(writer.set(uid, typicalPodStatus(1, 1), null, 100), 'stale');
+  assert.equal(reader.get(uid)?.status.name, 'pod-1-v2');
+  assert.equal(writer.set(uid, typicalPodStatus(1, 3), null, 200), 'stored');
+  assert.equal(reader.get(uid)?.status.name, 'pod-1-v3');
+});
+
+test('getNewerThan: pending until the entry or the global timestamp is strictly newer', async () => {
+  const { reader, writer } = createPodCache({ capacity: 8 });
+  const a = podUid(1);
+  const b = podUid(2);
+  writer.set(a, typicalPodStatus(1, 0), null, 100);
+  // Already newer: resolves at once.
+  assert.equal((await reader.getNewerThan(a, 99)).timestampMs, 100);
+
+  const wait = track(reader.getNewerThan(a, 100));
+  // A witness that resolves on the same write proves the waiter was re-checked and still refused.
+  writer.set(b, typicalPodStatus(2, 0), null, 100);
+  await reader.getNewerThan(b, 99);
+  writer.set(a, typicalPodStatus(1, 1), null, 100); // equal, not newer
+  const witness1 = reader.getNewerThan(b, 99);
+  await witness1;
+  writer.updateTime(100); // global equal, not newer
+  await reader.getNewerThan(b, 99);
+  assert.equal(wait.settled(), false);
+  assert.equal(reader.pendingWaits, 1);
+
+  writer.updateTime(101); // global newer: the (older) entry is now good enough
+  const got = await reader.getNewerThan(a, 100);
+  assert.equal(got.timestampMs, 100);
+  assert.equal(got.status.name, 'pod-1-v1');
+  await new Promise<void>((r) => setImmediate(r));
+  assert.equal(wait.settled(), true);
+  assert.equal(wait.value()?.status.name, 'pod-1-v1');
+  assert.equal(reader.pendingWaits, 0);
+});
+
+test('getNewerThan resolves on a newer entry before any updateTime', async () => {
+  const { reader, writer } = createPodCache({ capacity: 8 });
+  const a = podUid(1);
+  const p = reader.getNewerThan(a, 500);
+  writer.set(a, typicalPodStatus(1, 4), null, 501);
+  const e = await p;
+  assert.equal(e.timestampMs, 501);
+  assert.equal(e.status.name, 'pod-1-v4');
+});
+
+test('a pod without an entry resolves with an empty status stamped with the global time', async () => {
+  const { reader, writer } = createPodCache({ capacity: 8 });
+  const uid = podUid(9);
+  const p = reader.getNewerThan(uid, 1000);
+  writer.updateTime(1001);
+  const e: CacheEntry = await p;
+  assert.deepEqual(e, { status: emptyPodStatus(uid), error: null, timestampMs: 1001 });
+});
+
+test('updateTime never moves the global timestamp back', () => {
+  const { reader, writer } = createPodCache({ capacity: 8 });
+  writer.updateTime(50);
+  writer.updateTime(40);
+  assert.equal(reader.globalTimestampMs(), 50);
+});
+
+test('an aborted getNewerThan rejects with the reason and stops waiting', async () => {
+  const { reader } = createPodCache({ capacity: 8 });
+  const ac = new AbortController();
+  const p = reader.getNewerThan(podUid(1), 10, ac.signal);
+  assert.equal(reader.pendingWaits, 1);
+  ac.abort(new Error('killed'));
+  await assert.rejects(p, /killed/);
+  assert.equal(reader.pendingWaits, 0);
+  await assert.rejects(reader.getNewerThan(podUid(1), 10, ac.signal), /killed/);
+});
+
+test('getNewerThanSync returns an entry when ready and undefined after the timeout', () => {
+  const { reader, writer } = createPodCache({ capacity: 8 });
+  assert.equal(reader.getNewerThanSync(podUid(1), 10, 0), undefined);
+  writer.updateTime(11);
+  assert.equal(reader.getNewerThanSync(podUid(1), 10, 0)?.timestampMs, 11);
+});
+
+test('capacity exhaustion throws ERR_CACHE_FULL, counts it, and leaves existing entries intact', () => {
+  const { reader, writer } = createPodCache({ capacity: 3 });
+  for (let p = 0; p < 3; p++) writer.set(podUid(p), typicalPodStatus(p, 0), null, 10);
+  assert.throws(() => writer.set(podUid(3), typicalPodStatus(3, 0), null, 10), hasCode('ERR_CACHE_FULL'));
+  assert.equal(reader.stats().fullTotal, 1);
+  assert.equal(reader.get(podUid(3)), undefined);
+  for (let p = 0; p < 3; p++) assert.deepEqual(reader.get(podUid(p))?.status, typicalPodStatus(p, 0));
+  // Updating a pod that already has a slot still works when full.
+  assert.equal(writer.set(podUid(1), typicalPodStatus(1, 1), null, 11), 'stored');
+  writer.delete(podUid(0));
+  assert.equal(writer.set(podUid(3), typicalPodStatus(3, 0), null, 12), 'stored');
+  assert.equal(reader.stats().slotsUsed, 3);
+});
+
+test('a status larger than the slot is stored as an ERR_CACHE_ENTRY_TOO_LARGE entry, never truncated', () => {
+  const { reader, writer } = createPodCache({ capacity: 2, bytesPerSlot: 1024 });
+  const uid = podUid(1);
+  writer.set(uid, typicalPodStatus(1, 0), null, 10);
+  const big = typicalPodStatus(1, 1);
+  for (let k = 2; k < 10; k++) big.containers.push({ ...big.containers[0]!, name: `c${k}` });
+  assert.equal(writer.set(uid, big, null, 20), 'oversize');
+  const e = reader.get(uid);
+  assert.equal(e?.timestampMs, 20);
+  assert.equal(e?.error?.code, 'ERR_CACHE_ENTRY_TOO_LARGE');
+  assert.deepEqual(e?.status, emptyPodStatus(uid, big.name, big.namespace));
+  assert.equal(reader.stats().oversizeTotal, 1);
+});
+
+test('delete frees the slot; tombstones never break lookups across many add/delete cycles', () => {
+  const { reader, writer } = createPodCache({ capacity: 16 });
+  const live = new Map<number, number>();
+  let ts = 1;
+  for (let round = 0; round < 400; round++) {
+    const p = (round * 7919) % 61;
+    if (live.has(p)) {
+      writer.delete(podUid(p));
+      live.delete(p);
+    } else if (live.size < 16) {
+      writer.set(podUid(p), typicalPodStatus(p, round), null, ts++);
+      live.set(p, round);
+    }
+    for (let q = 0; q < 61; q++) {
+      const v = live.get(q);
+      assert.equal(reader.get(podUid(q))?.status.name, v === undefined ? undefined : `pod-${q}-v${v}`);
+    }
+  }
+  assert.equal(reader.stats().slotsUsed, live.size);
+  writer.delete(podUid(999)); // absent: no-op
+  for (const q of [...live.keys()]) writer.delete(podUid(q));
+  assert.deepEqual({ used: reader.stats().slotsUsed, bytes: reader.stats().bytesUsed }, { used: 0, bytes: 0 });
+});
+
+test('bad input is rejected with typed errors', () => {
+  const { writer } = createPodCache({ capacity: 2 });
+  assert.throws(() => writer.set('', emptyPodStatus(''), null, 1), hasCode('ERR_CACHE_INVALID_UID'));
+  assert.throws(() => writer.set('x'.repeat(65), emptyPodStatus('x'), null, 1), hasCode('ERR_CACHE_INVALID_UID'));
+  assert.throws(() => writer.set('u', emptyPodStatus('u'), null, 1.5), hasCode('ERR_CACHE_INVALID_TIMESTAMP'));
+  assert.throws(() => writer.updateTime(Number.NaN), hasCode('ERR_CACHE_INVALID_TIMESTAMP'));
+  assert.throws(() => createPodCache({ capacity: 0 }), hasCode('ERR_CACHE_INVALID_OPTION'));
+  assert.throws(() => attachPodCache(new SharedArrayBuffer(4096)), hasCode('ERR_CACHE_BAD_BUFFER'));
+});
+
+test('a second attachment of the same buffer sees the same data', () => {
+  const { buffer, writer } = createPodCache({ capacity: 4 });
+  writer.set(podUid(1), typicalPodStatus(1, 5), null, 77);
+  const other = attachPodCache(buffer);
+  assert.equal(other.reader.get(podUid(1))?.status.name, 'pod-1-v5');
+  other.writer.updateTime(80);
+  assert.equal(other.reader.globalTimestampMs(), 80);
+});
