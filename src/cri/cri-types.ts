@@ -119,6 +119,8 @@ export interface PodSandboxStatus {
   state: PodSandboxState;
   createdAt: Int64;
   network: PodSandboxNetworkStatus | null;
+  /** LinuxPodSandboxStatus: the namespace modes the sandbox runs with (absent from runtimes that omit it). */
+  linux?: { namespaces: { options: NamespaceOption | null } | null } | null;
   labels: StringMap;
   annotations: StringMap;
   runtimeHandler: string;
