@@ -1,9 +1,9 @@
 /**
  * ExecSync in a running simulated container, with containerd 1.6's observable behaviour
  * (../shared/notes/containerd.md): the command is not run through a shell, so argv[0] must be
- * an executable of the image (`sh`, `sleep`, `busybox`; see sim-shell.ts) — anything else
- * (including `echo`, and any opaque program) fails with UNKNOWN "executable file not found in
- * $PATH". The exit code and both outputs come back in the response, not as gRPC errors. With
+ * an interpreted applet of the image (`sh`, `sleep`, `echo`, `true`, `false`, `busybox`; see
+ * sim-shell.ts) — anything else (a missing path, a builtin like `exit`, and — a simplification —
+ * any other program) fails with UNKNOWN "executable file not found in $PATH". The exit code and both outputs come back in the response, not as gRPC errors. With
  * `timeout` > 0 seconds, a command still running then fails DEADLINE_EXCEEDED at the timeout;
  * with 0 it may run forever (the caller's deadline ends the call). Output is capped at 16 MiB
  * per stream (CVE-2022-1708), the rest discarded.
@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock/clock.js';
 import { CriError } from '../cri/cri-errors.js';
 import type { ExecSyncResponse } from '../cri/cri-types.js';
-import { resolveArgv } from './sim-shell.js';
+import { resolveArgv, type Env } from './sim-shell.js';
 
 const MAX_EXEC_OUTPUT_BYTES = 16 * 1024 * 1024;
 
@@ -21,10 +21,10 @@ function cap(s: string): Buffer {
   return b.length > MAX_EXEC_OUTPUT_BYTES ? b.subarray(0, MAX_EXEC_OUTPUT_BYTES) : b;
 }
 
-/** Runs `cmd` to completion on the clock. `timeoutSec` 0 = no timeout. */
-export async function simExecSync(clock: Clock, cmd: readonly string[], timeoutSec: number): Promise<ExecSyncResponse> {
+/** Runs `cmd` with the container's `env` to completion on the clock. `timeoutSec` 0 = no timeout. */
+export async function simExecSync(clock: Clock, cmd: readonly string[], timeoutSec: number, env: Env): Promise<ExecSyncResponse> {
   const execId = randomBytes(32).toString('hex');
-  const resolved = resolveArgv(cmd);
+  const resolved = resolveArgv(cmd, env);
   if (resolved.kind !== 'timeline') {
     const exe = resolved.kind === 'not-found' ? resolved.executable : (cmd[0] ?? '');
     throw new CriError(

@@ -42,8 +42,13 @@ export interface SimProcessDeps {
   clock: Clock;
   timeline: Timeline;
   overrides?: ProcessOverrides;
-  /** Wall-clock ms the process started; earlier than now when resumed after a restart. */
+  /** Wall-clock ms the process started. */
   startedAtMs: number;
+  /**
+   * How far into its timeline the process already is: 0 for a fresh start; for one resumed
+   * after a runtime restart, the time since `startedAtMs` (earlier outputs are not repeated).
+   */
+  elapsedMs: number;
   onOutput(stream: OutputStream, text: string, atMs: number): void;
   onExit(exit: ProcessExit): void;
 }
@@ -66,7 +71,7 @@ export class SimProcess {
     if (overrides.oomAfterMs !== undefined) ends.push({ atMs: overrides.oomAfterMs, code: 137, oom: true });
     ends.sort((a, b) => a.atMs - b.atMs);
     const end = ends[0];
-    const elapsed = deps.clock.now() - deps.startedAtMs;
+    const elapsed = Math.max(0, deps.elapsedMs);
     for (const out of timeline.outputs) {
       if (end && out.atMs > end.atMs) break;
       if (out.atMs < elapsed) continue; // already happened before a restart

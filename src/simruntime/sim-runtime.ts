@@ -188,6 +188,9 @@ export class SimRuntimeCore {
     // run an opaque program (represented by its image name, which resolves as opaque).
     const argv = command.length > 0 ? [...command, ...args] : isBusyboxLike(image.repoTags[0] ?? imageRef) ? (args.length > 0 ? [...args] : ['sh']) : [`<entrypoint of ${image.repoTags[0] ?? imageRef}>`, ...args];
     const logDir = sandboxConfig.logDirectory ?? '';
+    const env: Record<string, string> = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOSTNAME: sb.config.hostname ?? '', HOME: '/root' };
+    // Upstream CRI KeyValue.value is a string; accept bytes too (see the report on proto/).
+    for (const kv of config.envs ?? []) env[kv.key] = Buffer.isBuffer(kv.value) ? kv.value.toString() : String(kv.value ?? '');
     const rec: ContainerRecord = {
       id: this.#newId(),
       sandboxId: sb.id,
@@ -198,6 +201,7 @@ export class SimRuntimeCore {
       imageId: image.id,
       imageName: image.repoTags[0] ?? imageRef,
       argv,
+      env,
       state: 'CONTAINER_CREATED',
       createdAtNs: this.#nowNs(),
       startedAtNs: '0',
@@ -222,7 +226,7 @@ export class SimRuntimeCore {
     }
     const sb = this.store.findSandbox(c.sandboxId);
     if (!sb.ok || sb.value.state !== 'SANDBOX_READY') this.#failStart(c, `sandbox container "${c.sandboxId}" is not running`);
-    const resolved = resolveArgv(c.argv);
+    const resolved = resolveArgv(c.argv, c.env);
     if (resolved.kind === 'not-found') {
       this.#failStart(c, `failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: "${resolved.executable}": executable file not found in $PATH: unknown`);
     }
@@ -239,13 +243,13 @@ export class SimRuntimeCore {
     c.state = 'CONTAINER_RUNNING';
     c.startedAtMs = now;
     c.startedAtNs = msToNs(now);
-    this.#spawn(c);
+    this.#spawn(c, 0);
     this.#publish(c.id, 'CONTAINER_STARTED_EVENT');
   }
 
-  /** (Re)creates the process of a RUNNING container from its argv and start time. */
-  #spawn(c: ContainerRecord): void {
-    const resolved = resolveArgv(c.argv);
+  /** (Re)creates the process of a RUNNING container, `elapsedMs` into its timeline. */
+  #spawn(c: ContainerRecord, elapsedMs: number): void {
+    const resolved = resolveArgv(c.argv, c.env);
     const timeline = resolved.kind === 'timeline' ? resolved.timeline : { outputs: [], exit: null, ignoreTermFromMs: null };
     const src = { own: c.config.annotations, pod: c.sandboxAnnotations, containerName: c.config.metadata.name };
     const overrides: ProcessOverrides = {};
@@ -259,6 +263,7 @@ export class SimRuntimeCore {
       timeline,
       overrides,
       startedAtMs: c.startedAtMs,
+      elapsedMs,
       onOutput: (stream, text, atMs) => c.log?.write(stream, text, atMs),
       onExit: (exit) => this.#onExit(c, exit),
     });
@@ -375,7 +380,7 @@ export class SimRuntimeCore {
         rec.log = undefined;
       }
     }
-    this.#spawn(rec);
+    this.#spawn(rec, this.#clock.now() - rec.startedAtMs);
   }
 
   /** Stops every process's timers without exiting it (shutdown: state keeps them running). */

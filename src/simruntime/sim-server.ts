@@ -142,9 +142,9 @@ export function buildHandlers(d: SimServerDeps): SimHandlers {
     UpdateContainerResources: (r) => (core.containerStatus(str(r['containerId'])), {}),
     ReopenContainerLog: (r) => (core.execTarget(str(r['containerId'])), {}),
     ExecSync: (r) => {
-      core.execTarget(str(r['containerId']));
+      const c = core.execTarget(str(r['containerId']));
       const cmd = Array.isArray(r['cmd']) ? (r['cmd'] as unknown[]).map(String) : [];
-      return simExecSync(d.clock, cmd, Math.max(0, int(r['timeout'])));
+      return simExecSync(d.clock, cmd, Math.max(0, int(r['timeout'])), c.env);
     },
     ContainerStats: (r) => {
       const res = core.store.findContainer(str(r['containerId']));

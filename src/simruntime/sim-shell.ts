@@ -3,26 +3,31 @@
  * into a deterministic {@link Timeline} — what it prints, when, and when it exits — as the
  * busybox image this project tests against would run it. Pure: no clock, no I/O.
  *
- * The executables that exist in the simulated busybox image are those of the project's local
- * busybox image (../shared/notes/containerd.md: `/bin/busybox`, `/bin/sh`, `/bin/sleep`):
- *   - `sh` / `ash` / `/bin/sh`        no args: reads an empty stdin and exits 0 at once;
- *                                     `sh -c SCRIPT [name args...]`: runs SCRIPT (below);
- *                                     `sh FILE`: "can't open" on stderr, exit 2.
- *   - `sleep N` / `/bin/sleep N`      N seconds (fraction ok, suffix s/m/h/d, `infinity`);
- *                                     bad or missing N: message on stderr, exit 1.
- *   - `busybox APPLET args...`        runs APPLET from the set below (echo/true/false included).
- * `echo`, `true`, `false`, `exit`, `trap` are shell builtins only: as argv[0] they are
- * "executable file not found" (containerd: StartContainer fails / ExecSync errors UNKNOWN).
- * Any other argv[0] is an opaque long-running program (nginx, pause, ...): it runs until
- * stopped; see {@link resolveArgv}.
+ * The simulated busybox image is Docker Hub's layout (and the project's test image,
+ * test/harness/local-images.ts): `/bin/busybox` plus a `/bin/<applet>` link per applet. Of the
+ * applets, these are interpreted (as argv[0], by name or as /bin, /usr/bin, /sbin, /usr/sbin,
+ * /usr/local/bin/<name>):
+ *   - `sh` / `ash`     no args: reads an empty stdin and exits 0 at once;
+ *                      `sh -c SCRIPT [name args...]`: runs SCRIPT (below);
+ *                      `sh FILE`: "can't open" on stderr, exit 2.
+ *   - `sleep N`        N seconds (fraction ok, suffix s/m/h/d, `infinity`); bad or missing N:
+ *                      message on stderr, exit 1.
+ *   - `echo [-n] ARGS`, `true`, `false`, `busybox APPLET args...`.
+ * `exit` and `trap` are shell builtins only, and an absolute path that is not one of the above
+ * (e.g. `/nonexistent`) does not exist: both are "executable file not found" (containerd:
+ * StartContainer fails with StartError / ExecSync errors UNKNOWN). Any other bare argv[0]
+ * (nginx, pause, ...) is an opaque long-running program that runs until stopped; see
+ * {@link resolveArgv}.
  *
  * SCRIPT grammar (`sh -c`): simple commands joined by `;`, newline, `&&`, `||` (equal
  * precedence, left-associative, as in sh); words may be '...' or "..." quoted; per-command
  * redirections `>&2` / `1>&2` (stdout to stderr), `>/dev/null`, `2>/dev/null`, `2>&1` (ignored).
+ * `$NAME` / `${NAME}` expand from the container's env (unquoted and in "..."; unset → empty).
  * Commands: `echo [-n] ARGS`, `sleep N`, `exit [N]`, `true`, `:`, `false`,
  * `trap "" TERM|SIGTERM|15` (ignore SIGTERM from then on; other traps are no-ops),
  * `sh -c SCRIPT` (nested), `busybox APPLET ...`. Anything else prints `sh: X: not found` on
- * stderr with status 127, as busybox ash does. `$?`, variables, pipes, `&` are not supported.
+ * stderr with status 127, as busybox ash does (so do applets not interpreted here, e.g. `cat` —
+ * a known simplification). `$?`, assignments, pipes, `&` are not supported.
  */
 
 export type OutputStream = 'stdout' | 'stderr';
@@ -52,7 +57,13 @@ export type Resolution =
   | { kind: 'opaque' };
 
 const SHELLS = new Set(['sh', 'ash']);
-const BUILTIN_ONLY = new Set(['echo', 'true', 'false', 'exit', 'trap', ':']);
+/** Applets interpreted here; all exist as /bin/<name> in the image. */
+const INTERPRETED = new Set(['sh', 'ash', 'sleep', 'busybox', 'echo', 'true', 'false']);
+/** Shell builtins with no executable in the image. */
+const BUILTIN_ONLY = new Set(['exit', 'trap', ':']);
+const BIN_DIRS = new Set(['/bin', '/usr/bin', '/sbin', '/usr/sbin', '/usr/local/bin']);
+
+export type Env = Readonly<Record<string, string>>;
 
 function basename(p: string): string {
   const i = p.lastIndexOf('/');
@@ -60,13 +71,15 @@ function basename(p: string): string {
 }
 
 /** Resolve argv (already merged with the image's entrypoint/cmd) into what it will do. */
-export function resolveArgv(argv: readonly string[]): Resolution {
+export function resolveArgv(argv: readonly string[], env: Env = {}): Resolution {
   const argv0 = argv[0];
   if (argv0 === undefined || argv0 === '') return { kind: 'not-found', executable: '' };
   const name = basename(argv0);
+  const slash = argv0.lastIndexOf('/');
+  if (slash !== -1 && (!BIN_DIRS.has(argv0.slice(0, slash) || '/') || !INTERPRETED.has(name))) return { kind: 'not-found', executable: argv0 };
   if (BUILTIN_ONLY.has(name)) return { kind: 'not-found', executable: argv0 };
-  if (SHELLS.has(name) || name === 'sleep' || name === 'busybox') {
-    const ev = new Evaluator();
+  if (INTERPRETED.has(name)) {
+    const ev = new Evaluator(env);
     const status = ev.runApplet(argv.slice(), false);
     return { kind: 'timeline', timeline: ev.finish(status) };
   }
@@ -84,7 +97,13 @@ class ScriptExit {
 class RunsForever {}
 
 class Evaluator {
+  readonly #env: Env;
   #t = 0;
+
+  constructor(env: Env) {
+    this.#env = env;
+  }
+
   #outputs: TimedOutput[] = [];
   #ignoreTermFromMs: number | null = null;
 
@@ -164,7 +183,7 @@ class Evaluator {
     }
     let parsed: ScriptItem[];
     try {
-      parsed = parseScript(script);
+      parsed = parseScript(script, this.#env);
     } catch (e) {
       if (!(e instanceof ScriptSyntaxError)) throw e;
       this.#emit(err, `sh: syntax error: ${e.message}\n`);
@@ -242,7 +261,19 @@ type Token = { kind: 'word'; value: string } | { kind: 'op'; value: ';' | '&&' |
 
 const REDIRS = ['1>&2', '2>&1', '>&2', '2>/dev/null', '>/dev/null', '1>/dev/null'];
 
-function tokenize(script: string): Token[] {
+/** Reads `$NAME` / `${NAME}` at script[i] ('$'); returns the value and the index after it. */
+function expandVar(script: string, i: number, env: Env): { value: string; next: number } {
+  if (script[i + 1] === '{') {
+    const end = script.indexOf('}', i + 2);
+    if (end === -1) throw new ScriptSyntaxError('bad substitution');
+    return { value: env[script.slice(i + 2, end)] ?? '', next: end + 1 };
+  }
+  const m = /^[A-Za-z_][A-Za-z0-9_]*/.exec(script.slice(i + 1));
+  if (!m) return { value: '$', next: i + 1 };
+  return { value: env[m[0]] ?? '', next: i + 1 + m[0].length };
+}
+
+function tokenize(script: string, env: Env): Token[] {
   const tokens: Token[] = [];
   let i = 0;
   while (i < script.length) {
@@ -273,11 +304,34 @@ function tokenize(script: string): Token[] {
     let word = '';
     while (i < script.length) {
       const d = script[i] as string;
-      if (d === "'" || d === '"') {
+      if (d === "'") {
         const end = script.indexOf(d, i + 1);
         if (end === -1) throw new ScriptSyntaxError('unterminated quoted string');
         word += script.slice(i + 1, end);
         i = end + 1;
+      } else if (d === '"') {
+        i++;
+        for (;;) {
+          if (i >= script.length) throw new ScriptSyntaxError('unterminated quoted string');
+          const q = script[i] as string;
+          if (q === '"') break;
+          if (q === '$') {
+            const v = expandVar(script, i, env);
+            word += v.value;
+            i = v.next;
+          } else if (q === '\\' && i + 1 < script.length && '"\\$'.includes(script[i + 1] as string)) {
+            word += script[i + 1];
+            i += 2;
+          } else {
+            word += q;
+            i++;
+          }
+        }
+        i++;
+      } else if (d === '$') {
+        const v = expandVar(script, i, env);
+        word += v.value;
+        i = v.next;
       } else if (d === '\\' && i + 1 < script.length) {
         word += script[i + 1];
         i += 2;
@@ -293,7 +347,7 @@ function tokenize(script: string): Token[] {
   return tokens;
 }
 
-function parseScript(script: string): ScriptItem[] {
+function parseScript(script: string, env: Env): ScriptItem[] {
   const items: ScriptItem[] = [];
   let op: ScriptItem['op'] = ';';
   let cmd: SimpleCommand = { words: [], stdout: 'stdout', stderr: 'stderr' };
@@ -303,7 +357,7 @@ function parseScript(script: string): ScriptItem[] {
     op = next;
     cmd = { words: [], stdout: 'stdout', stderr: 'stderr' };
   };
-  for (const tok of tokenize(script)) {
+  for (const tok of tokenize(script, env)) {
     switch (tok.kind) {
       case 'word':
         cmd.words.push(tok.value);

@@ -24,7 +24,7 @@ export interface SandboxRecord {
   runtimeHandler: string;
   state: PodSandboxState;
   createdAtNs: string;
-  /** Pod IP; '' for host-network sandboxes. Kept after stop (containerd keeps it in metadata). */
+  /** Pod IP; '' for host-network sandboxes. Kept after stop (containerd keeps it in metadata) but reported only while READY. */
   ip: string;
   hostNetwork: boolean;
 }
@@ -44,6 +44,8 @@ export interface ContainerRecord {
   imageName: string;
   /** The argv the process runs (command/args merged with the image defaults). */
   argv: string[];
+  /** The process environment (config envs over the image's PATH/HOSTNAME/HOME). */
+  env: Record<string, string>;
   state: ContainerState;
   createdAtNs: string;
   startedAtNs: string;

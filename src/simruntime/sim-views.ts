@@ -48,7 +48,8 @@ export function toCriSandboxStatus(s: SandboxRecord): PodSandboxStatusWire {
     metadata: { ...s.config.metadata },
     state: s.state,
     createdAt: s.createdAtNs,
-    network: { ip: s.ip, additionalIps: [] },
+    // containerd reports no IP once the network namespace is closed (StopPodSandbox).
+    network: { ip: s.state === 'SANDBOX_READY' ? s.ip : '', additionalIps: [] },
     linux: { namespaces: { options: { network: ns?.network ?? 'POD', pid: ns?.pid ?? 'POD', ipc: ns?.ipc ?? 'POD' } } },
     labels: copyMap(s.config.labels),
     annotations: copyMap(s.config.annotations),

@@ -40,7 +40,9 @@ test('sandbox lifecycle: READY → NOTREADY → removed, with IPs, labels and an
 
     await h.client.stopPodSandbox(id);
     await h.client.stopPodSandbox(id); // idempotent
-    assert.equal((await h.client.podSandboxStatus(id)).status?.state, 'SANDBOX_NOTREADY');
+    const stopped = (await h.client.podSandboxStatus(id)).status;
+    assert.equal(stopped?.state, 'SANDBOX_NOTREADY');
+    assert.equal(stopped?.network?.ip, ''); // netns closed: containerd reports no IP
     await h.client.removePodSandbox(id);
     await h.client.removePodSandbox(id); // unknown id: OK like containerd 1.6
     await assert.rejects(h.client.podSandboxStatus(id), (e) => isNotFound(e));

@@ -51,9 +51,19 @@ test('bare sh exits 0 at once (empty stdin); busybox dispatches applets; trap ""
   assert.equal(timeline(['sh', '-c', 'sleep 100']).ignoreTermFromMs, null);
 });
 
-test('argv[0] resolution: builtins are not executables; other programs are opaque', () => {
-  assert.deepEqual(resolveArgv(['echo', 'hi']), { kind: 'not-found', executable: 'echo' });
-  assert.deepEqual(resolveArgv(['true']), { kind: 'not-found', executable: 'true' });
+test('argv[0] resolution: applets exist, builtins and missing paths do not, other programs are opaque', () => {
+  assert.deepEqual(timeline(['echo', 'hi']).outputs.map((o) => o.text), ['hi\n']);
+  assert.deepEqual(timeline(['/bin/true']).exit, { atMs: 0, code: 0 });
+  assert.deepEqual(resolveArgv(['exit', '1']), { kind: 'not-found', executable: 'exit' });
+  assert.deepEqual(resolveArgv(['/nonexistent']), { kind: 'not-found', executable: '/nonexistent' });
+  assert.deepEqual(resolveArgv(['/opt/sleep', '1']), { kind: 'not-found', executable: '/opt/sleep' });
   assert.deepEqual(resolveArgv(['nginx', '-g', 'daemon off;']), { kind: 'opaque' });
   assert.equal(resolveArgv(['/bin/sleep', '1']).kind, 'timeline');
+});
+
+test('$NAME and ${NAME} expand from env unquoted and in double quotes, not in single quotes', () => {
+  const r = resolveArgv(['sh', '-c', 'echo -n "$GREETING" ${WHO}; echo \'$GREETING\' $UNSET.'], { GREETING: 'hi there', WHO: 'you' });
+  assert.equal(r.kind, 'timeline');
+  const t = (r as { kind: 'timeline'; timeline: Timeline }).timeline;
+  assert.deepEqual(t.outputs.map((o) => o.text), ['hi there you', '$GREETING .\n']);
 });

@@ -126,13 +126,14 @@ test('annotations: crash-after-ms + exit-code, oom-after-ms, start-fail; pod-lev
   }
 });
 
-test('image defaults: busybox without command runs sh (exits 0); an exec-only builtin as command fails to start', async () => {
+test('image defaults: busybox without command runs sh (exits 0); a missing executable fails to start', async () => {
   const h = await startHarness();
   try {
     const { containerId } = await runPod(h, undefined);
     h.clock.step(0);
     assert.deepEqual([(await status(h, containerId)).state, (await status(h, containerId)).exitCode], ['CONTAINER_EXITED', 0]);
-    await assert.rejects(runPod(h, ['echo', 'hi']), /executable file not found in \$PATH/);
+    await assert.rejects(runPod(h, ['/nonexistent']), /executable file not found in \$PATH/);
+    await assert.rejects(runPod(h, ['exit', '3']), /executable file not found in \$PATH/);
   } finally {
     await h.close();
   }
@@ -146,7 +147,8 @@ test('ExecSync: outputs and exit code in the response; not through a shell; time
     assert.equal(r.stdout.toString(), 'out\n');
     assert.equal(r.stderr.toString(), 'err\n');
     assert.equal(r.exitCode, 7);
-    await assert.rejects(h.client.execSync({ containerId, cmd: ['echo', 'hi'] }), (e: unknown) => (e as CriError).code === 'ERR_CRI_UNKNOWN' && /executable file not found/.test((e as Error).message));
+    assert.equal((await h.client.execSync({ containerId, cmd: ['echo', 'hi'] })).stdout.toString(), 'hi\n');
+    await assert.rejects(h.client.execSync({ containerId, cmd: ['/nonexistent'] }), (e: unknown) => (e as CriError).code === 'ERR_CRI_UNKNOWN' && /executable file not found/.test((e as Error).message));
     const slow = track(h.client.execSync({ containerId, cmd: ['sleep', '3'], timeout: 1 }));
     await eventually(() => h.clock.pendingTimers >= 2);
     h.clock.step(1000);
