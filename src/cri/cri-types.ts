@@ -33,6 +33,7 @@ export interface ContainerMetadata {
   attempt: number;
 }
 
+/** Env var. The wire type of `value` is bytes (see proto/); the client encodes this string as UTF-8. */
 export interface KeyValue {
   key: string;
   value: string;
