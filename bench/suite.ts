@@ -37,7 +37,8 @@ export function churnRateFor(cfg: BenchConfig, plan: SessionPlan): number | null
 }
 
 export function totalSteps(cfg: BenchConfig): number {
-  return cfg.sessions.length + cfg.ceilings.length;
+  // +1: starting the private containerd is a step of its own.
+  return cfg.sessions.length + cfg.ceilings.length + (cfg.sessions.some((s) => s.runtime === 'containerd') ? 1 : 0);
 }
 
 export async function runSuite(cfg: BenchConfig, clock: Clock, progress: Progress): Promise<SuiteOutcome> {
