@@ -53,7 +53,7 @@ export function defineCriContract(name: string, startRuntime: () => Promise<Runt
 
     after(async () => {
       if (ctx) {
-        const left = await teardownAllPods(ctx.rt.endpoint, 30_000).catch(() => -1);
+        const left = await teardownAllPods(ctx.rt.endpoint).catch(() => -1);
         ctx.rt.close();
         fs.rmSync(ctx.logDir, { recursive: true, force: true });
         if (left !== 0) process.stderr.write(`${name}: teardown left ${left} sandboxes\n`);

@@ -8,6 +8,10 @@
  * leftover shims of THIS instance (their `-address` arg is our socket) and their children killed,
  * mounts under the temp dir unmounted, the bridge deleted, ip_forward restored by the last
  * instance (network-slots.ts), and the temp dir removed.
+ *
+ * A run killed before stop() (SIGKILL, test timeout) leaves all of that behind; the next
+ * startContainerd() on this machine finds the dead owner's network slot and reclaims it
+ * (reclaimStaleInstance below): same kills, unmounts and removals.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -159,7 +163,7 @@ class Instance implements ContainerdInstance {
 
   async #stop(): Promise<void> {
     if (this.#child.exitCode === null && this.#child.signalCode === null) {
-      await teardownAllPods(this.endpoint, 30_000).catch(() => undefined); // best effort: the kills below are the backstop
+      await teardownAllPods(this.endpoint).catch(() => undefined); // best effort: the kills below are the backstop
       this.#child.kill('SIGTERM');
       if (!(await waitExit(this.#child, this.#exited, 10_000))) {
         this.#child.kill('SIGKILL');
