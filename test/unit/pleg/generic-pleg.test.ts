@@ -1,0 +1,201 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FakeClock } from '../../../src/clock/fake-clock.js';
+import { CriError } from '../../../src/cri/cri-errors.js';
+import { createPodCache } from '../../../src/pod-cache/pod-cache-create.js';
+import type { PodCacheWriter } from '../../../src/pod-cache/pod-cache.js';
+import { GenericPleg, type RelistReport } from '../../../workers/pleg/generic-pleg.js';
+import type { PodLifecycleEvent } from '../../../workers/pleg/pleg-events.js';
+import { FakeRuntime } from './fake-runtime.js';
+
+function setup(opts: { eventCapacity?: number; cache?: (w: PodCacheWriter) => PodCacheWriter } = {}) {
+  const clock = new FakeClock();
+  const runtime = new FakeRuntime();
+  const { reader, writer } = createPodCache({ capacity: 256 });
+  const reports: RelistReport[] = [];
+  const pleg = new GenericPleg({
+    runtime, clock, cache: opts.cache ? opts.cache(writer) : writer, cacheReader: reader, sink: (r) => reports.push(r),
+    ...(opts.eventCapacity !== undefined ? { eventCapacity: opts.eventCapacity } : {}),
+  });
+  /** One relist one second later; returns its events as [type, id] pairs. */
+  const relist = async (): Promise<[string, string][]> => {
+    clock.step(1000);
+    await pleg.relist();
+    const r = reports.at(-1);
+    assert.ok(r);
+    pleg.ackEvents(r.events.length);
+    return r.events.map((e: PodLifecycleEvent) => [e.type, e.data]);
+  };
+  return { clock, runtime, reader, writer, pleg, reports, relist };
+}
+
+test('relist emits the kubelet event sequence over a pod\'s life and keeps the cache in step', async () => {
+  const { runtime, reader, relist, clock } = setup();
+  runtime.addSandbox('s1', 'A');
+  runtime.addContainer('c1', 's1', 'app');
+  runtime.start('c1');
+  assert.deepEqual(await relist(), [['ContainerStarted', 'c1'], ['ContainerStarted', 's1']]);
+  let e = reader.get('A');
+  assert.equal(e?.timestampMs, clock.now());
+  assert.equal(e?.error, null);
+  assert.deepEqual(e?.status.ips, ['10.1.0.2']);
+  assert.deepEqual(e?.status.containers.map((c) => [c.id, c.name, c.state, c.hash]), [['c1', 'app', 'CONTAINER_RUNNING', 'abc123']]);
+  assert.equal(reader.globalTimestampMs(), clock.now());
+
+  assert.deepEqual(await relist(), []);
+  assert.equal(reader.get('A')?.timestampMs, clock.now() - 1000, 'unchanged pod is not rewritten');
+  assert.equal(reader.globalTimestampMs(), clock.now(), 'global timestamp advances every relist');
+
+  runtime.exit('c1', 1);
+  assert.deepEqual(await relist(), [['ContainerDied', 'c1']]);
+  e = reader.get('A');
+  assert.deepEqual(e?.status.containers.map((c) => [c.state, c.exitCode, c.reason]), [['CONTAINER_EXITED', 1, 'Error']]);
+
+  runtime.addContainer('c2', 's1', 'app', { restartCount: 1 });
+  assert.deepEqual(await relist(), [], 'ContainerChanged (created) is not sent');
+  assert.equal(reader.get('A')?.status.containers[0]?.id, 'c2', 'but the cache has the new container, newest first');
+
+  runtime.remove('c1');
+  runtime.start('c2');
+  assert.deepEqual(await relist(), [['ContainerRemoved', 'c1'], ['ContainerStarted', 'c2']]);
+
+  runtime.remove('c2');
+  runtime.stopSandbox('s1');
+  assert.deepEqual(await relist(), [['ContainerDied', 'c2'], ['ContainerRemoved', 'c2'], ['ContainerDied', 's1']]);
+  e = reader.get('A');
+  assert.deepEqual(e?.status.sandboxes.map((s) => s.state), ['SANDBOX_NOTREADY']);
+  assert.deepEqual(e?.status.ips, ['10.1.0.2'], 'a dead pod keeps its last IPs');
+
+  runtime.remove('s1');
+  assert.deepEqual(await relist(), [['ContainerRemoved', 's1']]);
+  assert.equal(reader.get('A'), undefined, 'a pod with nothing left is deleted from the cache');
+});
+
+test('only new or changed objects are inspected', async () => {
+  const { runtime, pleg, relist } = setup({ eventCapacity: 10_000 });
+  for (let p = 0; p < 50; p++) {
+    runtime.addSandbox(`s${p}`, `P${p}`);
+    runtime.addContainer(`c${p}`, `s${p}`, 'app');
+    runtime.start(`c${p}`);
+  }
+  assert.equal((await relist()).length, 100);
+  assert.equal(pleg.counters().inspectCallsTotal, 100);
+  await relist();
+  assert.equal(pleg.counters().inspectCallsTotal, 100);
+  runtime.exit('c7', 0);
+  assert.deepEqual(await relist(), [['ContainerDied', 'c7']]);
+  assert.equal(pleg.counters().inspectCallsTotal, 101);
+  assert.deepEqual({ sb: runtime.calls.listPodSandbox, c: runtime.calls.listContainers }, { sb: 3, c: 3 });
+});
+
+test('a failed inspection withholds the pod\'s events, stores the error and reinspects next relist', async () => {
+  const { runtime, reader, relist, pleg } = setup();
+  runtime.addSandbox('s1', 'A');
+  runtime.addContainer('c1', 's1', 'app');
+  runtime.start('c1');
+  runtime.failStatusOf.set('c1', new CriError('ERR_CRI_UNAVAILABLE', 'ContainerStatus', 'runtime restarting'));
+  assert.deepEqual(await relist(), []);
+  assert.equal(reader.get('A')?.error?.code, 'ERR_CRI_UNAVAILABLE');
+  assert.equal(pleg.counters().inspectErrorsTotal, 1);
+  runtime.failStatusOf.clear();
+  assert.deepEqual(await relist(), [['ContainerStarted', 'c1'], ['ContainerStarted', 's1']]);
+  assert.equal(reader.get('A')?.error, null);
+  assert.equal(reader.get('A')?.status.containers[0]?.startedAtNs !== '0', true);
+});
+
+test('objects that vanish between list and status are left out, not errors', async () => {
+  const { runtime, reader, relist } = setup();
+  runtime.addSandbox('s1', 'A');
+  runtime.addContainer('c1', 's1', 'app');
+  runtime.failStatusOf.set('c1', new CriError('ERR_CRI_NOT_FOUND', 'ContainerStatus', 'gone'));
+  await relist();
+  assert.equal(reader.get('A')?.error, null);
+  assert.deepEqual(reader.get('A')?.status.containers, []);
+});
+
+test('a list failure changes nothing, is counted, and the next relist catches up', async () => {
+  const { runtime, reader, relist, reports, pleg } = setup();
+  runtime.addSandbox('s1', 'A');
+  await relist();
+  const before = reader.globalTimestampMs();
+  runtime.failNext.listContainers = [new CriError('ERR_CRI_UNAVAILABLE', 'ListContainers', 'down')];
+  runtime.stopSandbox('s1');
+  assert.deepEqual(await relist(), []);
+  assert.equal(reports.at(-1)?.ok, false);
+  assert.equal(reader.globalTimestampMs(), before);
+  assert.equal(pleg.counters().relistErrorsTotal, 1);
+  assert.deepEqual(await relist(), [['ContainerDied', 's1']]);
+  assert.equal(reports.at(-1)?.intervalSeconds, 2, 'interval spans back to the last successful relist');
+});
+
+test('updateTime comes after every set of the relist', async () => {
+  const calls: string[] = [];
+  const { runtime, relist } = setup({
+    cache: (w) => ({
+      set: (uid, st, err, ts) => { calls.push(`set ${uid}`); return w.set(uid, st, err, ts); },
+      delete: (uid) => { calls.push(`delete ${uid}`); w.delete(uid); },
+      updateTime: (ts) => { calls.push('updateTime'); w.updateTime(ts); },
+    }),
+  });
+  runtime.addSandbox('s1', 'A');
+  runtime.addSandbox('s2', 'B');
+  await relist();
+  assert.deepEqual(calls, ['set A', 'set B', 'updateTime']);
+  calls.length = 0;
+  runtime.remove('s1');
+  runtime.stopSandbox('s2');
+  await relist();
+  assert.deepEqual(calls, ['delete A', 'set B', 'updateTime']);
+});
+
+test('events beyond the unacknowledged capacity are counted as discarded and come again later', async () => {
+  const { runtime, pleg, reports, clock } = setup({ eventCapacity: 2 });
+  for (const p of ['A', 'B']) runtime.addSandbox(`s${p}`, p);
+  runtime.addContainer('cA', 'sA', 'app');
+  runtime.start('cA');
+  runtime.addContainer('cB', 'sB', 'app');
+  runtime.start('cB');
+  clock.step(1000);
+  await pleg.relist();
+  assert.deepEqual(reports.at(-1)?.events.map((e) => e.data), ['cA', 'sA']);
+  assert.equal(reports.at(-1)?.discarded, 2);
+  clock.step(1000);
+  await pleg.relist(); // nothing acknowledged yet: no room
+  assert.deepEqual(reports.at(-1)?.events, []);
+  assert.equal(pleg.counters().discardEventsTotal, 4);
+  pleg.ackEvents(2);
+  clock.step(1000);
+  await pleg.relist();
+  assert.deepEqual(reports.at(-1)?.events.map((e) => e.data), ['cB', 'sB']);
+});
+
+test('a set that loses to a newer entry still delivers events and rewrites the pod until it wins', async () => {
+  const { runtime, reader, writer, relist, clock } = setup();
+  runtime.addSandbox('s1', 'A');
+  runtime.addContainer('c1', 's1', 'app');
+  runtime.start('c1');
+  // A pod worker published a status stamped 1.5 s after the coming relist's timestamp.
+  const workerTs = clock.now() + 2500;
+  writer.set('A', { uid: 'A', name: 'pod-A', namespace: 'default', ips: [], sandboxes: [], containers: [] }, null, workerTs);
+  assert.deepEqual(await relist(), [['ContainerStarted', 'c1'], ['ContainerStarted', 's1']]);
+  assert.equal(reader.get('A')?.timestampMs, workerTs, 'newer entry kept');
+  assert.deepEqual(await relist(), []);
+  assert.equal(reader.get('A')?.timestampMs, workerTs, 'still older than the worker\'s');
+  assert.deepEqual(await relist(), [], 'no events again, only the cache write');
+  assert.equal(reader.get('A')?.timestampMs, clock.now());
+  assert.deepEqual(reader.get('A')?.status.containers.map((c) => c.id), ['c1']);
+});
+
+test('start relists at once and then every period after the previous relist; close stops it', async () => {
+  const { runtime, pleg, reports, clock } = setup();
+  runtime.addSandbox('s1', 'A');
+  pleg.start();
+  assert.ok(await clock.runUntil(() => reports.length === 1, { stepMs: 10, maxMs: 50 }));
+  assert.ok(await clock.runUntil(() => reports.length === 3, { stepMs: 100, maxMs: 2500 }));
+  await pleg.close();
+  const n = reports.length;
+  clock.step(10_000);
+  await new Promise<void>((r) => setImmediate(r));
+  assert.equal(reports.length, n);
+  await pleg.close(); // idempotent
+});

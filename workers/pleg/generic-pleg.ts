@@ -1,0 +1,332 @@
+/**
+ * The relisting PLEG (the kubelet's GenericPLEG, pkg/kubelet/pleg/generic.go), pure: it takes
+ * a RuntimeService, a PodCacheWriter, a Clock and an event sink, and knows nothing of threads
+ * (pleg-thread.ts wires it to a worker thread).
+ *
+ * Each relist (every relistPeriodMs after the previous one ends, like wait.Until):
+ *   1. t = clock.now(); ListPodSandbox + ListContainers (both, unfiltered). On failure: log,
+ *      count, keep the old records, do not touch the cache (health ages).
+ *   2. lastRelist = t (the kubelet records it right after the list succeeds).
+ *   3. per pod: events from each container/sandbox old → new state (generateEvents); pods with
+ *      events, or marked for reinspection, get their status built (bulk builder: only new or
+ *      changed objects are inspected) and written with set(uid, status, error, t); pods no
+ *      longer listed are deleted from the cache.
+ *   4. cache.updateTime(t) — strictly AFTER all writes of this relist ("all cache entries are
+ *      at least as new as the global timestamp").
+ *   5. events go out in ONE batch per relist, ContainerChanged filtered out as the kubelet does.
+ *
+ * A pod whose inspection failed keeps its old record and is reinspected next relist (its
+ * events come again then). Deliberate differences from the kubelet:
+ *   - a pod whose `set` lost to a newer entry (a pod worker published after this relist's t)
+ *     still gets its events but is reinspected next relist, so the cache converges to the
+ *     newest listed state even though "newer timestamp wins";
+ *   - events are bounded by unacknowledged count (eventCapacity, the kubelet's channel
+ *     capacity 1000): the consumer acks what it took. A pod whose events do not fit has them
+ *     counted as discarded (kubelet_pleg_discard_events) but keeps its old record, so they
+ *     are generated again next relist instead of being lost (the kubelet loses them).
+ */
+import type { Clock, TimerHandle } from '../../src/clock/clock.js';
+import type { RuntimeService } from '../../src/cri/runtime-service.js';
+import { silentLogger, type Logger } from '../../src/logging/logger.js';
+import { CacheError } from '../../src/pod-cache/pod-cache-errors.js';
+import type { PodCacheReader, PodCacheWriter } from '../../src/pod-cache/pod-cache.js';
+import type { RuntimePodStatus } from '../../src/pod-cache/runtime-pod-status.js';
+import { BulkPodStatusBuilder, groupByPod, type RelistPod } from '../runtime-status/bulk-pod-status.js';
+import { plegHealth, type PlegHealth } from './pleg-health.js';
+import type { PodLifecycleEvent } from './pleg-events.js';
+import { PodRecords } from './pleg-records.js';
+
+/** One relist's outcome, delivered to the sink whether or not it succeeded. */
+export interface RelistReport {
+  /** The relist timestamp (wall ms, clock.now() before listing). */
+  timestampMs: number;
+  ok: boolean;
+  /** kubelet_pleg_relist_duration_seconds observation. */
+  durationSeconds: number;
+  /** kubelet_pleg_relist_interval_seconds observation (since the previous successful relist start); null on the first. */
+  intervalSeconds: number | null;
+  events: PodLifecycleEvent[];
+  /** Events dropped for lack of capacity in this relist (kubelet_pleg_discard_events increment). */
+  discarded: number;
+}
+
+export type RelistSink = (report: RelistReport) => void;
+
+export interface PlegCounters {
+  relistTotal: number;
+  relistErrorsTotal: number;
+  discardEventsTotal: number;
+  inspectErrorsTotal: number;
+  cacheFullTotal: number;
+  inspectCallsTotal: number;
+  podsTracked: number;
+  eventsInFlight: number;
+}
+
+export const GENERIC_PLEG_DEFAULTS = Object.freeze({
+  relistPeriodMs: 1000,
+  relistThresholdMs: 3 * 60_000,
+  eventCapacity: 1000,
+  inspectConcurrency: 16,
+});
+
+export interface GenericPlegOptions {
+  runtime: RuntimeService;
+  cache: PodCacheWriter;
+  /** For keeping a dead pod's IPs (generic.go getPodIPs); without it the PLEG remembers what it wrote. */
+  cacheReader?: Pick<PodCacheReader, 'get'>;
+  clock: Clock;
+  sink: RelistSink;
+  logger?: Logger;
+  relistPeriodMs?: number;
+  relistThresholdMs?: number;
+  eventCapacity?: number;
+  inspectConcurrency?: number;
+}
+
+type Lifecycle = 'idle' | 'running' | 'closed';
+
+export class GenericPleg {
+  readonly #runtime: RuntimeService;
+  readonly #cache: PodCacheWriter;
+  readonly #cacheReader: Pick<PodCacheReader, 'get'> | undefined;
+  readonly #clock: Clock;
+  readonly #sink: RelistSink;
+  readonly #log: Logger;
+  readonly #periodMs: number;
+  readonly #thresholdMs: number;
+  readonly #capacity: number;
+  readonly #records = new PodRecords();
+  readonly #builder: BulkPodStatusBuilder;
+  /** Pods whose status fetch failed (or was not delivered) last relist: inspect again. */
+  #reinspect = new Set<string>();
+  /** IPs last written per pod, when no cacheReader is given. */
+  readonly #lastIps = new Map<string, string[]>();
+  #lastRelistMs: number | undefined;
+  #lastRelistMonotonic: number | undefined;
+  #inFlight = 0;
+  #relisting: Promise<void> | undefined;
+  #timer: TimerHandle | undefined;
+  #state: Lifecycle = 'idle';
+  readonly #abort = new AbortController();
+  readonly #counters = { relistTotal: 0, relistErrorsTotal: 0, discardEventsTotal: 0, inspectErrorsTotal: 0, cacheFullTotal: 0 };
+
+  constructor(opts: GenericPlegOptions) {
+    for (const k of ['runtime', 'cache', 'clock', 'sink'] as const) {
+      if (!opts[k]) throw new TypeError(`GenericPleg: ${k} is required`);
+    }
+    this.#runtime = opts.runtime;
+    this.#cache = opts.cache;
+    this.#cacheReader = opts.cacheReader;
+    this.#clock = opts.clock;
+    this.#sink = opts.sink;
+    this.#log = opts.logger ?? silentLogger;
+    this.#periodMs = positive('relistPeriodMs', opts.relistPeriodMs ?? GENERIC_PLEG_DEFAULTS.relistPeriodMs);
+    this.#thresholdMs = positive('relistThresholdMs', opts.relistThresholdMs ?? GENERIC_PLEG_DEFAULTS.relistThresholdMs);
+    this.#capacity = positive('eventCapacity', opts.eventCapacity ?? GENERIC_PLEG_DEFAULTS.eventCapacity);
+    this.#builder = new BulkPodStatusBuilder({
+      runtime: opts.runtime,
+      inspectConcurrency: opts.inspectConcurrency ?? GENERIC_PLEG_DEFAULTS.inspectConcurrency,
+    });
+  }
+
+  /** Relist now and then every period after each relist ends. No-op unless idle. */
+  start(): void {
+    if (this.#state !== 'idle') return;
+    this.#state = 'running';
+    this.#loop();
+  }
+
+  /** Stop scheduling and wait for a relist in progress to finish. Idempotent. */
+  async close(): Promise<void> {
+    this.#stopTimer();
+    await this.#relisting;
+  }
+
+  /** Stop now: abort the relist in progress (its CRI calls are cancelled). Idempotent. */
+  destroy(): void {
+    this.#stopTimer();
+    this.#abort.abort();
+  }
+
+  /** The consumer took `count` events off a batch: frees that much capacity. */
+  ackEvents(count: number): void {
+    this.#inFlight = Math.max(0, this.#inFlight - count);
+  }
+
+  healthy(): PlegHealth {
+    return plegHealth(this.#lastRelistMonotonic, this.#clock.monotonic(), this.#thresholdMs);
+  }
+
+  /** Wall-clock ms of the last successful relist start, undefined before the first. */
+  lastRelistMs(): number | undefined {
+    return this.#lastRelistMs;
+  }
+
+  counters(): PlegCounters {
+    return {
+      ...this.#counters,
+      inspectCallsTotal: this.#builder.inspectCalls,
+      podsTracked: this.#records.size,
+      eventsInFlight: this.#inFlight,
+    };
+  }
+
+  /** One relist (serialized: a call during a relist waits for it and does not relist again). */
+  relist(): Promise<void> {
+    if (this.#relisting) return this.#relisting;
+    this.#relisting = this.#relistOnce().catch((err: unknown) => {
+      // A bug, not a runtime error (those are handled inside): count it, keep relisting.
+      this.#counters.relistErrorsTotal++;
+      this.#log.error('GenericPLEG: relist failed', { err: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    }).finally(() => {
+      this.#relisting = undefined;
+    });
+    return this.#relisting;
+  }
+
+  #loop(): void {
+    void this.relist().finally(() => {
+      if (this.#state === 'running') this.#timer = this.#clock.setTimer(this.#periodMs, () => this.#loop());
+    });
+  }
+
+  #stopTimer(): void {
+    this.#state = 'closed';
+    this.#timer?.cancel();
+    this.#timer = undefined;
+  }
+
+  async #relistOnce(): Promise<void> {
+    const signal = this.#abort.signal;
+    if (signal.aborted) return;
+    const startMono = this.#clock.monotonic();
+    const timestampMs = this.#clock.now();
+    const intervalSeconds = this.#lastRelistMonotonic === undefined ? null : (startMono - this.#lastRelistMonotonic) / 1000;
+    const report = (ok: boolean, events: PodLifecycleEvent[], discarded: number): void => {
+      this.#sink({ timestampMs, ok, durationSeconds: (this.#clock.monotonic() - startMono) / 1000, intervalSeconds, events, discarded });
+    };
+    this.#counters.relistTotal++;
+    let sandboxes, containers;
+    try {
+      [sandboxes, containers] = await Promise.all([this.#runtime.listPodSandbox({}, { signal }), this.#runtime.listContainers({}, { signal })]);
+    } catch (err) {
+      if (signal.aborted) return;
+      this.#counters.relistErrorsTotal++;
+      this.#log.error('GenericPLEG: Unable to retrieve pods', { err: String(err) });
+      report(false, [], 0);
+      return;
+    }
+    this.#lastRelistMs = timestampMs;
+    this.#lastRelistMonotonic = startMono;
+
+    const pods = groupByPod(sandboxes, containers);
+    this.#records.setCurrent(pods);
+    this.#builder.retainOnly(pods);
+
+    const changed = new Map<string, PodLifecycleEvent[]>();
+    for (const uid of this.#records.uids()) {
+      const events = this.#records.computeEvents(uid);
+      if (events.length === 0 && !this.#reinspect.has(uid)) continue;
+      changed.set(uid, events);
+    }
+    const toBuild: RelistPod[] = [];
+    for (const uid of changed.keys()) {
+      const current = this.#records.getCurrent(uid);
+      if (!current) continue;
+      if (this.#reinspect.has(uid)) this.#builder.forget(current.pod);
+      toBuild.push(current.pod);
+    }
+    let built;
+    try {
+      built = await this.#builder.build(toBuild, signal);
+    } catch (err) {
+      if (signal.aborted) return;
+      throw err;
+    }
+
+    const needsReinspection = new Set<string>();
+    const out: PodLifecycleEvent[] = [];
+    let room = Math.max(0, this.#capacity - this.#inFlight);
+    let discarded = 0;
+    for (const [uid, events] of changed) {
+      const deliver = events.filter((e) => e.type !== 'ContainerChanged');
+      const result = built.get(uid);
+      if (!result) {
+        // Not listed any more: no visible containers or sandboxes.
+        this.#log.v(4).info('PLEG: Delete status for pod', { podUID: uid });
+        this.#cache.delete(uid);
+        this.#lastIps.delete(uid);
+      } else {
+        result.status.ips = this.#preserveIps(uid, result.status);
+        const stored = this.#store(uid, result.status, result.error, timestampMs);
+        if (result.error || stored === 'failed') {
+          if (result.error) {
+            this.#counters.inspectErrorsTotal++;
+            this.#log.v(4).info('PLEG: Ignoring events for pod', { pod: `${result.status.namespace}/${result.status.name}`, podUID: uid, err: result.error.message });
+          }
+          needsReinspection.add(uid);
+          continue;
+        }
+        if (stored === 'stale') needsReinspection.add(uid);
+        this.#logExits(events, result.status);
+      }
+      if (deliver.length > room) {
+        // No room: the record stays old, so these events are generated again next relist.
+        discarded += deliver.length;
+        continue;
+      }
+      room -= deliver.length;
+      this.#records.update(uid);
+      out.push(...deliver);
+    }
+
+    // After every write of this relist, never before.
+    this.#cache.updateTime(timestampMs);
+
+    if (discarded > 0) {
+      this.#counters.discardEventsTotal += discarded;
+      this.#log.error('Event channel is full, discard this relist() cycle event', { discarded });
+    }
+    this.#reinspect = needsReinspection;
+    this.#inFlight += out.length;
+    report(true, out, discarded);
+  }
+
+  #store(uid: string, status: RuntimePodStatus, error: { code: string; message: string } | null, ts: number): 'stored' | 'stale' | 'failed' {
+    try {
+      const outcome = this.#cache.set(uid, status, error, ts);
+      if (outcome !== 'stale') this.#lastIps.set(uid, status.ips);
+      return outcome === 'stale' ? 'stale' : 'stored';
+    } catch (err) {
+      if (err instanceof CacheError && err.code === 'ERR_CACHE_FULL') this.#counters.cacheFullTotal++;
+      this.#log.error('PLEG: Write status', { podUID: uid, err: String(err) });
+      return 'failed';
+    }
+  }
+
+  /**
+   * generic.go getPodIPs: when the new status has no IPs and no sandbox is ready (a dead pod,
+   * network torn down), keep the IPs of the previous status: the API expects a completed pod's IP.
+   */
+  #preserveIps(uid: string, status: RuntimePodStatus): string[] {
+    if (status.ips.length > 0) return status.ips;
+    if (status.sandboxes.some((s) => s.state === 'SANDBOX_READY')) return status.ips;
+    const old = this.#cacheReader ? this.#cacheReader.get(uid)?.status.ips : this.#lastIps.get(uid);
+    return old && old.length > 0 ? old : status.ips;
+  }
+
+  #logExits(events: readonly PodLifecycleEvent[], status: RuntimePodStatus): void {
+    const log = this.#log.v(2);
+    for (const e of events) {
+      if (e.type !== 'ContainerDied') continue;
+      const c = status.containers.find((x) => x.id === e.data);
+      if (c) log.info('Generic (PLEG): container finished', { podID: e.id, containerID: e.data, exitCode: c.exitCode });
+    }
+  }
+}
+
+function positive(name: string, v: number): number {
+  if (!Number.isFinite(v) || v <= 0) throw new RangeError(`GenericPleg: ${name} must be a positive number, got ${v}`);
+  return v;
+}

@@ -1,0 +1,182 @@
+/**
+ * The relist's status builder: statuses for many pods from ONE ListPodSandbox + ONE
+ * ListContainers, calling PodSandboxStatus / ContainerStatus only for objects that are new or
+ * whose listed state changed since their last inspection. What only an inspection tells
+ * (container startedAt/finishedAt/exitCode/reason/message/imageRef, sandbox IPs and network
+ * mode) is fixed for a given state, so a remembered inspection stays exact while the state
+ * holds. This is what keeps a relist at thousands of pods at two list calls plus a handful of
+ * inspections.
+ *
+ * Differs from the kubelet on purpose: the kubelet's relist calls GetPodStatus (a full
+ * inspection of every object) for each changed pod, one pod at a time. Here inspections are
+ * reused and run up to `inspectConcurrency` at a time.
+ *
+ * Owned by the PLEG (one instance, one thread); not safe for concurrent build() calls.
+ */
+import { CriError, isNotFound, type WireError } from '../../src/cri/cri-errors.js';
+import type { Container, PodSandbox } from '../../src/cri/cri-types.js';
+import type { CallOptions, RuntimeService } from '../../src/cri/runtime-service.js';
+import type { RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus } from '../../src/pod-cache/runtime-pod-status.js';
+import {
+  assemblePodStatus, containerDetails, containerIdentity, listOnlyDetails, sandboxDetails, sandboxIdentity,
+  toContainerStatus, toSandboxStatus, type ContainerDetails, type PodIdentity, type SandboxDetails,
+} from './cri-status-convert.js';
+
+/** One pod's objects as listed by a relist. */
+export interface RelistPod {
+  id: PodIdentity;
+  sandboxes: PodSandbox[];
+  containers: Container[];
+}
+
+export interface PodStatusResult {
+  status: RuntimePodStatus;
+  /** First inspection error (not NotFound) of the pod; the status then holds list data for that object. */
+  error: WireError | null;
+}
+
+/** Group listed objects by the io.kubernetes.pod.uid label; objects without it are not kubelet pods and are left out. */
+export function groupByPod(sandboxes: readonly PodSandbox[], containers: readonly Container[]): Map<string, RelistPod> {
+  const pods = new Map<string, RelistPod>();
+  const podOf = (id: PodIdentity): RelistPod | undefined => {
+    if (id.uid === '') return undefined;
+    let p = pods.get(id.uid);
+    if (!p) {
+      p = { id, sandboxes: [], containers: [] };
+      pods.set(id.uid, p);
+    } else if (p.id.name === '' && id.name !== '') {
+      p.id = id;
+    }
+    return p;
+  };
+  for (const s of sandboxes) podOf(sandboxIdentity(s))?.sandboxes.push(s);
+  for (const c of containers) podOf(containerIdentity(c))?.containers.push(c);
+  return pods;
+}
+
+interface Inspected<D> {
+  state: string;
+  details: D;
+}
+
+export const BULK_STATUS_DEFAULTS = Object.freeze({ inspectConcurrency: 16 });
+
+export interface BulkPodStatusOptions {
+  runtime: RuntimeService;
+  /** Inspection calls in flight at once (containerd: ~3× faster at 16 than 1). */
+  inspectConcurrency?: number;
+}
+
+export class BulkPodStatusBuilder {
+  readonly #runtime: RuntimeService;
+  readonly #concurrency: number;
+  readonly #sandboxes = new Map<string, Inspected<SandboxDetails>>();
+  readonly #containers = new Map<string, Inspected<ContainerDetails>>();
+  /** Inspection calls made (for metrics and tests). */
+  inspectCalls = 0;
+
+  constructor(opts: BulkPodStatusOptions) {
+    if (!opts.runtime) throw new TypeError('BulkPodStatusBuilder: runtime is required');
+    const c = opts.inspectConcurrency ?? BULK_STATUS_DEFAULTS.inspectConcurrency;
+    if (!Number.isInteger(c) || c < 1) throw new RangeError(`BulkPodStatusBuilder: inspectConcurrency must be a positive integer, got ${c}`);
+    this.#runtime = opts.runtime;
+    this.#concurrency = c;
+  }
+
+  /** Statuses for `pods`, inspecting only new or changed objects. Throws only on abort. */
+  async build(pods: readonly RelistPod[], signal?: AbortSignal): Promise<Map<string, PodStatusResult>> {
+    const opts: CallOptions = signal ? { signal } : {};
+    const errors = new Map<string, WireError>();
+    const gone = new Set<string>();
+    const jobs: (() => Promise<void>)[] = [];
+    const fail = (uid: string, err: unknown): void => {
+      if (signal?.aborted) throw err;
+      if (isNotFound(err)) return;
+      if (!errors.has(uid)) errors.set(uid, err instanceof CriError ? err.toWire() : { code: 'ERR_CRI_UNKNOWN', message: String(err) });
+    };
+    for (const pod of pods) {
+      for (const s of pod.sandboxes) {
+        if (this.#sandboxes.get(s.id)?.state === s.state) continue;
+        jobs.push(async () => {
+          try {
+            this.inspectCalls++;
+            const st = (await this.#runtime.podSandboxStatus(s.id, opts)).status;
+            if (st) this.#sandboxes.set(s.id, { state: s.state, details: sandboxDetails(st) });
+            else gone.add(s.id);
+          } catch (err) {
+            if (isNotFound(err)) gone.add(s.id);
+            fail(pod.id.uid, err);
+          }
+        });
+      }
+      for (const c of pod.containers) {
+        if (this.#containers.get(c.id)?.state === c.state) continue;
+        jobs.push(async () => {
+          try {
+            this.inspectCalls++;
+            const st = (await this.#runtime.containerStatus(c.id, opts)).status;
+            if (st) this.#containers.set(c.id, { state: c.state, details: containerDetails(st) });
+            else gone.add(c.id);
+          } catch (err) {
+            if (isNotFound(err)) gone.add(c.id);
+            fail(pod.id.uid, err);
+          }
+        });
+      }
+    }
+    await runLimited(jobs, this.#concurrency);
+
+    const out = new Map<string, PodStatusResult>();
+    for (const pod of pods) {
+      const sandboxes: RuntimeSandboxStatus[] = [];
+      for (const s of pod.sandboxes) {
+        if (gone.has(s.id)) continue;
+        sandboxes.push(toSandboxStatus(s, this.#sandboxes.get(s.id)?.details ?? { ip: '', ips: [], hostNetwork: false }));
+      }
+      const containers: RuntimeContainerStatus[] = [];
+      for (const c of pod.containers) {
+        if (gone.has(c.id)) continue;
+        containers.push(toContainerStatus(c, c.podSandboxId, this.#containers.get(c.id)?.details ?? listOnlyDetails(c)));
+      }
+      out.set(pod.id.uid, { status: assemblePodStatus(pod.id, sandboxes, containers), error: errors.get(pod.id.uid) ?? null });
+    }
+    return out;
+  }
+
+  /** Forget inspections of objects that are no longer listed (call once per relist). */
+  retainOnly(pods: ReadonlyMap<string, RelistPod>): void {
+    const sandboxIds = new Set<string>();
+    const containerIds = new Set<string>();
+    for (const p of pods.values()) {
+      for (const s of p.sandboxes) sandboxIds.add(s.id);
+      for (const c of p.containers) containerIds.add(c.id);
+    }
+    for (const id of this.#sandboxes.keys()) if (!sandboxIds.has(id)) this.#sandboxes.delete(id);
+    for (const id of this.#containers.keys()) if (!containerIds.has(id)) this.#containers.delete(id);
+  }
+
+  /** Drop remembered inspections of one pod's objects, so the next build inspects them again (reinspect). */
+  forget(pod: RelistPod): void {
+    for (const s of pod.sandboxes) this.#sandboxes.delete(s.id);
+    for (const c of pod.containers) this.#containers.delete(c.id);
+  }
+}
+
+/** Run `jobs` with at most `limit` in flight; rejects with the first rejection (after all settle). */
+async function runLimited(jobs: readonly (() => Promise<void>)[], limit: number): Promise<void> {
+  let next = 0;
+  let firstError: { err: unknown } | undefined;
+  const lane = async (): Promise<void> => {
+    while (next < jobs.length) {
+      const job = jobs[next++];
+      if (!job) break;
+      try {
+        await job();
+      } catch (err) {
+        firstError ??= { err };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, jobs.length) }, lane));
+  if (firstError) throw firstError.err;
+}

@@ -1,0 +1,133 @@
+/**
+ * Pure conversions from CRI objects to the cache's RuntimePodStatus pieces, shared by
+ * getPodStatus (one pod, full inspection) and the relist's bulk builder (list data plus the
+ * last inspection of each object). Mirrors kuberuntime's toKubeContainerStatus and
+ * GetPodStatus's sandbox handling.
+ */
+import type { Container, ContainerStatus, PodSandbox, PodSandboxStatus } from '../../src/cri/cri-types.js';
+import {
+  ContainerHashLabel, ContainerRestartCountLabel, KubernetesContainerNameLabel, KubernetesPodNameLabel,
+  KubernetesPodNamespaceLabel, KubernetesPodUIDLabel,
+} from '../../src/kubetypes/kubelet-labels.js';
+import type { RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus } from '../../src/pod-cache/runtime-pod-status.js';
+
+/** What only PodSandboxStatus knows about a sandbox (ListPodSandbox does not carry it). */
+export interface SandboxDetails {
+  ip: string;
+  ips: string[];
+  hostNetwork: boolean;
+}
+
+/** What only ContainerStatus knows about a container. */
+export interface ContainerDetails {
+  startedAtNs: string;
+  finishedAtNs: string;
+  exitCode: number;
+  reason: string;
+  message: string;
+  image: string;
+  imageRef: string;
+}
+
+/** The pod identity the kubelet's labels put on every sandbox and container. */
+export interface PodIdentity {
+  uid: string;
+  name: string;
+  namespace: string;
+}
+
+export function sandboxIdentity(s: PodSandbox): PodIdentity {
+  return {
+    uid: s.labels[KubernetesPodUIDLabel] ?? s.metadata?.uid ?? '',
+    name: s.labels[KubernetesPodNameLabel] ?? s.metadata?.name ?? '',
+    namespace: s.labels[KubernetesPodNamespaceLabel] ?? s.metadata?.namespace ?? '',
+  };
+}
+
+export function containerIdentity(c: Container): PodIdentity {
+  return {
+    uid: c.labels[KubernetesPodUIDLabel] ?? '',
+    name: c.labels[KubernetesPodNameLabel] ?? '',
+    namespace: c.labels[KubernetesPodNamespaceLabel] ?? '',
+  };
+}
+
+export function sandboxDetails(s: PodSandboxStatus): SandboxDetails {
+  const ip = s.network?.ip ?? '';
+  const ips = ip === '' ? [] : [ip, ...(s.network?.additionalIps ?? []).map((a) => a.ip).filter((a) => a !== '')];
+  const mode = s.linux?.namespaces?.options?.network;
+  // Runtimes that omit linux namespace options: a sandbox without an IP is taken as host network.
+  const hostNetwork = mode !== undefined ? mode === 'NODE' : ip === '';
+  return { ip, ips, hostNetwork };
+}
+
+export function toSandboxStatus(s: PodSandbox | PodSandboxStatus, d: SandboxDetails): RuntimeSandboxStatus {
+  return {
+    id: s.id,
+    state: s.state,
+    createdAtNs: s.createdAt,
+    attempt: s.metadata?.attempt ?? 0,
+    ip: d.ip,
+    ips: d.ips,
+    hostNetwork: d.hostNetwork,
+  };
+}
+
+export function containerDetails(c: ContainerStatus): ContainerDetails {
+  return {
+    startedAtNs: c.startedAt,
+    finishedAtNs: c.finishedAt,
+    exitCode: c.exitCode,
+    reason: c.reason,
+    message: c.message,
+    image: c.image?.image ?? '',
+    imageRef: c.imageRef,
+  };
+}
+
+/** Details of a container never inspected (list data only): what a CREATED container reports. */
+export function listOnlyDetails(c: Container): ContainerDetails {
+  return { startedAtNs: '0', finishedAtNs: '0', exitCode: 0, reason: '', message: '', image: c.image?.image ?? '', imageRef: c.imageRef };
+}
+
+/** `c` supplies identity and labels (list or status: both carry them); `d` the inspection. */
+export function toContainerStatus(c: Container | ContainerStatus, podSandboxId: string, d: ContainerDetails): RuntimeContainerStatus {
+  const restart = Number.parseInt(c.annotations[ContainerRestartCountLabel] ?? '0', 10);
+  return {
+    id: c.id,
+    podSandboxId,
+    name: c.labels[KubernetesContainerNameLabel] ?? c.metadata?.name ?? '',
+    state: c.state,
+    createdAtNs: c.createdAt,
+    startedAtNs: d.startedAtNs,
+    finishedAtNs: d.finishedAtNs,
+    exitCode: d.exitCode,
+    reason: d.reason,
+    message: d.message,
+    image: d.image,
+    imageRef: d.imageRef,
+    hash: c.annotations[ContainerHashLabel] ?? '',
+    restartCount: Number.isSafeInteger(restart) && restart >= 0 ? restart : 0,
+    attempt: c.metadata?.attempt ?? 0,
+  };
+}
+
+/** Compare CRI ns timestamps (decimal strings, no leading zeros) newest first. */
+export function newestFirst(a: { createdAtNs: string }, b: { createdAtNs: string }): number {
+  const x = a.createdAtNs;
+  const y = b.createdAtNs;
+  if (x.length !== y.length) return y.length - x.length;
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/**
+ * The pod status from its pieces: newest first, and the pod IPs of the latest sandbox if it
+ * is ready (GetPodStatus takes IPs only from sandboxes[0] in SANDBOX_READY).
+ */
+export function assemblePodStatus(id: PodIdentity, sandboxes: RuntimeSandboxStatus[], containers: RuntimeContainerStatus[]): RuntimePodStatus {
+  sandboxes.sort(newestFirst);
+  containers.sort(newestFirst);
+  const latest = sandboxes[0];
+  const ips = latest && latest.state === 'SANDBOX_READY' ? latest.ips : [];
+  return { uid: id.uid, name: id.name, namespace: id.namespace, ips, sandboxes, containers };
+}
