@@ -1,0 +1,74 @@
+/**
+ * PLEG thread entry: wires a CRI client, the attached pod cache and GenericPleg to the thread
+ * protocol (pleg-protocol.ts). Thin on purpose; the logic is in generic-pleg.ts.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { realClock } from '../../src/clock/clock.js';
+import { CriClient } from '../../src/cri/cri-client.js';
+import { createLogger } from '../../src/logging/logger.js';
+import { attachPodCache } from '../../src/pod-cache/pod-cache-create.js';
+import { GenericPleg, GENERIC_PLEG_DEFAULTS } from './generic-pleg.js';
+import { PLEG_THREAD_DEFAULTS, isPlegInbound, type PlegOutbound, type PlegStartOptions } from './pleg-protocol.js';
+
+if (!parentPort) throw new Error('pleg-thread.js must run in a worker thread');
+const port = parentPort;
+const post = (m: PlegOutbound): void => port.postMessage(m);
+
+function main(opts: PlegStartOptions): void {
+  const logger = createLogger({ verbosity: opts.verbosity ?? 0, sink: (line) => post({ type: 'log', line }), fields: { thread: 'pleg' } });
+  const client = new CriClient({ endpoint: opts.endpoint });
+  const { reader, writer } = attachPodCache(opts.cacheBuffer);
+  const pleg = new GenericPleg({
+    runtime: client,
+    cache: writer,
+    cacheReader: reader,
+    clock: realClock,
+    logger,
+    relistPeriodMs: opts.relistPeriodMs || GENERIC_PLEG_DEFAULTS.relistPeriodMs,
+    relistThresholdMs: opts.relistThresholdMs || GENERIC_PLEG_DEFAULTS.relistThresholdMs,
+    eventCapacity: opts.eventCapacity ?? GENERIC_PLEG_DEFAULTS.eventCapacity,
+    inspectConcurrency: opts.inspectConcurrency ?? GENERIC_PLEG_DEFAULTS.inspectConcurrency,
+    sink: (r) => {
+      post({ type: 'relist', ...r });
+      postHealth();
+    },
+  });
+  const postHealth = (): void => {
+    const h = pleg.healthy();
+    post({ type: 'health', health: { healthy: h.healthy, reason: h.reason, lastRelistMs: pleg.lastRelistMs() ?? null, counters: pleg.counters() } });
+  };
+  const healthTimer = setInterval(postHealth, opts.healthIntervalMs ?? PLEG_THREAD_DEFAULTS.healthIntervalMs);
+  port.on('message', (m: unknown) => {
+    if (!isPlegInbound(m)) {
+      logger.error('pleg thread: unknown message', { message: JSON.stringify(m)?.slice(0, 200) });
+      return;
+    }
+    switch (m.type) {
+      case 'ack':
+        pleg.ackEvents(m.count);
+        return;
+      case 'stop':
+        clearInterval(healthTimer);
+        void pleg.close().finally(() => {
+          client.close();
+          post({ type: 'stopped' });
+          port.close();
+        });
+        return;
+      default: {
+        const never: never = m;
+        logger.error('pleg thread: unhandled message', { type: String(never) });
+      }
+    }
+  });
+  pleg.start();
+  post({ type: 'started' });
+}
+
+try {
+  main(workerData as PlegStartOptions);
+} catch (err) {
+  const code = typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : 'ERR_PLEG_START';
+  post({ type: 'fatal', error: { code, message: err instanceof Error ? err.message : String(err) } });
+  port.close();
+}
