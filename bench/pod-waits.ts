@@ -3,8 +3,9 @@
  *
  *   - `waitRunning`: every pod has been seen Running by the agent. Preferred source: the
  *     agent's `pod running` log line (RunningLog; latency = the agent's seenToRunningMs, time =
- *     when the line arrived). If no such line has arrived `logGraceMs` after the wait began,
- *     the agent does not emit them, and the wait falls back to polling /pods (latency =
+ *     when the line arrived). Until the first such line arrives /pods is polled too; if /pods
+ *     has shown a pod running for `logGraceMs` with still no line, the agent does not emit
+ *     them, and the wait falls back to polling /pods (latency =
  *     first poll that shows the pod running − manifest write; resolution = poll interval).
  *   - `waitTornDown`: every deleted pod has left the runtime to `level` (polling CRI lists).
  *
@@ -54,36 +55,37 @@ export async function waitRunning(pods: readonly BenchPod[], deps: RunningWaitDe
   let source: StartupSource = 'agent-log';
   let lastProgressAt = start;
   let lastDone = -1;
+  let firstPolledRunningAt: number | undefined;
   for (;;) {
     const now = clock.monotonic();
-    let done = 0;
-    let fromLog = 0;
-    for (const p of pods) {
-      if (log.get(p.uid)) fromLog++;
-      if (source === 'agent-log' ? log.get(p.uid) : polled.has(p.uid)) done++;
-    }
-    if (source === 'agent-log' && fromLog === 0 && log.size === 0 && now - start > logGraceMs) source = 'pods-poll';
-    if (source === 'pods-poll') {
+    // Poll /pods while the log is silent (always, once in pods-poll mode): the switch to
+    // polling needs evidence that pods run without log lines, not just a slow runtime.
+    if (source === 'pods-poll' || log.size === 0) {
       try {
         const t = clock.monotonic();
         for (const v of await fetchPods(deps.agentPort)) if (v.phase === 'Running' && v.allRunning && !polled.has(v.uid)) polled.set(v.uid, t);
       } catch {
         // A slow or failing /pods is retried on the next tick; the deadline bounds it.
       }
-      done = pods.filter((p) => polled.has(p.uid)).length;
+      if (firstPolledRunningAt === undefined && pods.some((p) => polled.has(p.uid))) firstPolledRunningAt = now;
     }
-    deps.onProgress?.(done, pods.length);
-    if (done !== lastDone) {
-      lastDone = done;
+    if (source === 'agent-log' && log.size === 0 && firstPolledRunningAt !== undefined && now - firstPolledRunningAt > logGraceMs) source = 'pods-poll';
+    let done = 0;
+    for (const p of pods) if (source === 'agent-log' ? log.get(p.uid) : polled.has(p.uid)) done++;
+    // Progress (for the stall detector) counts pods seen running by either source.
+    const seen = Math.max(done, pods.filter((p) => polled.has(p.uid)).length);
+    deps.onProgress?.(seen, pods.length);
+    if (seen !== lastDone) {
+      lastDone = seen;
       lastProgressAt = now;
     }
     const gaveUp =
       done === pods.length ? null
       : now - start > limits.timeoutMs ? `timed out after ${Math.round((now - start) / 1000)} s with ${done}/${pods.length} running`
-      : now - lastProgressAt > limits.stallMs ? `stalled: no pod became running for ${Math.round(limits.stallMs / 1000)} s (${done}/${pods.length} running)`
+      : seen < pods.length && now - lastProgressAt > limits.stallMs ? `stalled: no pod became running for ${Math.round(limits.stallMs / 1000)} s (${done}/${pods.length} running)`
       : undefined;
     if (gaveUp !== undefined) return collect(pods, source, log, polled, gaveUp);
-    await clock.sleep(source === 'agent-log' ? 100 : pollMs);
+    await clock.sleep(source === 'agent-log' && log.size > 0 ? 100 : pollMs);
   }
 }
 

@@ -65,3 +65,11 @@ test('an agent that never tears pods down fails the mass delete', async () => {
   assert.ok(o.failures.some((f) => /mass delete of 12: (timed out|stalled)/.test(f)), o.failures.join('\n'));
   assert.ok(o.failures.some((f) => /deleted pod bench-\d+ .* is still in the runtime \(running/.test(f)), o.failures.join('\n'));
 });
+
+test('an agent without "pod running" lines is measured by polling /pods, and says so', async () => {
+  const o = await session('nolog', false);
+  assert.deepEqual(o.failures, []);
+  const b = o.results[0];
+  assert.equal(b?.startupSource, 'pods-poll');
+  assert.equal(b?.startupMs?.count, 12);
+});

@@ -8,6 +8,7 @@
  * FAKE_AGENT_BUG selects a deliberate bug the bench must catch:
  *   duplicate  the first pod gets a second sandbox
  *   leak       deleted pods are never torn down
+ *   nolog      no `pod running` lines (the bench must fall back to polling /pods)
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -47,7 +48,7 @@ async function start(file: string): Promise<void> {
   p.container = await cri.createContainer({ podSandboxId: p.sandboxes[0], config: { metadata: { name: c?.name, attempt: 0 }, image: { image: c?.image }, command: c?.command, labels }, sandboxConfig: config } as never);
   await cri.startContainer(p.container);
   p.running = true;
-  process.stderr.write(JSON.stringify({ msg: 'pod running', pod: `${p.ns}/${p.name}`, podUID: p.uid, seenToRunningMs: performance.now() - p.seenAt }) + '\n');
+  if (bug !== 'nolog') process.stderr.write(JSON.stringify({ msg: 'pod running', pod: `${p.ns}/${p.name}`, podUID: p.uid, seenToRunningMs: performance.now() - p.seenAt }) + '\n');
 }
 
 async function stop(file: string, p: Pod): Promise<void> {
