@@ -1,0 +1,262 @@
+/**
+ * Wires the agent together and owns its lifecycle: runtime connection, shared memory (pod cache,
+ * metrics arena), the PLEG thread, the pod-worker pool (or inline workers), pod sources and
+ * the config merger, the sync loop, and the HTTP server.
+ *
+ * Lifecycle: 'new' → start() → 'running' → stop() → 'stopped'. stop() (SIGTERM) ends loops and
+ * threads within a few seconds and leaves pods running, as the kubelet does; a restarted agent
+ * adopts them (same UIDs → same sandboxes; see pod-workers and the syncer).
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { V1Pod } from '@kubernetes/client-node';
+import { admitPod } from '../admission/admit-pod.js';
+import { resolveNodeAllocatable } from '../admission/node-allocatable.js';
+import type { Clock, Random } from '../clock/clock.js';
+import { PodConfig } from '../config/pod-config.js';
+import { FileSource, HttpSource, type PodSource } from '../config/pod-update.js';
+import { createFileSource } from '../config/source-file.js';
+import { createHttpSource } from '../config/source-http.js';
+import { CriClient } from '../cri/cri-client.js';
+import { InlineDispatcher } from '../dispatch/inline-dispatcher.js';
+import type { PodDispatcher, PodDispatcherEvents } from '../dispatch/pod-dispatcher.js';
+import { PoolDispatcher } from '../dispatch/pool-dispatcher.js';
+import type { Logger } from '../logging/logger.js';
+import * as km from '../metrics/kubelet-metrics.js';
+import { createMetricsSystem, type MetricsSystem } from '../metrics/main-metrics.js';
+import { createPodCache } from '../pod-cache/pod-cache-create.js';
+import { PodManager, isStaticPod } from '../pod-manager/pod-manager.js';
+import { startPleg, type PlegRunner } from '../pleg/pleg-runner.js';
+import { createAgentServer, type AgentServer } from '../server/agent-server.js';
+import { formatGoDuration, syncLoopCheck } from '../server/health-checks.js';
+import type { HealthCheckResult } from '../server/server-sources.js';
+import { StatusManager } from '../status/status-manager.js';
+import { PodLifecycle } from '../syncloop/pod-lifecycle.js';
+import { SyncLoop } from '../syncloop/sync-loop.js';
+import { WorkQueue } from '../syncloop/work-queue.js';
+import { createPodWorkerHost } from '../../workers/pod-worker-factory.js';
+import type { PodWorkerThreadConfig, WorkerToMain } from '../../workers/pod-worker-protocol.js';
+import type { AgentConfig } from './agent-config.js';
+import { RuntimeHealth } from './runtime-health.js';
+
+export interface AgentDeps {
+  config: AgentConfig;
+  clock: Clock;
+  random: Random;
+  logger: Logger;
+}
+
+export type AgentState = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+/** Compiled thread entries, relative to dist/src/agent/. */
+export const POD_WORKER_THREAD_FILE = path.resolve(here, '../../workers/pod-worker-thread.js');
+
+export class Agent {
+  readonly #d: AgentDeps;
+  #state: AgentState = 'new';
+  readonly #stop = new AbortController();
+  #cri: CriClient | undefined;
+  #metrics: MetricsSystem | undefined;
+  #pleg: PlegRunner | undefined;
+  #dispatcher: PodDispatcher | undefined;
+  #sources: PodSource[] = [];
+  #podConfig: PodConfig | undefined;
+  #loop: SyncLoop | undefined;
+  #loopDone: Promise<void> | undefined;
+  #server: AgentServer | undefined;
+  #runtimeHealth: RuntimeHealth | undefined;
+  #address: { address: string; port: number } | undefined;
+
+  constructor(deps: AgentDeps) {
+    this.#d = deps;
+  }
+
+  get state(): AgentState {
+    return this.#state;
+  }
+
+  /** Where the HTTP server listens (undefined when disabled). */
+  get address(): { address: string; port: number } | undefined {
+    return this.#address;
+  }
+
+  async start(): Promise<void> {
+    if (this.#state !== 'new') throw new Error(`agent already ${this.#state}`);
+    this.#state = 'starting';
+    const { config: c, clock, random, logger } = this.#d;
+    logger.info('starting shardlet agent', { nodeName: c.nodeName, workers: c.workers, maxPods: c.maxPods, endpoint: c.containerRuntimeEndpoint });
+
+    const metrics = (this.#metrics = createMetricsSystem());
+    const cri = (this.#cri = new CriClient({ endpoint: c.containerRuntimeEndpoint, timeoutMs: c.runtimeRequestTimeoutMs }));
+    const runtimeHealth = (this.#runtimeHealth = new RuntimeHealth({ runtime: cri, clock, logger }));
+    const version = await runtimeHealth.connect(this.#stop.signal);
+    logger.info('connected to container runtime', { runtimeName: version.runtimeName, runtimeVersion: version.runtimeVersion, apiVersion: version.runtimeApiVersion });
+    runtimeHealth.start();
+
+    // Room for every admitted pod plus pods being torn down and orphans found at start.
+    const cache = createPodCache({ capacity: Math.max(1024, c.maxPods * 2 + 64) });
+    metrics.main.cacheSlotsCapacity.set(cache.reader.stats().capacity);
+
+    const podManager = new PodManager();
+    const workQueue = new WorkQueue();
+    const statusManager = new StatusManager({
+      clock,
+      logger,
+      onPodRunning: (_pod, seconds) => metrics.main.podStartDuration.observe(seconds),
+    });
+    const node = resolveNodeAllocatable(Object.entries(c.nodeAllocatable).map(([k, v]) => `${k}=${v}`).join(',') || undefined);
+    const podConfig = (this.#podConfig = new PodConfig({ clock, logger }));
+
+    let lifecycle: PodLifecycle | undefined;
+    const events: PodDispatcherEvents = {
+      onMessage: (msg: WorkerToMain) => {
+        if (msg.kind === 'podResult') lifecycle?.handlePodResult(msg);
+        else this.#loop?.pushProbeUpdate(msg.update);
+      },
+      onShardRestarted: (shard, shards) => lifecycle?.handleShardRestarted(shard, shards),
+    };
+    const threadConfig: PodWorkerThreadConfig = {
+      endpoint: cri.endpoint,
+      cacheBuffer: cache.buffer,
+      nodeName: c.nodeName,
+      hostIP: primaryHostIP(),
+      podLogsDir: c.podLogsDir,
+      runtimeName: version.runtimeName,
+      verbosity: c.verbosity,
+      runtimeRequestTimeoutMs: c.runtimeRequestTimeoutMs,
+      syncFrequencyMs: c.syncFrequencyMs,
+      metricsBuffer: metrics.arena.buffer,
+    };
+    const dispatcher = (this.#dispatcher =
+      c.workers === 0
+        ? new InlineDispatcher(createPodWorkerHost({ config: threadConfig, threadId: 0, emit: (m) => events.onMessage(m), clock, random, logger }))
+        : new PoolDispatcher({
+            threads: c.workers,
+            filename: POD_WORKER_THREAD_FILE,
+            workerData: threadConfig,
+            events,
+            logger,
+            onThreadRestart: () => metrics.main.threadRestarts.inc(),
+          }));
+
+    lifecycle = new PodLifecycle({
+      clock,
+      logger,
+      dispatcher,
+      podManager,
+      statusManager,
+      workQueue,
+      admitter: { admit: (pod, active) => admitPod(pod, active, node, c.maxPods) },
+      sourcesReady: () => podConfig.sourcesReady(),
+      cache: cache.reader,
+      onOrphan: () => metrics.main.orphanedRuntimePods.inc(),
+    });
+    const loop = (this.#loop = new SyncLoop({
+      clock,
+      logger,
+      updates: podConfig,
+      lifecycle,
+      runtimeErrors: () => runtimeHealth.errors(),
+      onIteration: (s) => metrics.main.syncLoopIteration.observe(s),
+    }));
+
+    this.#pleg = await startPleg({
+      endpoint: cri.endpoint,
+      cacheBuffer: cache.buffer,
+      relistPeriodMs: c.plegRelistPeriodMs,
+      relistThresholdMs: c.plegRelistThresholdMs,
+      verbosity: c.verbosity,
+      logger,
+      onEvents: (evs) => loop.pushPlegEvents(evs),
+      onRelist: (r) => {
+        // Observed on the main thread from the PLEG thread's report (one message per relist).
+        const rec = metrics.main.recorder;
+        rec.histogram(km.plegRelistDuration).observe({}, r.durationSeconds);
+        if (r.intervalSeconds !== null) rec.histogram(km.plegRelistInterval).observe({}, r.intervalSeconds);
+        if (r.ok) rec.gauge(km.plegLastSeen).set({}, clock.now() / 1000);
+        if (r.discarded > 0) rec.counter(km.plegDiscardEvents).inc({}, r.discarded);
+      },
+      onExit: () => logger.error('the PLEG thread died: pod status will go stale; /healthz will report it'),
+    });
+
+    if (c.podManifestPath) {
+      this.#sources.push(
+        createFileSource({ path: c.podManifestPath, nodeName: c.nodeName, sink: podConfig.channel(FileSource), clock, logger, resyncMs: c.fileCheckFrequencyMs }),
+      );
+    }
+    if (c.manifestURL) {
+      this.#sources.push(createHttpSource({ url: c.manifestURL, nodeName: c.nodeName, sink: podConfig.channel(HttpSource), clock, logger, pollMs: c.httpCheckFrequencyMs }));
+    }
+
+    metrics.aggregator.onCollect(() => {
+      const counts = lifecycle.counts();
+      metrics.main.desiredPods(true).set(counts.desired.static);
+      metrics.main.desiredPods(false).set(counts.desired.other);
+      let running = 0;
+      for (const pod of podManager.pods()) if (statusManager.get(pod.metadata?.uid ?? '')?.phase === 'Running') running++;
+      metrics.main.runningPods.set(running);
+      const active = lifecycle.activePods();
+      const activeStatic = active.filter(isStaticPod).length;
+      metrics.main.activePods(true).set(activeStatic);
+      metrics.main.activePods(false).set(active.length - activeStatic);
+      metrics.main.cacheSlotsUsed.set(cache.reader.stats().slotsUsed);
+    });
+
+    if (c.port !== 0) {
+      const pleg = this.#pleg;
+      this.#server = createAgentServer({
+        address: c.address,
+        port: c.port,
+        logger,
+        metrics: metrics.aggregator,
+        pods: { list: (): V1Pod[] => statusManager.podsWithStatus(podManager.pods()) },
+        health: {
+          checks: () => [
+            syncLoopCheck({ clock, latestLoopEntry: () => loop.lastIterationMs, resyncIntervalMs: c.syncFrequencyMs }),
+            plegCheckWall(pleg.lastRelistMs(), clock.now(), c.plegRelistThresholdMs),
+          ],
+        },
+      });
+      this.#address = await this.#server.listen();
+      logger.info('serving', { address: this.#address.address, port: this.#address.port });
+    }
+
+    this.#loopDone = loop.run(this.#stop.signal);
+    for (const s of this.#sources) s.start();
+    this.#state = 'running';
+  }
+
+  /** Graceful stop: loops, sources, threads and server end; pods keep running. Idempotent. */
+  async stop(): Promise<void> {
+    if (this.#state === 'stopped' || this.#state === 'stopping') return;
+    this.#state = 'stopping';
+    this.#stop.abort();
+    await Promise.allSettled(this.#sources.map((s) => s.close()));
+    this.#podConfig?.close();
+    await this.#loopDone?.catch(() => {});
+    this.#runtimeHealth?.stop();
+    await Promise.allSettled([this.#dispatcher?.close(), this.#pleg?.close(), this.#server?.close()]);
+    this.#metrics?.close();
+    this.#cri?.close();
+    this.#state = 'stopped';
+    this.#d.logger.info('shardlet agent stopped; pods left running');
+  }
+}
+
+function primaryHostIP(): string {
+  for (const addrs of Object.values(os.networkInterfaces())) {
+    for (const a of addrs ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  }
+  return '127.0.0.1';
+}
+
+/** The kubelet's PLEG health check on wall-clock times (the PLEG thread reports Date.now() values). */
+function plegCheckWall(lastRelistMs: number | undefined, nowMs: number, thresholdMs: number): HealthCheckResult {
+  if (lastRelistMs === undefined) return { name: 'pleg', ok: true };
+  const elapsed = nowMs - lastRelistMs;
+  return elapsed > thresholdMs
+    ? { name: 'pleg', ok: false, reason: `pleg was last seen active ${formatGoDuration(elapsed)} ago; threshold is ${formatGoDuration(thresholdMs)}` }
+    : { name: 'pleg', ok: true };
+}

@@ -1,0 +1,140 @@
+/**
+ * Runs `shardlet agent` as a child process (as an operator would) against a given CRI endpoint
+ * and a temp manifest directory, and observes it through its HTTP API (/pods, /healthz,
+ * /metrics) and the runtime itself. Waiting is bounded polling of that external state.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { V1Pod } from '@kubernetes/client-node';
+import { CriClient } from '../../src/cri/cri-client.js';
+import { pollUntil } from '../harness/poll.js';
+import { shardletMainPath } from '../harness/sim-runtime-harness.js';
+
+export interface AgentProcessOptions {
+  endpoint: string;
+  manifestDir: string;
+  workers?: number;
+  maxPods?: number;
+  extraArgs?: readonly string[];
+  nodeName?: string;
+}
+
+export interface AgentProcess {
+  readonly pid: number;
+  readonly port: number;
+  readonly logs: string[];
+  pods(): Promise<V1Pod[]>;
+  get(pathname: string): Promise<{ status: number; body: string }>;
+  /** SIGTERM and wait for exit; returns the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL (a crash). */
+  kill(): Promise<void>;
+}
+
+export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-agent-'));
+  const args = [
+    shardletMainPath(),
+    'agent',
+    '--container-runtime-endpoint', o.endpoint,
+    '--pod-manifest-path', o.manifestDir,
+    '--node-name', o.nodeName ?? 'node-e2e',
+    '--workers', String(o.workers ?? 2),
+    '--max-pods', String(o.maxPods ?? 1000),
+    '--port', '0',
+    '--root-dir', root,
+    '--pod-logs-dir', path.join(root, 'pods'),
+    '--file-check-frequency', '2s',
+    '-v', '2',
+    ...(o.extraArgs ?? []),
+  ];
+  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const logs: string[] = [];
+  let port: number | undefined;
+  let buf = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (chunk: string) => {
+    buf += chunk;
+    let nl;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      logs.push(line);
+      if (port === undefined && line.includes('"msg":"serving"')) {
+        try {
+          port = (JSON.parse(line) as { port: number }).port;
+        } catch {
+          /* not JSON */
+        }
+      }
+    }
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let dead = false;
+  void exited.then(() => (dead = true));
+  const boundPort = await pollUntil(() => {
+    if (dead) throw new Error(`agent exited during start:\n${logs.slice(-20).join('\n')}`);
+    return port;
+  }, { what: 'the agent to serve', timeoutMs: 30_000 });
+
+  const get = async (pathname: string): Promise<{ status: number; body: string }> => {
+    const res = await fetch(`http://127.0.0.1:${boundPort}${pathname}`);
+    return { status: res.status, body: await res.text() };
+  };
+  return {
+    pid: child.pid ?? -1,
+    port: boundPort,
+    logs,
+    get,
+    async pods() {
+      const r = await get('/pods');
+      return (JSON.parse(r.body) as { items: V1Pod[] }).items;
+    },
+    async stop() {
+      if (!dead) child.kill('SIGTERM');
+      return exited;
+    },
+    async kill() {
+      if (!dead) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+export function writePodManifest(dir: string, name: string, opts: { command?: string[]; image?: string; annotations?: Record<string, string>; extraYaml?: string } = {}): string {
+  const file = path.join(dir, `${name}.yaml`);
+  const command = JSON.stringify(opts.command ?? ['sleep', '100000']);
+  const ann = opts.annotations ? `\n  annotations:\n${Object.entries(opts.annotations).map(([k, v]) => `    ${k}: ${JSON.stringify(v)}`).join('\n')}` : '';
+  fs.writeFileSync(
+    file,
+    `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\n  namespace: default${ann}\nspec:\n  hostNetwork: true\n  terminationGracePeriodSeconds: 2\n  containers:\n  - name: main\n    image: ${opts.image ?? 'docker.io/local/busybox:1'}\n    imagePullPolicy: IfNotPresent\n    command: ${command}\n${opts.extraYaml ?? ''}`,
+  );
+  return file;
+}
+
+/** Runtime view: sandboxes and containers per pod UID. */
+export async function runtimeView(endpoint: string): Promise<Map<string, { sandboxes: { id: string; state: string }[]; containers: { id: string; state: string; attempt: number }[] }>> {
+  const cri = new CriClient({ endpoint, timeoutMs: 30_000 });
+  try {
+    const [sbs, cs] = await Promise.all([cri.listPodSandbox(), cri.listContainers()]);
+    const out = new Map<string, { sandboxes: { id: string; state: string }[]; containers: { id: string; state: string; attempt: number }[] }>();
+    const entry = (uid: string) => {
+      let e = out.get(uid);
+      if (!e) out.set(uid, (e = { sandboxes: [], containers: [] }));
+      return e;
+    };
+    for (const s of sbs) entry(s.metadata?.uid ?? '').sandboxes.push({ id: s.id, state: s.state });
+    for (const c of cs) entry(c.labels['io.kubernetes.pod.uid'] ?? '').containers.push({ id: c.id, state: c.state, attempt: c.metadata?.attempt ?? 0 });
+    return out;
+  } finally {
+    cri.close();
+  }
+}
+
+export function isRunning(pod: V1Pod): boolean {
+  return pod.status?.phase === 'Running' && (pod.status.containerStatuses ?? []).every((c) => c.state?.running !== undefined);
+}
+
+export { pollUntil };
