@@ -186,7 +186,7 @@ export class CriClient implements RuntimeService, ImageService {
   async createContainer(req: T.CreateContainerRequest, opts?: CallOptions): Promise<string> {
     // KeyValue.value is `bytes` in the CRI contract (proto/); protobufjs would read a JS string
     // there as base64, so env values are encoded as UTF-8 here, once, at the edge.
-    const envs = req.config.envs?.map((kv) => ({ key: kv.key, value: Buffer.from(kv.value, 'utf8') }));
+    const envs = (req.config as T.ContainerConfig | undefined)?.envs?.map((kv) => ({ key: kv.key, value: Buffer.from(kv.value, 'utf8') }));
     const wire = envs ? { ...req, config: { ...req.config, envs } } : req;
     const res = await this.#rt<{ containerId: string }>('CreateContainer', wire, opts);
     return res.containerId;

@@ -186,7 +186,7 @@ export class SimRuntimeCore {
     const args = config.args ?? [];
     // The image's defaults: busybox-like images have no Entrypoint and Cmd ["sh"]; other images
     // run an opaque program (represented by its image name, which resolves as opaque).
-    const argv = command.length > 0 ? [...command, ...args] : isBusyboxLike(image.repoTags[0] ?? imageRef) ? (args.length > 0 ? [...args] : ['sh']) : [`<entrypoint of ${image.repoTags[0] ?? imageRef}>`, ...args];
+    const argv = command.length > 0 ? [...command, ...args] : isBusyboxLike(image.repoTags[0] ?? imageRef) ? (args.length > 0 ? [...args] : ['sh']) : ['image-entrypoint', ...args]; // an opaque workload: runs until stopped, like nginx would
     const logDir = sandboxConfig.logDirectory ?? '';
     const env: Record<string, string> = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOSTNAME: sb.config.hostname ?? '', HOME: '/root' };
     // Upstream CRI KeyValue.value is a string; accept bytes too (see the report on proto/).
