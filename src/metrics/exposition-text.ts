@@ -18,49 +18,67 @@ export interface Family {
   readonly series: readonly FamilySeries[];
 }
 
-/** Renders families in order; a family with no series renders HELP/TYPE only. */
+/**
+ * Renders families in order; a family with no series renders HELP/TYPE only. Built by string
+ * concatenation with each series' label text computed once (this is the scrape's hot loop:
+ * a 1,000-pod node has ~15,000 sample lines).
+ */
 export function renderFamilies(families: Iterable<Family>): string {
-  const out: string[] = [];
+  let out = '';
   for (const { def, series } of families) {
-    out.push(`# HELP ${def.name} ${escapeHelp(def.help)}`, `# TYPE ${def.name} ${def.type}`);
-    for (const s of series) {
-      const labels = def.labelNames.map((n, i) => `${n}="${escapeLabelValue(s.labelValues[i] ?? '')}"`);
-      switch (def.type) {
-        case 'counter':
-        case 'gauge':
-          out.push(`${def.name}${braces(labels)} ${formatValue(s.values[0] ?? 0)}`);
-          break;
-        case 'histogram':
-          renderHistogram(out, def.name, def.buckets ?? [], labels, s.values);
-          break;
-        default: {
-          const never: never = def.type;
-          throw new Error(`unknown metric type ${String(never)}`);
+    out += `# HELP ${def.name} ${escapeHelp(def.help)}\n# TYPE ${def.name} ${def.type}\n`;
+    const names = def.labelNames;
+    switch (def.type) {
+      case 'counter':
+      case 'gauge':
+        for (const s of series) {
+          const labels = labelText(names, s.labelValues);
+          out += `${def.name}${labels === '' ? '' : `{${labels}}`} ${formatValue(s.values[0] ?? 0)}\n`;
         }
+        break;
+      case 'histogram': {
+        const les = (def.buckets ?? []).map((b) => `le="${formatValue(b)}"`);
+        for (const s of series) out += renderHistogram(def.name, les, labelText(names, s.labelValues), s.values);
+        break;
+      }
+      default: {
+        const never: never = def.type;
+        throw new Error(`unknown metric type ${String(never)}`);
       }
     }
   }
-  return out.length === 0 ? '' : out.join('\n') + '\n';
+  return out;
 }
 
-function renderHistogram(out: string[], name: string, buckets: readonly number[], labels: string[], v: ArrayLike<number>): void {
+function renderHistogram(name: string, les: readonly string[], labels: string, v: ArrayLike<number>): string {
+  const pre = labels === '' ? '{' : `{${labels},`;
+  const plain = labels === '' ? '' : `{${labels}}`;
+  let out = '';
   let cumulative = 0;
-  for (let i = 0; i < buckets.length; i++) {
+  for (let i = 0; i < les.length; i++) {
     cumulative += v[i] ?? 0;
-    out.push(`${name}_bucket${braces([...labels, `le="${formatValue(buckets[i] as number)}"`])} ${formatValue(cumulative)}`);
+    out += `${name}_bucket${pre}${les[i] as string}} ${formatValue(cumulative)}\n`;
   }
-  cumulative += v[buckets.length] ?? 0;
-  out.push(`${name}_bucket${braces([...labels, 'le="+Inf"'])} ${formatValue(cumulative)}`);
-  out.push(`${name}_sum${braces(labels)} ${formatValue(v[buckets.length + 1] ?? 0)}`);
-  out.push(`${name}_count${braces(labels)} ${formatValue(cumulative)}`);
+  cumulative += v[les.length] ?? 0;
+  out += `${name}_bucket${pre}le="+Inf"} ${formatValue(cumulative)}\n`;
+  out += `${name}_sum${plain} ${formatValue(v[les.length + 1] ?? 0)}\n`;
+  out += `${name}_count${plain} ${formatValue(cumulative)}\n`;
+  return out;
 }
 
-function braces(labels: readonly string[]): string {
-  return labels.length === 0 ? '' : `{${labels.join(',')}}`;
+/** `a="x",b="y"` for a series (empty for a label-less one). */
+function labelText(names: readonly string[], values: readonly string[]): string {
+  let out = '';
+  for (let i = 0; i < names.length; i++) {
+    if (i > 0) out += ',';
+    out += `${names[i] as string}="${escapeLabelValue(values[i] ?? '')}"`;
+  }
+  return out;
 }
 
 /** Sample values and `le` bounds as Prometheus writes them (+Inf, -Inf, NaN). */
 export function formatValue(v: number): string {
+  if (Number.isInteger(v)) return String(v);
   if (Number.isNaN(v)) return 'NaN';
   if (v === Infinity) return '+Inf';
   if (v === -Infinity) return '-Inf';
@@ -72,5 +90,6 @@ export function escapeHelp(s: string): string {
 }
 
 export function escapeLabelValue(s: string): string {
+  if (!/[\\"\n]/.test(s)) return s;
   return s.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }

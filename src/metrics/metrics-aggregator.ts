@@ -84,7 +84,7 @@ export class MetricsAggregator {
       const snap = (this.readers.get(i) ?? new RegionReader(slot)).finalSnapshot();
       for (const s of snap.series) {
         const def = METRIC_CATALOG[s.defIndex] as MetricDefinition;
-        if (isRetainedAfterExit(def)) addInto(this.retired, s.defIndex, s.labelValues, s.values);
+        if (isRetainedAfterExit(def)) addInto(this.retired, s.key, s.defIndex, s.labelValues, s.values);
       }
       this.retiredDropped += snap.dropped;
       releaseSlot(slot);
@@ -99,10 +99,10 @@ export class MetricsAggregator {
   async collect(): Promise<string> {
     for (const fn of this.hooks) fn();
     const merged = new Map<string, MergedSeries>();
-    for (const r of this.retired.values()) addInto(merged, r.defIndex, r.labelValues, r.values);
+    for (const [key, r] of this.retired) addInto(merged, key, r.defIndex, r.labelValues, r.values);
     let dropped = this.retiredDropped;
     for (const snap of this.liveSnapshots()) {
-      for (const s of snap.series) addInto(merged, s.defIndex, s.labelValues, s.values);
+      for (const s of snap.series) addInto(merged, s.key, s.defIndex, s.labelValues, s.values);
       dropped += snap.dropped;
     }
     const droppedIdx = catalogIndexOf(metricsSeriesDropped);
@@ -133,8 +133,7 @@ export function isRetainedAfterExit(def: MetricDefinition): boolean {
   return def.type !== 'gauge' && def.perPod !== true && !def.labelNames.includes('thread');
 }
 
-function addInto(into: Map<string, MergedSeries>, defIndex: number, labelValues: readonly string[], values: ArrayLike<number>): void {
-  const key = seriesKey(defIndex, labelValues);
+function addInto(into: Map<string, MergedSeries>, key: string, defIndex: number, labelValues: readonly string[], values: ArrayLike<number>): void {
   const m = into.get(key);
   if (m === undefined) {
     into.set(key, { defIndex, labelValues, values: Float64Array.from(values) });

@@ -8,10 +8,13 @@ import {
   DESC_INTS, H_CELLS_USED, H_DROPPED, H_GENERATION, H_SERIES, H_STRUCT_SEQ, H_THREAD, type SlotView,
 } from './metrics-arena.js';
 import { cellsPerSeries, METRIC_CATALOG } from './metric-catalog.js';
+import { seriesKey } from './region-writer.js';
 
 export interface SeriesSnapshot {
   readonly defIndex: number;
   readonly labelValues: readonly string[];
+  /** seriesKey(defIndex, labelValues), computed once per series and cached. */
+  readonly key: string;
   /** Owned copy; layout per cellsPerSeries (histogram: buckets non-cumulative, +Inf, sum). */
   readonly values: Float64Array;
 }
@@ -29,10 +32,12 @@ const MAX_ATTEMPTS = 10_000;
 
 const decoder = new TextDecoder();
 
+interface CachedLabels { stamp: number; labelValues: readonly string[]; key: string }
+
 export class RegionReader {
   private generation = -1;
   /** descriptor index → { stamp, labelValues } of the current generation. */
-  private labelCache: Array<{ stamp: number; labelValues: readonly string[] } | undefined> = [];
+  private labelCache: Array<CachedLabels | undefined> = [];
 
   constructor(readonly slot: SlotView) {}
 
@@ -77,9 +82,11 @@ export class RegionReader {
         const def = METRIC_CATALOG[defIndex];
         if (defIndex < 0 || def === undefined || labels[d] === undefined) continue;
         const cellOffset = descs[b + 3] as number;
+        const l = labels[d] as CachedLabels;
         series.push({
           defIndex,
-          labelValues: labels[d] as readonly string[],
+          labelValues: l.labelValues,
+          key: l.key,
           values: cells.subarray(cellOffset, cellOffset + cellsPerSeries(def)),
         });
       }
@@ -95,22 +102,22 @@ export class RegionReader {
 
   /** Label values per descriptor, from the cache or decoded; undefined if a key is torn. */
   private decodeLabels(generation: number, descs: Int32Array, n: number, lenient: boolean): {
-    labels: Array<readonly string[] | undefined>;
-    fresh: Array<[number, { stamp: number; labelValues: readonly string[] }]>;
+    labels: Array<CachedLabels | undefined>;
+    fresh: Array<[number, CachedLabels]>;
   } | undefined {
     if (generation !== this.generation) {
       this.generation = generation;
       this.labelCache = [];
     }
-    const out: Array<readonly string[] | undefined> = new Array(n);
-    const fresh: Array<[number, { stamp: number; labelValues: readonly string[] }]> = [];
+    const out: Array<CachedLabels | undefined> = new Array(n);
+    const fresh: Array<[number, CachedLabels]> = [];
     for (let d = 0; d < n; d++) {
       const b = d * DESC_INTS;
       if ((descs[b] as number) < 0) continue;
       const stamp = descs[b + 4] as number;
       const cached = this.labelCache[d];
       if (cached !== undefined && cached.stamp === stamp) {
-        out[d] = cached.labelValues;
+        out[d] = cached;
         continue;
       }
       const off = descs[b + 1] as number;
@@ -125,8 +132,9 @@ export class RegionReader {
         if (lenient) continue; // leave out[d] undefined: the series is skipped
         return undefined; // the seqlock check will make us retry
       }
-      fresh.push([d, { stamp, labelValues: parsed }]);
-      out[d] = parsed;
+      const entry: CachedLabels = { stamp, labelValues: parsed, key: seriesKey(descs[b] as number, parsed) };
+      fresh.push([d, entry]);
+      out[d] = entry;
     }
     return { labels: out, fresh };
   }

@@ -145,7 +145,9 @@ async function send(req: http.IncomingMessage, res: http.ServerResponse, reply: 
   if (reply.compressible) {
     headers['vary'] = 'Accept-Encoding';
     if (acceptsGzip(req.headers['accept-encoding'])) {
-      body = await gzip(body);
+      // Level 1: a 1,000-pod exposition (1.8 MB) compresses in ~3.5 ms instead of ~14 ms at the
+      // default level, for ~10% more bytes; the scrape is on loopback or a LAN.
+      body = await gzip(body, { level: 1 });
       headers['content-encoding'] = 'gzip';
     }
   }
