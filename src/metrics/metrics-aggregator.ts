@@ -22,7 +22,7 @@
  * A thread that died and is never retired keeps its slot and its last values in the exposition.
  */
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { H_STATE, H_THREAD, releaseSlot, SLOT_CLAIMED, type MetricsArena } from './metrics-arena.js';
+import { H_STATE, H_THREAD, retireSlot, SLOT_CLAIMED, type MetricsArena } from './metrics-arena.js';
 import { METRIC_CATALOG, catalogIndexOf, cellsPerSeries } from './metric-catalog.js';
 import type { MetricDefinition } from './metric-definition.js';
 import { renderFamilies, type Family, type FamilySeries } from './exposition-text.js';
@@ -72,8 +72,8 @@ export class MetricsAggregator {
   }
 
   /**
-   * Folds the slot(s) of an exited thread into the retired accumulator and frees them.
-   * Precondition: the thread has exited. Returns the number of slots retired (0 if the thread
+   * Folds the slot(s) of a dead or dying thread into the retired accumulator and retires them.
+   * Call it from the pool's 'workerDestroy' (or a Worker's 'exit'). Returns the number of slots retired (0 if the thread
    * never claimed one or was already retired; calling twice is harmless).
    */
   retireThread(threadId: number): number {
@@ -87,7 +87,7 @@ export class MetricsAggregator {
         if (isRetainedAfterExit(def)) addInto(this.retired, s.key, s.defIndex, s.labelValues, s.values);
       }
       this.retiredDropped += snap.dropped;
-      releaseSlot(slot);
+      retireSlot(this.arena, slot);
       this.readers.delete(i);
       this.lastSnapshot.delete(i);
       n++;

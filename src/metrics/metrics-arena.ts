@@ -7,6 +7,7 @@
  *
  * Arena header (Int32 words at byte 0, written once by the main thread before sharing):
  *   [0] MAGIC  [1] VERSION  [2] slot count  [3] slotBytes  [4] maxSeries  [5] keyBytes
+ *   [6] retire counter (main, Atomics.add on every retire; orders RETIRED slots for recycling)
  *
  * Slot layout (byte offsets from the slot base; slot i base = ARENA_HEADER_BYTES + i*slotBytes):
  *   header   64 B   Int32 words, see H_* below
@@ -16,7 +17,8 @@
  *   cells    the rest, Float64              series values (see metric-catalog cellsPerSeries)
  *
  * Slot header words (writer / readers):
- *   H_STATE      FREE → CLAIMING (claimer CAS) → CLAIMED (claimer store) → FREE (main, on retire)
+ *   H_STATE      FREE → CLAIMING (claimer CAS) → CLAIMED (claimer store) → RETIRED (main, on
+ *                retire) → CLAIMING (a later claimer, only when no slot is FREE; oldest first)
  *   H_THREAD     threadId of the owner (claimer, before CLAIMED is published)
  *   H_GENERATION bumped by every claim, so the reader drops caches of a previous owner
  *   H_STRUCT_SEQ seqlock over descs/keys/cell allocation: the owner makes it odd before a
@@ -27,6 +29,13 @@
  *   H_CELLS_USED cells in use (owner)
  *   H_DROPPED    series the owner could not record because the slot was full (owner)
  *   H_STAMP      last stamp handed to a descriptor (owner); stamps let the reader cache decoded keys
+ *   H_RETIRED_AT the arena retire counter when main retired the slot (main)
+ *
+ * Why RETIRED is not FREE: Piscina reports a destroyed worker ('workerDestroy') while
+ * worker.terminate() may still be stopping it, so its thread can write a last few values after
+ * main folded the slot. Those late writes land in a slot nobody reads (lost, never double
+ * counted); the slot is reused only when no FREE slot is left, oldest retirement first, by which
+ * time the old thread is long gone. The claimer zeroes what the old owner used before publishing.
  *
  * Cell values are written with plain Float64 stores by their single writer, outside the seqlock:
  * a reader may see a value one observation old, never a value from another series. Counters only
@@ -50,10 +59,13 @@ export const H_KEY_USED = 5;
 export const H_CELLS_USED = 6;
 export const H_DROPPED = 7;
 export const H_STAMP = 8;
+export const H_RETIRED_AT = 9;
+const A_RETIRE_COUNTER = 6;
 
 export const SLOT_FREE = 0;
 export const SLOT_CLAIMED = 1;
 export const SLOT_CLAIMING = 2;
+export const SLOT_RETIRED = 3;
 
 export interface ArenaOptions {
   /** Slots: pool threads + replacements awaiting retire + PLEG thread + main. Default 32. */
@@ -87,6 +99,8 @@ export interface MetricsArena {
   readonly buffer: SharedArrayBuffer;
   readonly slotCount: number;
   slot(index: number): SlotView;
+  /** Arena header words (Int32), for the retire counter. */
+  readonly header: Int32Array;
 }
 
 /** Allocates a zeroed arena (main thread). Validates the options once, naming the bad one. */
@@ -104,8 +118,8 @@ export function createMetricsArena(opts: ArenaOptions = {}): MetricsArena {
     throw new MetricsError('ERR_METRICS_BAD_OPTION', 'metrics arena: slotBytes too small for maxSeries and keyBytes');
   }
   const buffer = new SharedArrayBuffer(ARENA_HEADER_BYTES + o.slots * o.slotBytes);
-  const h = new Int32Array(buffer, 0, 6);
-  h.set([ARENA_MAGIC, ARENA_VERSION, o.slots, o.slotBytes, o.maxSeries, o.keyBytes]);
+  const h = new Int32Array(buffer, 0, 7);
+  h.set([ARENA_MAGIC, ARENA_VERSION, o.slots, o.slotBytes, o.maxSeries, o.keyBytes, 0]);
   return openMetricsArena(buffer);
 }
 
@@ -139,6 +153,7 @@ export function openMetricsArena(buffer: SharedArrayBuffer): MetricsArena {
   }
   return Object.freeze({
     buffer,
+    header: new Int32Array(buffer, 0, 7),
     slotCount: slots!,
     slot(index: number): SlotView {
       const v = views[index];
@@ -149,31 +164,45 @@ export function openMetricsArena(buffer: SharedArrayBuffer): MetricsArena {
 }
 
 /**
- * Claims a free slot for `threadId` (any thread). Returns undefined when every slot is taken.
- * The claimer resets the owner-written header words before publishing CLAIMED; the slot's
- * descriptors, keys and cells are already zero (fresh buffer, or zeroed by {@link releaseSlot}).
+ * Claims a slot for `threadId` (any thread): a FREE one, else the longest-RETIRED one. Returns
+ * undefined when every slot is CLAIMED. The claimer zeroes what a previous owner used and resets
+ * the owner-written header words before publishing CLAIMED.
  */
 export function claimSlot(arena: MetricsArena, threadId: number): SlotView | undefined {
   for (let i = 0; i < arena.slotCount; i++) {
     const s = arena.slot(i);
-    if (Atomics.compareExchange(s.header, H_STATE, SLOT_FREE, SLOT_CLAIMING) !== SLOT_FREE) continue;
-    for (const w of [H_STRUCT_SEQ, H_SERIES, H_KEY_USED, H_CELLS_USED, H_DROPPED, H_STAMP]) Atomics.store(s.header, w, 0);
-    Atomics.store(s.header, H_THREAD, threadId);
-    Atomics.add(s.header, H_GENERATION, 1);
-    Atomics.store(s.header, H_STATE, SLOT_CLAIMED);
-    return s;
+    if (Atomics.compareExchange(s.header, H_STATE, SLOT_FREE, SLOT_CLAIMING) === SLOT_FREE) return publishClaim(s, threadId);
   }
-  return undefined;
+  for (;;) {
+    let oldest: SlotView | undefined;
+    for (let i = 0; i < arena.slotCount; i++) {
+      const s = arena.slot(i);
+      if (Atomics.load(s.header, H_STATE) !== SLOT_RETIRED) continue;
+      if (oldest === undefined || Atomics.load(s.header, H_RETIRED_AT) < Atomics.load(oldest.header, H_RETIRED_AT)) oldest = s;
+    }
+    if (oldest === undefined) return undefined;
+    // Another claimer may win the race for the same slot: then look again.
+    if (Atomics.compareExchange(oldest.header, H_STATE, SLOT_RETIRED, SLOT_CLAIMING) === SLOT_RETIRED) return publishClaim(oldest, threadId);
+  }
+}
+
+function publishClaim(s: SlotView, threadId: number): SlotView {
+  // Zero only what was used: untouched pages stay untouched (no RSS).
+  s.descs.fill(0, 0, Atomics.load(s.header, H_SERIES) * DESC_INTS);
+  s.keys.fill(0, 0, Atomics.load(s.header, H_KEY_USED));
+  s.cells.fill(0, 0, Atomics.load(s.header, H_CELLS_USED));
+  for (const w of [H_STRUCT_SEQ, H_SERIES, H_KEY_USED, H_CELLS_USED, H_DROPPED, H_STAMP, H_RETIRED_AT]) Atomics.store(s.header, w, 0);
+  Atomics.store(s.header, H_THREAD, threadId);
+  Atomics.add(s.header, H_GENERATION, 1);
+  Atomics.store(s.header, H_STATE, SLOT_CLAIMED);
+  return s;
 }
 
 /**
- * Zeroes a slot and marks it FREE (main thread only). Precondition: the owning thread has exited
- * (its Worker 'exit' event fired), so nothing writes the slot any more.
+ * Marks a slot RETIRED (main thread only, after folding its values): readers skip it, and it
+ * is recycled only when no FREE slot is left (see the module comment).
  */
-export function releaseSlot(slot: SlotView): void {
-  // Zero only what was used: untouched pages stay untouched (no RSS).
-  slot.descs.fill(0, 0, Atomics.load(slot.header, H_SERIES) * DESC_INTS);
-  slot.keys.fill(0, 0, Atomics.load(slot.header, H_KEY_USED));
-  slot.cells.fill(0, 0, Atomics.load(slot.header, H_CELLS_USED));
-  Atomics.store(slot.header, H_STATE, SLOT_FREE);
+export function retireSlot(arena: MetricsArena, slot: SlotView): void {
+  Atomics.store(slot.header, H_RETIRED_AT, Atomics.add(arena.header, A_RETIRE_COUNTER, 1) + 1);
+  Atomics.store(slot.header, H_STATE, SLOT_RETIRED);
 }

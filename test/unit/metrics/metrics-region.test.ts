@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { claimSlot, createMetricsArena, H_STRUCT_SEQ, openMetricsArena, releaseSlot } from '../../../src/metrics/metrics-arena.js';
+import { claimSlot, createMetricsArena, H_STATE, H_STRUCT_SEQ, openMetricsArena, retireSlot, SLOT_RETIRED } from '../../../src/metrics/metrics-arena.js';
 import { catalogIndexOf } from '../../../src/metrics/metric-catalog.js';
 import { proberProbeTotal, runtimeOperationsDuration, runtimeOperationsTotal } from '../../../src/metrics/kubelet-metrics.js';
 import { DROPPED, RegionWriter } from '../../../src/metrics/region-writer.js';
@@ -81,16 +81,23 @@ test('a reader retries while the owner is mid-change; a dead owner is still read
   assert.deepEqual(reader.finalSnapshot().series.map((s) => s.values[0]), [7]);
 });
 
-test('released slots are zeroed and claimable again with a new generation', () => {
-  const { arena, writer, slot } = fresh();
-  writer.add(writer.series(OPS, ['x']), 1);
-  const other = claimSlot(arena, 10);
-  assert.ok(other);
-  assert.equal(claimSlot(arena, 11), undefined, 'arena full');
-  releaseSlot(slot);
-  const again = claimSlot(arena, 12);
-  assert.equal(again?.index, slot.index);
-  assert.equal(new RegionReader(again!).snapshot()?.series.length, 0);
+test('retired slots are recycled only when no slot is free, oldest first, zeroed by the claimer', () => {
+  const arena = createMetricsArena({ slots: 3 });
+  const [a, b] = [claimSlot(arena, 1), claimSlot(arena, 2)];
+  assert.ok(a && b);
+  new RegionWriter(a).add(new RegionWriter(a).series(OPS, ['x']), 1);
+  retireSlot(arena, b);
+  retireSlot(arena, a);
+  assert.equal(Atomics.load(a.header, H_STATE), SLOT_RETIRED);
+  const c = claimSlot(arena, 3);
+  assert.ok(c);
+  assert.notEqual(c.index, a.index, 'a FREE slot is preferred to a retired one');
+  assert.notEqual(c.index, b.index);
+  assert.equal(claimSlot(arena, 4)?.index, b.index, 'then the oldest retirement');
+  const again = claimSlot(arena, 5);
+  assert.equal(again?.index, a.index);
+  assert.equal(new RegionReader(again!).snapshot()?.series.length, 0, 'the old owner\'s series are gone');
+  assert.equal(claimSlot(arena, 6), undefined, 'every slot claimed');
 });
 
 test('arenas validate options and buffers up front', () => {
