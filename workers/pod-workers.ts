@@ -24,6 +24,7 @@
  * the syncer asks (a backoff expiring). The delay is reported to the main thread, whose work
  * queue owns requeue timing (as the kubelet's does).
  */
+import { setMaxListeners } from 'node:events';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Clock, Random } from '../src/clock/clock.js';
 import type { WireError } from '../src/cri/cri-errors.js';
@@ -185,6 +186,8 @@ export class PodWorkers {
       const update = rec.pending;
       rec.pending = undefined;
       const ac = new AbortController();
+      // One signal fans out to every CRI call of the unit of work (many in flight at once).
+      setMaxListeners(0, ac.signal);
       rec.abort = ac;
       const work = this.#workFor(rec.state);
       const start = this.#d.clock.monotonic();

@@ -77,6 +77,11 @@ export class Agent {
     return this.#state;
   }
 
+  /** The pod dispatcher (a PoolDispatcher with threads, InlineDispatcher with --workers 0). */
+  get dispatcher(): PodDispatcher | undefined {
+    return this.#dispatcher;
+  }
+
   /** Where the HTTP server listens (undefined when disabled). */
   get address(): { address: string; port: number } | undefined {
     return this.#address;
@@ -139,6 +144,7 @@ export class Agent {
             events,
             logger,
             onThreadRestart: () => metrics.main.threadRestarts.inc(),
+            onThreadExit: (threadId) => metrics.aggregator.retireThread(threadId),
           }));
 
     lifecycle = new PodLifecycle({

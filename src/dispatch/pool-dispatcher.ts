@@ -25,6 +25,8 @@ export interface PoolDispatcherOptions {
   logger: Logger;
   /** Called when a thread is replaced (shardlet_thread_restarts_total). */
   onThreadRestart?: (shard: number) => void;
+  /** Called once per dead thread (the metrics aggregator retires its slot). */
+  onThreadExit?: (threadId: number) => void;
 }
 
 export class PoolDispatcher implements PodDispatcher {
@@ -83,6 +85,7 @@ export class PoolDispatcher implements PodDispatcher {
       if (id === undefined || live.has(id)) continue;
       this.#table.unbind(id);
       this.#orphanedShards.add(shard);
+      this.#o.onThreadExit?.(id);
       this.#o.logger.error('pod worker thread exited; its pods will be re-dispatched to a replacement', { threadId: id, shard });
     }
   }
@@ -109,6 +112,17 @@ export class PoolDispatcher implements PodDispatcher {
   /** Thread ids by shard (for tests and metrics). */
   threadIds(): (number | undefined)[] {
     return Array.from({ length: this.threads }, (_, i) => this.#table.workerFor(i));
+  }
+
+  /**
+   * Terminates the thread serving `shard` (chaos testing, or an operator recovering a wedged
+   * thread). Piscina replaces it; its pods are re-sent to the replacement.
+   */
+  async terminateThread(shard: number): Promise<void> {
+    const id = this.#table.workerFor(shard);
+    const worker = this.#pool.threads.find((t) => t.threadId === id);
+    if (!worker) throw new RangeError(`no live thread for shard ${shard}`);
+    await worker.terminate();
   }
 
   async close(): Promise<void> {

@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
@@ -33,6 +34,14 @@ export interface AgentProcess {
   kill(): Promise<void>;
 }
 
+export async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as net.AddressInfo).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
 export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-agent-'));
   const args = [
@@ -43,7 +52,7 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
     '--node-name', o.nodeName ?? 'node-e2e',
     '--workers', String(o.workers ?? 2),
     '--max-pods', String(o.maxPods ?? 1000),
-    '--port', '0',
+    '--port', String(await freePort()),
     '--root-dir', root,
     '--pod-logs-dir', path.join(root, 'pods'),
     '--file-check-frequency', '2s',
@@ -74,10 +83,16 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let dead = false;
   void exited.then(() => (dead = true));
-  const boundPort = await pollUntil(() => {
-    if (dead) throw new Error(`agent exited during start:\n${logs.slice(-20).join('\n')}`);
-    return port;
-  }, { what: 'the agent to serve', timeoutMs: 30_000 });
+  let boundPort: number;
+  try {
+    boundPort = await pollUntil(() => {
+      if (dead) throw new Error(`agent exited during start:\n${logs.slice(-20).join('\n')}`);
+      return port;
+    }, { what: 'the agent to serve', timeoutMs: 30_000 });
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  }
 
   const get = async (pathname: string): Promise<{ status: number; body: string }> => {
     const res = await fetch(`http://127.0.0.1:${boundPort}${pathname}`);
