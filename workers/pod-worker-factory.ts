@@ -32,6 +32,8 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
   const random = env.random ?? realRandom;
   const logger = env.logger ?? createLogger({ verbosity: config.verbosity, fields: { thread: threadId } });
   const metrics = createWorkerMetrics({ arena: config.metricsBuffer, threadId });
+  // The per-thread load series exist from the thread's start (a thread with no pods reads 0).
+  metrics.threadLoad(0, 0);
   const cri = new CriClient({
     endpoint: config.endpoint,
     timeoutMs: config.runtimeRequestTimeoutMs,
@@ -89,7 +91,11 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     emit,
     threadId,
     syncFrequencyMs: config.syncFrequencyMs,
-    onWork: (op, seconds) => metrics.podWorkerDuration(op, seconds),
+    onWork: (op, seconds) => {
+      metrics.podWorkerDuration(op, seconds);
+      metrics.threadBusy(seconds);
+    },
+    onStats: (stats) => metrics.threadLoad(stats.podsOwned, stats.queueDepth),
   });
   return new PodWorkerHost(workers, () => {
     prober.close();

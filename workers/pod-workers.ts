@@ -64,6 +64,12 @@ export interface PodWorkersDeps {
   errorBackoffMs?: number;
   /** Observer of each unit of work (kubelet_pod_worker_duration_seconds). */
   onWork?: (operationType: 'create' | 'update' | 'sync' | 'kill', seconds: number) => void;
+  /**
+   * Observer of this thread's load (shardlet_thread_pods_owned / _queue_depth): called with
+   * {@link PodWorkers.stats} after updates are accepted and after units of work, at most once
+   * per microtask turn (a burst of updates costs one O(pods) stats pass, not one per update).
+   */
+  onStats?: (stats: WorkerThreadStats) => void;
 }
 
 export const POD_WORKERS_DEFAULTS = Object.freeze({
@@ -97,6 +103,7 @@ export class PodWorkers {
   readonly #pods = new Map<string, PodRecord>();
   #busyMs = 0;
   #closed = false;
+  #statsScheduled = false;
 
   constructor(deps: PodWorkersDeps) {
     this.#d = deps;
@@ -134,6 +141,18 @@ export class PodWorkers {
       this.#d.logger.v(4).info('ignoring update for terminating pod', { ...podFields(msg.pod), updateType: msg.updateType });
     }
     this.#kick(rec);
+    this.#statsChanged();
+  }
+
+  /** Reports stats to onStats once the current burst of synchronous changes is over. */
+  #statsChanged(): void {
+    const onStats = this.#d.onStats;
+    if (onStats === undefined || this.#statsScheduled) return;
+    this.#statsScheduled = true;
+    queueMicrotask(() => {
+      this.#statsScheduled = false;
+      if (!this.#closed) onStats(this.stats());
+    });
   }
 
   #acceptKill(rec: PodRecord, msg: PodUpdateMessage): void {
@@ -218,6 +237,7 @@ export class PodWorkers {
         this.#pods.delete(rec.uid);
         this.#d.hooks?.podForgotten(rec.uid);
       }
+      this.#statsChanged();
       this.#d.emit({ kind: 'podResult', threadId: this.#d.threadId, uid: rec.uid, state: rec.state, work, durationMs, ...result, ...(forgotten ? { forgotten } : {}) });
       if (forgotten) return;
     }
