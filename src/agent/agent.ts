@@ -20,11 +20,12 @@ import { createFileSource } from '../config/source-file.js';
 import { createHttpSource } from '../config/source-http.js';
 import { CriClient } from '../cri/cri-client.js';
 import { InlineDispatcher } from '../dispatch/inline-dispatcher.js';
+import type { ContainerState } from '../cri/cri-types.js';
 import type { PodDispatcher, PodDispatcherEvents } from '../dispatch/pod-dispatcher.js';
 import { PoolDispatcher } from '../dispatch/pool-dispatcher.js';
 import type { Logger } from '../logging/logger.js';
 import * as km from '../metrics/kubelet-metrics.js';
-import { createMetricsSystem, type MetricsSystem } from '../metrics/main-metrics.js';
+import { createMetricsSystem, type ContainerStateLabel, type MetricsSystem } from '../metrics/main-metrics.js';
 import { createPodCache } from '../pod-cache/pod-cache-create.js';
 import { PodManager, isStaticPod } from '../pod-manager/pod-manager.js';
 import { startPleg, type PlegRunner } from '../pleg/pleg-runner.js';
@@ -201,8 +202,16 @@ export class Agent {
       metrics.main.desiredPods(true).set(counts.desired.static);
       metrics.main.desiredPods(false).set(counts.desired.other);
       let running = 0;
-      for (const pod of podManager.pods()) if (statusManager.get(pod.metadata?.uid ?? '')?.phase === 'Running') running++;
+      // kubelet_running_containers{container_state}: the runtime's containers of known pods by
+      // state, as the kubelet counts them from its runtime cache (every instance, exited included).
+      const byState: Record<ContainerStateLabel, number> = { created: 0, running: 0, exited: 0, unknown: 0 };
+      for (const pod of podManager.pods()) {
+        const uid = pod.metadata?.uid ?? '';
+        if (statusManager.get(uid)?.phase === 'Running') running++;
+        for (const ctr of cache.reader.get(uid)?.status.containers ?? []) byState[CONTAINER_STATE_LABEL[ctr.state]]++;
+      }
       metrics.main.runningPods.set(running);
+      for (const [state, n] of Object.entries(byState) as [ContainerStateLabel, number][]) metrics.main.runningContainers(state).set(n);
       const active = lifecycle.activePods();
       const activeStatic = active.filter(isStaticPod).length;
       metrics.main.activePods(true).set(activeStatic);
@@ -250,6 +259,14 @@ export class Agent {
     this.#d.logger.info('shardlet agent stopped; pods left running');
   }
 }
+
+/** kubecontainer.State names (the container_state label) of CRI container states. */
+const CONTAINER_STATE_LABEL: Readonly<Record<ContainerState, ContainerStateLabel>> = Object.freeze({
+  CONTAINER_CREATED: 'created',
+  CONTAINER_RUNNING: 'running',
+  CONTAINER_EXITED: 'exited',
+  CONTAINER_UNKNOWN: 'unknown',
+});
 
 function primaryHostIP(): string {
   for (const addrs of Object.values(os.networkInterfaces())) {
