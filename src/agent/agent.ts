@@ -25,6 +25,7 @@ import type { PodDispatcher, PodDispatcherEvents } from '../dispatch/pod-dispatc
 import { PoolDispatcher } from '../dispatch/pool-dispatcher.js';
 import type { Logger } from '../logging/logger.js';
 import * as km from '../metrics/kubelet-metrics.js';
+import * as sm from '../metrics/shardlet-metrics.js';
 import { createMetricsSystem, type ContainerStateLabel, type MetricsSystem } from '../metrics/main-metrics.js';
 import { createPodCache } from '../pod-cache/pod-cache-create.js';
 import { PodManager, isStaticPod } from '../pod-manager/pod-manager.js';
@@ -160,6 +161,8 @@ export class Agent {
       cache: cache.reader,
       onOrphan: () => metrics.main.orphanedRuntimePods.inc(),
     });
+    // Main-thread share of PLEG work: queueing event batches here plus the sync loop handling them.
+    const plegMainSeconds = metrics.main.recorder.counter(sm.plegEventsMainThreadSeconds);
     const loop = (this.#loop = new SyncLoop({
       clock,
       logger,
@@ -167,6 +170,7 @@ export class Agent {
       lifecycle,
       runtimeErrors: () => runtimeHealth.errors(),
       onIteration: (s) => metrics.main.syncLoopIteration.observe(s),
+      onPlegEventsHandled: (s) => plegMainSeconds.inc({}, s),
     }));
 
     this.#pleg = await startPleg({
@@ -176,7 +180,11 @@ export class Agent {
       relistThresholdMs: c.plegRelistThresholdMs,
       verbosity: c.verbosity,
       logger,
-      onEvents: (evs) => loop.pushPlegEvents(evs),
+      onEvents: (evs) => {
+        const t0 = clock.monotonic();
+        loop.pushPlegEvents(evs);
+        plegMainSeconds.inc({}, (clock.monotonic() - t0) / 1000);
+      },
       onRelist: (r) => {
         // Observed on the main thread from the PLEG thread's report (one message per relist).
         const rec = metrics.main.recorder;

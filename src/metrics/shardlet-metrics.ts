@@ -42,6 +42,12 @@ export const eventLoopDelay = defineMetric({
   type: 'gauge', labelNames: ['stat'], observedOn: 'main',
 });
 
+export const plegEventsMainThreadSeconds = defineMetric({
+  name: 'shardlet_pleg_events_main_thread_seconds_total',
+  help: 'Seconds the main thread spent handling PLEG event batches (queueing them from the PLEG thread, then the sync loop handling them). The relist itself runs on the PLEG thread.',
+  type: 'counter', labelNames: [], observedOn: 'main',
+});
+
 export const cacheSlotsUsed = defineMetric({
   name: 'shardlet_pod_cache_slots_used',
   help: 'Pod slots in use in the shared PLEG relist cache.',
@@ -67,5 +73,5 @@ export const metricsSeriesDropped = defineMetric({
 
 export const SHARDLET_METRICS = Object.freeze([
   threadPodsOwned, threadQueueDepth, threadBusySeconds, threadRestartsTotal, syncLoopIterationDuration,
-  eventLoopDelay, cacheSlotsUsed, cacheSlotsCapacity, metricsSeriesDropped,
+  eventLoopDelay, plegEventsMainThreadSeconds, cacheSlotsUsed, cacheSlotsCapacity, metricsSeriesDropped,
 ]);

@@ -31,6 +31,8 @@ export interface SyncLoopDeps {
   housekeepingPeriodMs?: number;
   /** Observer: duration of each iteration (shardlet_sync_loop_iteration_duration_seconds). */
   onIteration?: (seconds: number) => void;
+  /** Observer: main-thread time spent handling one batch of PLEG events (shardlet_pleg_events_main_thread_seconds_total). */
+  onPlegEventsHandled?: (seconds: number) => void;
   /** Probe results also feed readiness into status (kubelet: status manager). */
   onProbeUpdate?: (u: ProbeUpdate) => void;
 }
@@ -152,7 +154,9 @@ export class SyncLoop {
     if (this.#plegEvents.length > 0) {
       const events = this.#plegEvents;
       this.#plegEvents = [];
+      const t0 = this.#d.clock.monotonic();
       lifecycle.handlePlegEvents(events);
+      this.#d.onPlegEventsHandled?.((this.#d.clock.monotonic() - t0) / 1000);
     }
     if (this.#probeUpdates.length > 0) {
       const updates = this.#probeUpdates;
