@@ -67,8 +67,11 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
   // next sync and the status seen by the main thread do not wait for the next relist.
   const refreshStatus: StatusRefresher = async (pod: V1Pod, afterMs: number, signal: AbortSignal) => {
     const uid = pod.metadata?.uid ?? '';
+    // Stamped with the time before inspecting (the cache's rule: the status was taken at or
+    // after its timestamp), and strictly after the end of the work so the next sync proceeds.
+    const takenAt = clock.now();
     const status = await getPodStatus(cri, uid, pod.metadata?.name ?? '', pod.metadata?.namespace ?? '', signal);
-    cache.writer.set(uid, status, null, Math.max(clock.now(), afterMs + 1));
+    cache.writer.set(uid, status, null, Math.max(takenAt, afterMs + 1));
     return status;
   };
   const workers = new PodWorkers({

@@ -76,6 +76,17 @@ test('editing one manifest restarts that pod only; removing one kills it', async
   assert.equal(unchanged, N - 2);
 });
 
+test('SIGTERM stops the agent cleanly (exit 0, before the 5 s forced exit) and leaves every pod running', async () => {
+  const before = await runtimeView(sim.endpoint);
+  const code = await agent!.stop();
+  assert.equal(code, 0, 'graceful stop; the CLI exits 1 when shutdown takes longer than 5 s');
+  const after = await runtimeView(sim.endpoint);
+  assert.equal(after.size, before.size);
+  for (const [uid, v] of before) assert.deepEqual(after.get(uid)?.containers.map((c) => [c.id, c.state]), v.containers.map((c) => [c.id, c.state]), `pod ${uid} changed on shutdown`);
+  agent = await startAgent({ endpoint: sim.endpoint, manifestDir: dir, workers: 2 });
+  await waitAllRunning(agent, N - 1, 'all pods running after a graceful restart');
+});
+
 test('SIGKILL of the agent and a restart adopt every pod: no duplicate sandbox, no restart', async () => {
   await agent!.kill();
   const before = await runtimeView(sim.endpoint);
