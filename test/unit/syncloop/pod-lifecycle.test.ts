@@ -1,0 +1,121 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { V1Pod } from '@kubernetes/client-node';
+import { FakeClock } from '../../../src/clock/fake-clock.js';
+import type { PodDispatcher } from '../../../src/dispatch/pod-dispatcher.js';
+import { silentLogger } from '../../../src/logging/logger.js';
+import type { CacheEntry } from '../../../src/pod-cache/pod-cache.js';
+import { emptyPodStatus } from '../../../src/pod-cache/runtime-pod-status.js';
+import { PodManager } from '../../../src/pod-manager/pod-manager.js';
+import { StatusManager } from '../../../src/status/status-manager.js';
+import { PodLifecycle } from '../../../src/syncloop/pod-lifecycle.js';
+import { WorkQueue } from '../../../src/syncloop/work-queue.js';
+import type { PodUpdateMessage } from '../../../workers/pod-worker-protocol.js';
+
+function pod(uid: string, created = '2026-01-01T00:00:00Z'): V1Pod {
+  return {
+    metadata: { uid, name: `p-${uid}`, namespace: 'default', creationTimestamp: new Date(created), annotations: { 'kubernetes.io/config.source': 'file' } },
+    spec: { containers: [{ name: 'c', image: 'busybox' }] },
+  };
+}
+
+function setup(opts: { maxActive?: number; sourcesReady?: boolean } = {}) {
+  const clock = new FakeClock();
+  const sent: PodUpdateMessage[] = [];
+  const dispatcher: PodDispatcher = { threads: 2, send: (m) => sent.push(m), stats: async () => [], close: async () => {} };
+  const podManager = new PodManager();
+  const statusManager = new StatusManager({ clock, logger: silentLogger });
+  const workQueue = new WorkQueue();
+  const cache = new Map<string, CacheEntry>();
+  let ready = opts.sourcesReady ?? true;
+  const lc = new PodLifecycle({
+    clock,
+    logger: silentLogger,
+    dispatcher,
+    podManager,
+    statusManager,
+    workQueue,
+    admitter: {
+      admit: (_p, active) =>
+        active.length >= (opts.maxActive ?? 100)
+          ? { admit: false, reason: 'OutOfpods', message: `Node didn't have enough resource: pods, requested: 1, used: ${active.length}, capacity: ${opts.maxActive}` }
+          : { admit: true },
+    },
+    sourcesReady: () => ready,
+    cache: { get: (uid) => cache.get(uid) },
+  });
+  return { clock, sent, podManager, statusManager, workQueue, cache, lc, setReady: (v: boolean) => (ready = v) };
+}
+
+test('additions are admitted in creation order; a rejected pod is Failed with the kubelet reason and never dispatched', () => {
+  const { lc, sent, statusManager } = setup({ maxActive: 2 });
+  lc.handleConfigUpdate({ op: 'ADD', source: 'file', pods: [pod('c', '2026-01-03T00:00:00Z'), pod('a', '2026-01-01T00:00:00Z'), pod('b', '2026-01-02T00:00:00Z')] });
+  assert.deepEqual(sent.map((m) => [m.uid, m.updateType]), [['a', 'create'], ['b', 'create']]);
+  assert.equal(statusManager.get('c')?.phase, 'Failed');
+  assert.equal(statusManager.get('c')?.reason, 'OutOfpods');
+  assert.match(statusManager.get('c')?.message ?? '', /used: 2, capacity: 2/);
+  lc.handleConfigUpdate({ op: 'UPDATE', source: 'file', pods: [pod('c')] });
+  assert.equal(sent.length, 2, 'updates of a rejected pod are not dispatched');
+});
+
+test('remove sends a kill with removed=true; the worker forgetting the pod clears its status', () => {
+  const { lc, sent, statusManager, podManager } = setup();
+  lc.handleConfigUpdate({ op: 'ADD', source: 'file', pods: [pod('a')] });
+  lc.handlePodResult({ kind: 'podResult', threadId: 1, uid: 'a', state: 'syncing', work: 'sync', durationMs: 1, apiStatus: { phase: 'Running' }, requeueAfterMs: 60_000 });
+  assert.equal(statusManager.get('a')?.phase, 'Running');
+  lc.handleConfigUpdate({ op: 'REMOVE', source: 'file', pods: [pod('a')] });
+  assert.deepEqual(sent.map((m) => [m.updateType, m.kill?.removed]), [['create', undefined], ['kill', true]]);
+  assert.equal(podManager.has('a'), false);
+  assert.equal(lc.activePods().length, 0, 'a pod being killed does not count for admission');
+  lc.handlePodResult({ kind: 'podResult', threadId: 1, uid: 'a', state: 'terminated', work: 'cleanup', durationMs: 1, forgotten: true });
+  assert.equal(statusManager.get('a'), undefined);
+});
+
+test('DELETE terminates with the deletion grace period but keeps the pod listed', () => {
+  const { lc, sent, podManager } = setup();
+  lc.handleConfigUpdate({ op: 'ADD', source: 'file', pods: [pod('a')] });
+  const deleting = { ...pod('a'), metadata: { ...pod('a').metadata, deletionTimestamp: new Date(), deletionGracePeriodSeconds: 5 } };
+  lc.handleConfigUpdate({ op: 'DELETE', source: 'api', pods: [deleting] });
+  assert.deepEqual(sent[1]?.kill, { removed: false, reason: 'deleted', gracePeriodSeconds: 5 });
+  assert.equal(podManager.has('a'), true);
+});
+
+test('requeued pods are resynced when due; PLEG events resync known pods only', () => {
+  const { lc, sent, clock } = setup();
+  lc.handleConfigUpdate({ op: 'ADD', source: 'file', pods: [pod('a'), pod('b')] });
+  lc.handlePodResult({ kind: 'podResult', threadId: 1, uid: 'a', state: 'syncing', work: 'sync', durationMs: 1, requeueAfterMs: 10_000 });
+  sent.length = 0;
+  clock.step(9_999);
+  lc.syncDue();
+  assert.equal(sent.length, 0);
+  clock.step(1);
+  lc.syncDue();
+  assert.deepEqual(sent.map((m) => [m.uid, m.updateType]), [['a', 'sync']]);
+  sent.length = 0;
+  lc.handlePlegEvents([{ podUID: 'b', type: 'ContainerDied', data: 'x' }, { podUID: 'b', type: 'ContainerStarted', data: 'y' }, { podUID: 'zzz', type: 'ContainerStarted', data: 'z' }]);
+  assert.deepEqual(sent.map((m) => [m.uid, m.updateType]), [['b', 'sync']], 'one resync per pod; unknown pods are left to housekeeping');
+});
+
+test('housekeeping kills runtime pods no source wants, but only once every source is ready', () => {
+  const { lc, sent, cache, setReady } = setup({ sourcesReady: false });
+  const status = { ...emptyPodStatus('orphan', 'old', 'default'), sandboxes: [{ id: 's', state: 'SANDBOX_READY' as const, createdAtNs: '1', attempt: 0, ip: '', ips: [], hostNetwork: true }] };
+  cache.set('orphan', { status, error: null, timestampMs: 1 });
+  lc.handlePlegEvents([{ podUID: 'orphan', type: 'ContainerStarted', data: 'c' }]);
+  lc.housekeeping();
+  assert.equal(sent.length, 0, 'no cleanup before sources are ready');
+  setReady(true);
+  lc.housekeeping();
+  assert.deepEqual(sent.map((m) => [m.uid, m.updateType, m.kill?.reason, m.pod.metadata?.name]), [['orphan', 'kill', 'orphaned', 'old']]);
+});
+
+test('a restarted shard gets every one of its pods again, kills included', () => {
+  const { lc, sent } = setup();
+  const uids = Array.from({ length: 40 }, (_, i) => `u${i}`);
+  lc.handleConfigUpdate({ op: 'ADD', source: 'file', pods: uids.map((u) => pod(u)) });
+  lc.handleConfigUpdate({ op: 'REMOVE', source: 'file', pods: [pod('u0')] });
+  sent.length = 0;
+  lc.handleShardRestarted(0, 2);
+  const resent = new Set(sent.map((m) => m.uid));
+  assert.ok(resent.size > 5 && resent.size < 35, 'about half the pods');
+  for (const m of sent) assert.equal(m.updateType, m.uid === 'u0' ? 'kill' : 'create');
+});
