@@ -1,0 +1,49 @@
+/**
+ * The CRI client's edge behaviour against the in-process simulated runtime: operation hook
+ * names and durations, deadline and abort translated into typed errors, NotFound as a code,
+ * endpoint validation, idempotent close.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CriClient, normalizeEndpoint } from '../../src/cri/cri-client.js';
+import { isCancelled, isDeadlineExceeded, isNotFound, isUnavailable, CriError } from '../../src/cri/cri-errors.js';
+import type { CriOperationEvent } from '../../src/cri/runtime-service.js';
+import { startHarness } from './simruntime/sim-harness.js';
+
+test('endpoints: unix:// or an absolute path; anything else is a typed error', () => {
+  assert.equal(normalizeEndpoint('/run/x.sock'), 'unix:///run/x.sock');
+  assert.equal(normalizeEndpoint('unix:///run/x.sock'), 'unix:///run/x.sock');
+  assert.throws(() => normalizeEndpoint('tcp://1.2.3.4:5'), (e: unknown) => e instanceof CriError && e.code === 'ERR_CRI_INVALID_ARGUMENT');
+});
+
+test('operation hook, NotFound, deadline and abort', async () => {
+  const h = await startHarness({ faults: { hangRate: 1, methods: ['ListContainers'] } });
+  const ops: CriOperationEvent[] = [];
+  const client = new CriClient({ endpoint: h.rt.endpoint, timeoutMs: 10_000, onOperation: (e) => ops.push(e) });
+  try {
+    assert.equal((await client.version()).runtimeApiVersion, 'v1');
+    await assert.rejects(client.containerStatus('nope'), (e: unknown) => isNotFound(e) && (e as CriError).operation === 'ContainerStatus');
+    assert.deepEqual(ops.map((o) => [o.operation, o.error ? (o.error as CriError).code : null]), [['version', null], ['container_status', 'ERR_CRI_NOT_FOUND']]);
+    assert.ok(ops.every((o) => o.durationSeconds >= 0));
+
+    // A hung call: the deadline turns it into DEADLINE_EXCEEDED (real time: the deadline is gRPC's own timer).
+    await assert.rejects(client.listContainers(undefined, { timeoutMs: 200 }), isDeadlineExceeded);
+    // Abort cancels it.
+    const ac = new AbortController();
+    const p = client.listContainers(undefined, { signal: ac.signal });
+    ac.abort();
+    await assert.rejects(p, isCancelled);
+    await assert.rejects(client.listContainers(undefined, { signal: ac.signal }), isCancelled, 'an already aborted signal never starts the call');
+    assert.equal(ops.at(-1)?.operation, 'list_containers');
+  } finally {
+    client.close();
+    client.close();
+    await h.close();
+  }
+  const dead = new CriClient({ endpoint: h.rt.endpoint, timeoutMs: 500 });
+  try {
+    await assert.rejects(dead.version(), (e: unknown) => isUnavailable(e) || isDeadlineExceeded(e), 'a runtime that is gone is UNAVAILABLE (or times out)');
+  } finally {
+    dead.close();
+  }
+});
