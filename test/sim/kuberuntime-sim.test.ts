@@ -95,7 +95,7 @@ test('sim: init container then app; Running with the sim pod IP; terminate with 
   const running = await h.sync(p);
   seen.push(line(running));
   assert.deepEqual(seen, [
-    'Pending init=waiting:ContainerCreating/r0 app=waiting:PodInitializing/r0',
+    'Pending init=waiting:PodInitializing/r0 app=waiting:PodInitializing/r0',
     'Pending init=terminated:Completed:0/r0 app=waiting:PodInitializing/r0',
     'Running init=terminated:Completed:0/r0 app=running/r0',
   ]);

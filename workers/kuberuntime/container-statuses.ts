@@ -3,7 +3,9 @@
  * the prober manager's UpdatePodStatus), for init or app containers.
  *
  *  - Every spec container gets a status; default waiting reason ContainerCreating, or
- *    PodInitializing for app containers of a pod with init containers.
+ *    PodInitializing for every container (init and app) of a pod with init containers (the
+ *    kubelet passes hasInitContainers to both calls, so kubectl shows Init:1/2, not
+ *    Init:ContainerCreating, while the next init container is being created).
  *  - The newest runtime instance gives `state`, the one before it `lastState`.
  *  - A container that should be (re)started and has a recorded start failure shows it:
  *    waiting with the failure's reason (CrashLoopBackOff, ErrImagePull, ...) and message; a
@@ -68,7 +70,7 @@ export function convertToAPIContainerStatuses(input: ContainerStatusesInput): V1
   const { pod, runtimeStatus, isInit } = input;
   const specs: readonly V1Container[] = isInit ? initContainers(pod) : (pod.spec?.containers ?? []);
   const oldByName = new Map(input.previous.map((s) => [s.name, s]));
-  const defaultReason = !isInit && initContainers(pod).length > 0 ? 'PodInitializing' : 'ContainerCreating';
+  const defaultReason = initContainers(pod).length > 0 ? 'PodInitializing' : 'ContainerCreating';
 
   const statuses = new Map<string, V1ContainerStatus>();
   for (const c of specs) {

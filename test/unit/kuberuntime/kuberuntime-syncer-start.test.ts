@@ -61,12 +61,12 @@ test('init containers run one at a time, in order, before any app container', as
 
   let out = await h.sync(pod);
   assert.deepEqual(h.take(), ['RunPodSandbox web attempt=0', 'PodSandboxStatus web', 'ImageStatus busybox:1', 'CreateContainer init-a', 'StartContainer init-a']);
-  assert.equal(summary(out.apiStatus), 'Pending init:init-a=waiting:ContainerCreating init:init-b=waiting:ContainerCreating app=waiting:PodInitializing');
+  assert.equal(summary(out.apiStatus), 'Pending init:init-a=waiting:PodInitializing init:init-b=waiting:PodInitializing app=waiting:PodInitializing');
   assert.equal(condition(out.apiStatus, 'Initialized'), 'False:ContainersNotInitialized');
 
   out = await h.sync(pod); // init-a still running: nothing to do
   assert.deepEqual(h.take(), []);
-  assert.equal(summary(out.apiStatus), 'Pending init:init-a=running init:init-b=waiting:ContainerCreating app=waiting:PodInitializing');
+  assert.equal(summary(out.apiStatus), 'Pending init:init-a=running init:init-b=waiting:PodInitializing app=waiting:PodInitializing');
 
   h.rt.exitContainer('init-a', 0);
   out = await h.sync(pod);
