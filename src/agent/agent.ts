@@ -209,6 +209,7 @@ export class Agent {
       const counts = lifecycle.counts();
       metrics.main.desiredPods(true).set(counts.desired.static);
       metrics.main.desiredPods(false).set(counts.desired.other);
+      for (const w of counts.working) metrics.main.workingPods(w.lifecycle, w.config, w.isStatic).set(w.count);
       let running = 0;
       // kubelet_running_containers{container_state}: the runtime's containers of known pods by
       // state, as the kubelet counts them from its runtime cache (every instance, exited included).

@@ -219,18 +219,32 @@ export class PodLifecycle {
     return out;
   }
 
-  /** Counts for kubelet_working_pods / desired / active metrics. */
-  counts(): { desired: { static: number; other: number }; working: Map<string, number> } {
+  /** Counts for kubelet_desired_pods and kubelet_working_pods{lifecycle,config,static}. */
+  counts(): { desired: { static: number; other: number }; working: WorkingPodCount[] } {
     let st = 0;
     let other = 0;
     for (const p of this.#d.podManager.pods()) (isStaticPod(p) ? st++ : other++);
-    const working = new Map<string, number>();
-    for (const w of this.#workerState.values()) {
-      const key = `${w.state}|${w.kill ? (w.kill.removed ? 'orphan' : 'desired') : 'desired'}|${isStaticPod(w.pod)}`;
-      working.set(key, (working.get(key) ?? 0) + 1);
+    const working = new Map<string, WorkingPodCount>();
+    for (const lifecycle of ['sync', 'terminating', 'terminated'] as const) {
+      for (const config of ['desired', 'orphan'] as const) {
+        for (const isStatic of [true, false]) working.set(`${lifecycle}|${config}|${isStatic}`, { lifecycle, config, isStatic, count: 0 });
+      }
     }
-    return { desired: { static: st, other }, working };
+    for (const [uid, w] of this.#workerState) {
+      const lifecycle = w.state === 'syncing' ? 'sync' : w.state;
+      // The kubelet's "orphan": a pod worker whose pod is no longer in the config.
+      const config = this.#d.podManager.has(uid) ? 'desired' : 'orphan';
+      working.get(`${lifecycle}|${config}|${isStaticPod(w.pod)}`)!.count++;
+    }
+    return { desired: { static: st, other }, working: [...working.values()] };
   }
+}
+
+export interface WorkingPodCount {
+  lifecycle: 'sync' | 'terminating' | 'terminated';
+  config: 'desired' | 'orphan';
+  isStatic: boolean;
+  count: number;
 }
 
 function creationMs(pod: V1Pod): number {
