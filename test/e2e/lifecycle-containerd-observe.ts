@@ -109,6 +109,12 @@ export class PodTimeline {
     return this.steps.map((s) => `${s.phase}/${s.display}/${s.restarts}`);
   }
 
+  /** The steps as `+ms phase/display/restarts`, times relative to the first step, for diagnostics. */
+  timedTuples(): string[] {
+    const t0 = this.steps[0]?.atMs ?? 0;
+    return this.steps.map((s) => `+${s.atMs - t0} ${s.phase}/${s.display}/${s.restarts}`);
+  }
+
   /** The distinct display statuses in order (consecutive repeats folded). */
   displays(): string[] {
     const out: string[] = [];

@@ -136,7 +136,7 @@ describe('pod lifecycle on containerd', { concurrency: true }, () => {
     assert.equal(i1[0]!.state, 'CONTAINER_EXITED');
     assert.ok(i1[0]!.finishedAt > 0n && i1[0]!.finishedAt <= i2[0]!.createdAt, `init-2 created after init-1 finished${story(tl, rt)}`);
     assert.ok(i2[0]!.finishedAt > 0n && i2[0]!.finishedAt <= main[0]!.createdAt, `main created after init-2 finished${story(tl, rt)}`);
-    t.diagnostic(`/pods: ${tl.tuples().join(' → ')}`);
+    t.diagnostic(`/pods: ${tl.timedTuples().join(' → ')}`);
     const initStatuses = tl.last?.status?.initContainerStatuses ?? [];
     assert.deepEqual(initStatuses.map((c) => [c.name, c.state?.terminated?.exitCode, c.state?.terminated?.reason]), [['init-1', 0, 'Completed'], ['init-2', 0, 'Completed']]);
   });
@@ -170,7 +170,7 @@ describe('pod lifecycle on containerd', { concurrency: true }, () => {
       return nsToMs(cur.startedAt - prev.finishedAt);
     };
     const [gap2, gap3] = [wait(2), wait(3)];
-    t.diagnostic(`restart waits: attempt 2 after ${gap2} ms, attempt 3 after ${gap3} ms; /pods: ${tl.tuples().join(' → ')}`);
+    t.diagnostic(`restart waits: attempt 2 after ${gap2} ms, attempt 3 after ${gap3} ms; /pods: ${tl.timedTuples().join(' → ')}`);
     assert.ok(gap2 >= 9_000, `attempt 2 waited out the first backoff (10 s), waited ${gap2} ms${story(tl, rt)}`);
     assert.ok(gap3 > gap2, `backoff grows: ${gap2} ms then ${gap3} ms${story(tl, rt)}`);
     for (const c of byAttempt.values()) if (c.finishedAt > 0n) assert.equal(c.exitCode, 1);
@@ -187,7 +187,7 @@ describe('pod lifecycle on containerd', { concurrency: true }, () => {
       return (bad?.restartCount ?? 0) >= 1 && bad?.lastState?.terminated ? true : undefined;
     });
     const bad = tl.container('bad')!;
-    t.diagnostic(`/pods: ${tl.tuples().join(' → ')}; bad lastState ${JSON.stringify(bad.lastState?.terminated)}`);
+    t.diagnostic(`/pods: ${tl.timedTuples().join(' → ')}; bad lastState ${JSON.stringify(bad.lastState?.terminated)}`);
     assert.ok(bad.lastState?.terminated, story(tl, rt));
     // sleep never exits by itself: the restart was the agent's kill (SIGTERM → or SIGKILL at the 1 s grace).
     assert.ok([137, 143].includes(bad.lastState.terminated.exitCode), `killed, exit ${bad.lastState.terminated.exitCode}${story(tl, rt)}`);
@@ -274,7 +274,7 @@ describe('pod lifecycle on containerd', { concurrency: true }, () => {
       // A few more relists: the phase must not leave the terminal state, nothing restarts.
       const relists = await relistCount();
       await observeUntil(tl, rt, `3 more relists after ${name} became ${phase}`, 30_000, async () => ((await relistCount()) >= relists + 3 ? true : undefined));
-      t.diagnostic(`/pods: ${tl.tuples().join(' → ')}`);
+      t.diagnostic(`/pods: ${tl.timedTuples().join(' → ')}`);
       assertOrderedSubsequence(tl.steps.map((s) => s.phase), ['Pending', 'Running', phase], `phase sequence${story(tl, rt)}`);
       assert.equal(tl.steps.at(-1)?.phase, phase, story(tl, rt));
       assert.ok(tl.steps.every((s) => s.restarts === 0), `never restarted${story(tl, rt)}`);
