@@ -204,6 +204,10 @@ export class PodWorkers {
     while (rec.pending !== undefined && !this.#closed) {
       const update = rec.pending;
       rec.pending = undefined;
+      // A kill that arrived while terminating (the main thread resends it on every resync) has
+      // nothing left to do once terminated: runtime objects are cleaned up only for a pod
+      // removed from config (the state machine above), never for one merely deleted/finished.
+      if (rec.state === 'terminated' && !rec.removed) continue;
       const ac = new AbortController();
       // One signal fans out to every CRI call of the unit of work (many in flight at once).
       setMaxListeners(0, ac.signal);
