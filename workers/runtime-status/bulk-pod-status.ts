@@ -13,6 +13,7 @@
  *
  * Owned by the PLEG (one instance, one thread); not safe for concurrent build() calls.
  */
+import { setMaxListeners } from 'node:events';
 import { CriError, isNotFound, type WireError } from '../../src/cri/cri-errors.js';
 import type { Container, PodSandbox } from '../../src/cri/cri-types.js';
 import type { CallOptions, RuntimeService } from '../../src/cri/runtime-service.js';
@@ -85,6 +86,9 @@ export class BulkPodStatusBuilder {
 
   /** Statuses for `pods`, inspecting only new or changed objects. Throws only on abort. */
   async build(pods: readonly RelistPod[], signal?: AbortSignal): Promise<Map<string, PodStatusResult>> {
+    // Up to inspectConcurrency CRI calls listen on the one signal at once (16 by default, more
+    // than Node's default of 10 listeners, which printed a non-JSON MaxListenersExceededWarning).
+    if (signal !== undefined) setMaxListeners(0, signal);
     const opts: CallOptions = signal ? { signal } : {};
     const errors = new Map<string, WireError>();
     const gone = new Set<string>();
