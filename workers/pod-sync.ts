@@ -69,4 +69,10 @@ export interface PodSyncer {
   terminatePod(input: TerminatePodInput): Promise<TerminatePodOutcome>;
   /** Remove the pod's containers, sandboxes and log directory (after the pod is gone from config). */
   cleanupPod(input: CleanupPodInput): Promise<{ error?: WireError }>;
+  /**
+   * The API status for a runtime status, without CRI calls. When present, the pod worker
+   * reports the status of the fresh runtime state read right after a sync (instead of the
+   * status computed from the pre-sync state), so a restarted container shows as running now.
+   */
+  generateAPIStatus?(pod: V1Pod, runtimeStatus: RuntimePodStatus): V1PodStatus;
 }

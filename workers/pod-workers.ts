@@ -282,8 +282,11 @@ export class PodWorkers {
         }
         d.hooks?.podSynced(rec.pod, fresh, rec.state);
         const requeue = out.error ? this.#jitter(this.#errorBackoffMs()) : this.#jitter(d.syncFrequencyMs ?? POD_WORKERS_DEFAULTS.syncFrequencyMs);
+        // Report what the runtime shows now (e.g. the container just restarted), not the
+        // pre-sync view; start failures of this sync are kept by the syncer's reason cache.
+        const apiStatus = fresh && !out.isTerminal && d.syncer.generateAPIStatus ? d.syncer.generateAPIStatus(rec.pod, fresh) : out.apiStatus;
         return {
-          apiStatus: out.apiStatus,
+          apiStatus,
           ...(out.error ? { error: out.error } : {}),
           requeueAfterMs: out.requeueAfterMs !== undefined ? Math.min(out.requeueAfterMs, requeue) : requeue,
         };
