@@ -1,0 +1,196 @@
+/**
+ * Scrape cost on the REAL agent, and what a scrape load does to pod starts:
+ *
+ *   node dist/bench/scrape-run.js [--pods 1000] [--burst 500] [--workers 4]
+ *        [--connections 10] [--duration 10] [--profile zero] [--json FILE]
+ *
+ * 1. starts the simulated runtime and `shardlet agent --workers N` (separate processes), and
+ *    brings `--pods` static pods to Running;
+ * 2. scrape: autocannon against the agent's /metrics (`runScrapeBench`, gzip like Prometheus,
+ *    `--connections` for `--duration` s): p50/p99 latency, requests/s, bytes per response;
+ * 3. burst without scrape load: `--burst` new manifests at once; pods/s from the first manifest
+ *    written to the last pod the agent logged `pod running`; then the burst pods are removed
+ *    and the agent is back to `--pods` pods;
+ * 4. burst under scrape load: the same, while autocannon scrapes /metrics as in 2 (the scrape
+ *    window is sized to cover the whole burst; the table says whether it did).
+ * Prints a table and the exact command line. Everything runs on this machine, so the scrape
+ * load (autocannon included) competes with the agent and the runtime for the same cores —
+ * which is the question: what does a scraping Prometheus cost a busy node.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { realClock } from '../src/clock/clock.js';
+import { fetchPods, RunningLog } from './agent-observer.js';
+import { ManifestDir, BENCH_IMAGE, type BenchPod } from './pod-manifests.js';
+import { waitRunning } from './pod-waits.js';
+import { freePort, startAgent, startSimRuntime, type ManagedProcess } from './processes.js';
+import { runScrapeBench, type ScrapeBenchResult } from './scrape.js';
+import { percentile } from './stats.js';
+
+export interface ScrapeRunOptions {
+  pods: number;
+  burst: number;
+  workers: number;
+  connections: number;
+  durationSec: number;
+  profile: string;
+}
+
+export interface BurstResult {
+  label: string;
+  pods: number;
+  /** First manifest written → last pod logged running (ms). */
+  wallMs: number;
+  podsPerSec: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  missing: number;
+  /** The burst under load: scrape results over the window, and whether it covered the burst. */
+  scrape?: ScrapeBenchResult;
+  scrapeCoveredBurst?: boolean;
+}
+
+export interface ScrapeRunResult {
+  options: ScrapeRunOptions;
+  initialStartMs: number;
+  scrape: ScrapeBenchResult;
+  bursts: BurstResult[];
+}
+
+const clock = realClock;
+
+async function burst(label: string, dir: ManifestDir, log: RunningLog, port: number, count: number): Promise<BurstResult> {
+  const pods: BenchPod[] = await dir.create(count);
+  const w = await waitRunning(pods, { clock, log, agentPort: port }, { timeoutMs: 600_000, stallMs: 60_000 });
+  const firstWritten = Math.min(...pods.map((p) => p.writtenAtMs));
+  const lastRunning = Math.max(...w.runningAtMs.values());
+  const wallMs = lastRunning - firstWritten;
+  const lat = [...w.latencyMs.values()];
+  return {
+    label,
+    pods: count,
+    wallMs: Math.round(wallMs),
+    podsPerSec: Number(((w.runningAtMs.size * 1000) / wallMs).toFixed(1)),
+    latencyP50Ms: Math.round(percentile(lat, 50)),
+    latencyP99Ms: Math.round(percentile(lat, 99)),
+    missing: w.missing.length,
+  };
+}
+
+/** Removes the newest `count` pods and waits until /pods lists `remaining` pods again. */
+async function removeBurst(dir: ManifestDir, port: number, count: number, remaining: number): Promise<void> {
+  const live = dir.live();
+  await dir.delete(live.slice(live.length - count));
+  const deadline = clock.monotonic() + 300_000;
+  for (;;) {
+    const n = (await fetchPods(port, 30_000).catch(() => undefined))?.length;
+    if (n === remaining) return;
+    if (clock.monotonic() > deadline) throw new Error(`agent still lists ${n} pods, want ${remaining}`);
+    await clock.sleep(500);
+  }
+}
+
+export async function runScrapeRun(o: ScrapeRunOptions, progress: (msg: string) => void): Promise<ScrapeRunResult> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-scrape-run-'));
+  const manifests = path.join(root, 'manifests');
+  fs.mkdirSync(manifests);
+  const dir = new ManifestDir(manifests, () => clock.monotonic());
+  const log = new RunningLog(() => clock.monotonic());
+  let sim: ManagedProcess | undefined;
+  let agent: ManagedProcess | undefined;
+  try {
+    sim = await startSimRuntime({ socket: path.join(root, 'sim.sock'), profile: o.profile, images: [BENCH_IMAGE], clock, logFile: path.join(root, 'sim.log') });
+    const port = await freePort();
+    agent = await startAgent({
+      endpoint: `unix://${path.join(root, 'sim.sock')}`, manifestDir: manifests, rootDir: path.join(root, 'agent'), nodeName: 'scrape-run',
+      workers: o.workers, maxPods: o.pods + o.burst + 64, port, verbosity: 2, clock, onStderrLine: log.onLine, logFile: path.join(root, 'agent.log'),
+    });
+    progress(`agent up on :${port}; starting ${o.pods} pods`);
+    const initial = await burst('initial', dir, log, port, o.pods);
+    if (initial.missing > 0) throw new Error(`${initial.missing} of the initial ${o.pods} pods never ran`);
+    const url = `http://127.0.0.1:${port}/metrics`;
+
+    progress(`${o.pods} pods running (${initial.podsPerSec} pods/s); scraping /metrics for ${o.durationSec} s with ${o.connections} connections`);
+    const scrape = await runScrapeBench({ url, connections: o.connections, durationSec: o.durationSec });
+
+    progress(`burst of ${o.burst} pods, no scrape load`);
+    const quiet = await burst('burst, no scrape load', dir, log, port, o.burst);
+    progress(`${quiet.podsPerSec} pods/s; removing the burst`);
+    await removeBurst(dir, port, o.burst, o.pods);
+
+    // Size the scrape window to cover the loaded burst even if it runs 4× slower.
+    const windowSec = Math.max(o.durationSec, Math.ceil((4 * quiet.wallMs) / 1000) + 5);
+    progress(`burst of ${o.burst} pods under scrape load (${o.connections} connections, window ${windowSec} s)`);
+    const t0 = clock.monotonic();
+    const loadedScrape = runScrapeBench({ url, connections: o.connections, durationSec: windowSec });
+    const loaded = await burst('burst, under scrape load', dir, log, port, o.burst);
+    const burstEnd = clock.monotonic();
+    loaded.scrape = await loadedScrape;
+    loaded.scrapeCoveredBurst = burstEnd - t0 <= windowSec * 1000;
+    return { options: o, initialStartMs: initial.wallMs, scrape, bursts: [quiet, loaded] };
+  } finally {
+    await agent?.stop();
+    await sim?.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
+export function formatScrapeRun(r: ScrapeRunResult, command: string): string {
+  const o = r.options;
+  const s = r.scrape;
+  const rows: string[] = [];
+  rows.push(`shardlet scrape-run: ${o.pods} running pods, --workers ${o.workers}, sim profile ${o.profile}, ${os.cpus().length} cores`);
+  rows.push(`command: ${command}`);
+  rows.push('');
+  rows.push(`| /metrics scrape (${s.connections} conns, ${s.durationSec} s, gzip) | req/s | p50 ms | p99 ms | max ms | bytes/resp | non2xx | errors |`);
+  rows.push('|---|---|---|---|---|---|---|---|');
+  rows.push(`| ${o.pods} pods, idle | ${s.requestsPerSec.toFixed(0)} | ${s.latencyP50Ms} | ${s.latencyP99Ms} | ${s.latencyMaxMs} | ${s.bytesPerResponse} | ${s.non2xx} | ${s.errors} |`);
+  const loaded = r.bursts.find((b) => b.scrape !== undefined);
+  if (loaded?.scrape) {
+    const l = loaded.scrape;
+    rows.push(`| during a ${loaded.pods}-pod burst (${l.durationSec} s window) | ${l.requestsPerSec.toFixed(0)} | ${l.latencyP50Ms} | ${l.latencyP99Ms} | ${l.latencyMaxMs} | ${l.bytesPerResponse} | ${l.non2xx} | ${l.errors} |`);
+  }
+  rows.push('');
+  rows.push('| pod-start burst (on top of the running pods) | pods | wall s | pods/s | start p50 ms | start p99 ms | missing |');
+  rows.push('|---|---|---|---|---|---|---|');
+  for (const b of r.bursts) {
+    const note = b.scrapeCoveredBurst === false ? ' (scrape window ended before the burst did)' : '';
+    rows.push(`| ${b.label}${note} | ${b.pods} | ${(b.wallMs / 1000).toFixed(1)} | ${b.podsPerSec} | ${b.latencyP50Ms} | ${b.latencyP99Ms} | ${b.missing} |`);
+  }
+  const [quiet, load] = r.bursts;
+  if (quiet && load) rows.push(`\nthroughput under scrape load: ${((100 * load.podsPerSec) / quiet.podsPerSec).toFixed(0)}% of the unloaded burst`);
+  rows.push(`(initial ${o.pods} pods reached Running in ${(r.initialStartMs / 1000).toFixed(1)} s; start latency = the agent's seenToRunningMs)`);
+  return rows.join('\n') + '\n';
+}
+
+async function cli(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      pods: { type: 'string', default: '1000' }, burst: { type: 'string', default: '500' }, workers: { type: 'string', default: '4' },
+      connections: { type: 'string', default: '10' }, duration: { type: 'string', default: '10' }, profile: { type: 'string', default: 'zero' },
+      json: { type: 'string' },
+    },
+  });
+  const o: ScrapeRunOptions = {
+    pods: Number(values.pods), burst: Number(values.burst), workers: Number(values.workers),
+    connections: Number(values.connections), durationSec: Number(values.duration), profile: values.profile,
+  };
+  for (const [k, v] of Object.entries(o)) {
+    if (typeof v === 'number' && (!Number.isInteger(v) || v < 1)) {
+      process.stderr.write(`scrape-run: --${k === 'durationSec' ? 'duration' : k} must be a positive integer\n`);
+      return 2;
+    }
+  }
+  const r = await runScrapeRun(o, (m) => process.stderr.write(`[scrape-run] ${m}\n`));
+  const command = `node dist/bench/scrape-run.js ${argv.join(' ')}`.trim();
+  process.stdout.write(formatScrapeRun(r, command));
+  if (values.json !== undefined) fs.writeFileSync(values.json, JSON.stringify({ command, ...r }, null, 2) + '\n');
+  return 0;
+}
+
+if (process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
+  cli(process.argv.slice(2)).then((c) => { process.exitCode = c; }, (e: unknown) => { process.stderr.write(`${e instanceof Error ? e.stack : String(e)}\n`); process.exitCode = 1; });
+}
