@@ -12,19 +12,35 @@ export class BenchConfigError extends Error {
 
 export type ProfileName = 'quick' | 'full';
 
-export interface ProfileDefaults {
+/** Which workloads a session runs: burst and mass delete always; steady state and churn here. */
+export interface SessionWorkloads {
+  steady: boolean;
+  churn: boolean;
+}
+
+/** One cell of the sim matrix: a profile at a pod count, on these worker counts, with these workloads. */
+export interface SimCell extends SessionWorkloads {
+  profile: 'zero' | 'containerd';
+  pods: number;
   workers: readonly number[];
-  /** Simulator latency profile → pod counts it runs at. */
-  simPods: Readonly<Record<string, readonly number[]>>;
-  /** Workers run under the sim `containerd` profile (slow: fewer in quick). */
-  slowProfileWorkers: readonly number[];
+}
+
+export interface ProfileDefaults {
+  /** Worker counts the report's matrix line names (the union over the cells). */
+  workers: readonly number[];
+  /** The sim sessions, in run order (used as is unless --workers/--pods/--sim-profiles is given). */
+  sim: readonly SimCell[];
+  /** Worker counts when --pods or --sim-profiles builds the matrix and --workers does not say. */
+  flagWorkers: readonly number[];
+  /** Pod counts per sim profile when --workers or --sim-profiles builds the matrix and --pods does not say. */
+  flagPods: Readonly<Record<string, readonly number[]>>;
   steadySeconds: number;
   churnSeconds: number;
   /** Churn rate under the sim `zero` profile. */
   churnPodsPerSec: number;
   /** Churn rate under the sim `containerd` profile (~20 pods/s of CPU there for create + delete together). */
   slowChurnPodsPerSec: number;
-  /** Real containerd section: pod counts and the agent configurations run there. */
+  /** Real containerd section: pod counts and the agent configurations run there (burst + mass delete). */
   realPods: readonly number[];
   realWorkers: readonly number[];
   /** Raw-CRI ceiling concurrency: 16 suits containerd (best at 4–16); the zero profile peaks higher. */
@@ -33,12 +49,25 @@ export interface ProfileDefaults {
   removalTimeoutS: number;
 }
 
+const ALL: SessionWorkloads = Object.freeze({ steady: true, churn: true });
+
 export const PROFILES: Readonly<Record<ProfileName, Readonly<ProfileDefaults>>> = Object.freeze({
-  quick: Object.freeze({
+  // Sized to finish in about 3 minutes on an idle 2-core machine (a 1,000-pod session with
+  // every workload takes ~40 s there; burst + steady + mass delete ~30 s): every worker count
+  // at 100 pods, inline vs 2 threads at 1,000 pods, churn at both counts on 2 threads, one
+  // session on the containerd-latency profile and one on real containerd.
+  quick: Object.freeze<ProfileDefaults>({
     workers: [0, 1, 2, 4],
-    simPods: { zero: [100, 1000], containerd: [100] },
-    // One configuration on the containerd-latency profile: each session there takes ~19 s.
-    slowProfileWorkers: [2],
+    sim: [
+      { profile: 'zero', pods: 100, workers: [0, 1, 4], steady: true, churn: false },
+      { profile: 'zero', pods: 100, workers: [2], ...ALL },
+      { profile: 'zero', pods: 1000, workers: [0], steady: true, churn: false },
+      { profile: 'zero', pods: 1000, workers: [2], ...ALL },
+      // One configuration on the containerd-latency profile: each session there takes ~19 s.
+      { profile: 'containerd', pods: 100, workers: [2], ...ALL },
+    ],
+    flagWorkers: [0, 1, 2, 4],
+    flagPods: { zero: [100, 1000], containerd: [100] },
     steadySeconds: 2,
     churnSeconds: 2,
     churnPodsPerSec: 50,
@@ -51,10 +80,11 @@ export const PROFILES: Readonly<Record<ProfileName, Readonly<ProfileDefaults>>> 
     zeroCeilingConcurrency: 64,
     removalTimeoutS: 30,
   }),
-  full: Object.freeze({
+  full: Object.freeze<ProfileDefaults>({
     workers: [0, 1, 2, 4],
-    simPods: { zero: [100, 500, 1000, 2000, 5000], containerd: [100, 500, 1000, 2000, 5000] },
-    slowProfileWorkers: [0, 1, 2, 4],
+    sim: (['zero', 'containerd'] as const).flatMap((profile) => [100, 500, 1000, 2000, 5000].map((pods) => ({ profile, pods, workers: [0, 1, 2, 4], ...ALL }))),
+    flagWorkers: [0, 1, 2, 4],
+    flagPods: { zero: [100, 500, 1000, 2000, 5000], containerd: [100, 500, 1000, 2000, 5000] },
     steadySeconds: 60,
     churnSeconds: 30,
     churnPodsPerSec: 50,
@@ -68,7 +98,7 @@ export const PROFILES: Readonly<Record<ProfileName, Readonly<ProfileDefaults>>> 
 });
 
 /** One agent process lifetime: burst → steady → churn → mass delete at one pod count. */
-export interface SessionPlan {
+export interface SessionPlan extends SessionWorkloads {
   runtime: 'sim' | 'containerd';
   profile: string;
   workers: number;
@@ -97,6 +127,11 @@ export interface BenchConfig {
   keepTemp: boolean;
   /** A stand-in agent script (bench self-tests); undefined = the real `shardlet agent`. */
   agentScript: string | undefined;
+  /**
+   * `--agent-cpu-prof DIR`: run each agent under `node --cpu-prof`, one sub-folder per session
+   * (`DIR/<session>/`, one .cpuprofile per thread); undefined = no profiling.
+   */
+  agentCpuProfDir: string | undefined;
 }
 
 function csvInts(flag: string, v: string | undefined): number[] | undefined {
@@ -134,26 +169,33 @@ export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig 
       'no-real': { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
       'agent-script': { type: 'string' },
+      'agent-cpu-prof': { type: 'string' },
     },
   });
   const profile = values.profile;
   if (profile !== 'quick' && profile !== 'full') throw new BenchConfigError(`--profile must be quick or full, got ${JSON.stringify(profile)}`);
   const d = PROFILES[profile];
-  const workers = csvInts('workers', values.workers) ?? [...d.workers];
+  const workers = csvInts('workers', values.workers) ?? [...d.flagWorkers];
   const podsOverride = csvInts('pods', values.pods);
-  const simProfiles = values['sim-profiles'] !== undefined ? values['sim-profiles'].split(',').map((s) => s.trim()).filter((s) => s !== '') : Object.keys(d.simPods);
+  const simProfiles = values['sim-profiles'] !== undefined ? values['sim-profiles'].split(',').map((s) => s.trim()).filter((s) => s !== '') : Object.keys(d.flagPods);
   for (const p of simProfiles) if (p !== 'zero' && p !== 'containerd') throw new BenchConfigError(`--sim-profiles: unknown profile ${JSON.stringify(p)} (zero, containerd)`);
   if (podsOverride?.some((n) => n === 0)) throw new BenchConfigError('--pods: pod counts must be at least 1');
 
   const sessions: SessionPlan[] = [];
-  for (const sp of simProfiles) {
-    const counts = podsOverride ?? [...(d.simPods[sp] ?? [])];
-    // The containerd-latency profile is slow; quick runs it on fewer configurations unless --workers says otherwise.
-    const ws = sp === 'containerd' && values.workers === undefined ? [...d.slowProfileWorkers] : workers;
-    for (const pods of counts) for (const w of ws) sessions.push({ runtime: 'sim', profile: sp, workers: w, pods });
+  if (values.workers === undefined && podsOverride === undefined && values['sim-profiles'] === undefined) {
+    for (const c of d.sim) for (const w of c.workers) sessions.push({ runtime: 'sim', profile: c.profile, workers: w, pods: c.pods, steady: c.steady, churn: c.churn });
+  } else {
+    // A flag rebuilds the sim matrix as a plain cross product, every workload in every session.
+    for (const sp of simProfiles) {
+      for (const pods of podsOverride ?? [...(d.flagPods[sp] ?? [])]) for (const w of workers) sessions.push({ runtime: 'sim', profile: sp, workers: w, pods, ...ALL });
+    }
   }
   const real = !values['no-real'];
-  if (real) for (const pods of d.realPods) for (const w of d.realWorkers) sessions.push({ runtime: 'containerd', profile: 'real', workers: w, pods });
+  if (real) for (const pods of d.realPods) for (const w of d.realWorkers) sessions.push({ runtime: 'containerd', profile: 'real', workers: w, pods, steady: false, churn: false });
+  // Within one profile and pod count, sessions run in worker order (the ceiling runs first).
+  const cellOrder = (x: SessionPlan): string => `${x.runtime}|${x.profile}|${x.pods}`;
+  const firstSeen = [...new Set(sessions.map(cellOrder))];
+  sessions.sort((a, b) => firstSeen.indexOf(cellOrder(a)) - firstSeen.indexOf(cellOrder(b)) || a.workers - b.workers);
   const ceilingKeys = new Map<string, Pick<SessionPlan, 'runtime' | 'profile' | 'pods'>>();
   for (const s of sessions) ceilingKeys.set(`${s.runtime}|${s.profile}|${s.pods}`, { runtime: s.runtime, profile: s.profile, pods: s.pods });
 
@@ -163,8 +205,8 @@ export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig 
     outDir: path.resolve(values.out ?? path.join('bench-results', stamp)),
     sessions,
     ceilings: [...ceilingKeys.values()],
-    workers,
-    simProfiles,
+    workers: [...new Set(sessions.filter((x) => x.runtime === 'sim').map((x) => x.workers))].sort((a, b) => a - b),
+    simProfiles: [...new Set(sessions.filter((x) => x.runtime === 'sim').map((x) => x.profile))],
     podCounts: [...new Set(sessions.map((s) => s.pods))].sort((a, b) => a - b),
     steadySeconds: positive('steady-seconds', values['steady-seconds'], d.steadySeconds),
     churnSeconds: positive('churn-seconds', values['churn-seconds'], d.churnSeconds),
@@ -173,9 +215,12 @@ export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig 
     ceilingConcurrency: positive('ceiling-concurrency', values['ceiling-concurrency'], d.ceilingConcurrency),
     zeroCeilingConcurrency: positive('ceiling-concurrency', values['ceiling-concurrency'], d.zeroCeilingConcurrency),
     removalTimeoutS: positive('removal-timeout', values['removal-timeout'], d.removalTimeoutS),
-    stallTimeoutS: positive('stall-timeout', values['stall-timeout'], 20),
+    // No pod progressing for a minute is stuck, not slow: at 1,000 pods on a loaded 2-core box the
+    // agent can take 20–30 s from admission to its first Running report (PLEG relist + sync).
+    stallTimeoutS: positive('stall-timeout', values['stall-timeout'], 60),
     real,
     keepTemp: values.keep,
     agentScript: values['agent-script'] === undefined ? undefined : path.resolve(values['agent-script']),
+    agentCpuProfDir: values['agent-cpu-prof'] === undefined ? undefined : path.resolve(values['agent-cpu-prof']),
   };
 }

@@ -2,6 +2,8 @@
  * Which charts the bench draws, built from BenchResults with svg-chart.ts:
  *   - startup-latency CDF, one chart per runtime/profile and pod count, one series per config;
  *   - burst throughput vs pod count, one series per configuration;
+ *   - burst throughput vs workers, one series per runtime/profile and pod count (reads best for
+ *     the quick matrix, where most configurations run at one pod count);
  *   - main-thread event-loop delay p99 (burst) vs workers, one series per profile and pod count;
  *   - agent RSS vs pod count, one series per configuration.
  * Pure: returns file names and SVG text; the runner writes them.
@@ -70,6 +72,17 @@ export function buildCharts(r: BenchResults): ChartFile[] {
         yLabel: 'pods/s to running',
         xScale: 'log',
         series: seriesOf(burst, configLabel, (w) => (w.podsPerSec === null ? null : [w.podCount, w.podsPerSec])),
+      }),
+    });
+    const titleW = 'Burst throughput vs worker threads';
+    charts.push({
+      file: 'throughput-vs-workers.svg',
+      title: titleW,
+      svg: renderLineChart({
+        title: titleW,
+        xLabel: 'worker threads (0 = inline)',
+        yLabel: 'pods/s to running',
+        series: seriesOf(burst, (w) => `${runtimeLabel(w)} ${w.podCount} pods`, (w) => (w.podsPerSec === null ? null : [w.workers, w.podsPerSec])),
       }),
     });
     const title2 = 'Main-thread event-loop delay p99 during burst vs workers';

@@ -13,9 +13,13 @@ export interface CeilingOptions {
   hostNetwork?: boolean;
 }
 
-/** Runs the ceiling and keeps the figures the report uses. */
+/**
+ * Runs the ceiling and keeps the figures the report uses. A ceiling in which pods failed is no
+ * ceiling (its rate counts pods that never ran): it throws, and the suite records a failure.
+ */
 export async function measureCeiling(runtime: RuntimeKind, profile: string, opts: CeilingOptions): Promise<CeilingResult> {
   const f = await runCeiling(opts);
+  if (f.errors > 0) throw new Error(`${f.errors} of ${opts.pods} pods failed in the raw-CRI ceiling (first: ${f.firstError ?? 'unknown'})`);
   return {
     runtime,
     profile,

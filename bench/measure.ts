@@ -69,8 +69,12 @@ export function readMemory(pid: number): { rssMiB: number | null; hwmMiB: number
 /** The agent's main-thread event-loop delay gauge (reset at each scrape: "since the previous scrape"). */
 export const ELD_METRIC = 'shardlet_main_event_loop_delay_seconds';
 export const RELIST_METRIC = 'kubelet_pleg_relist_duration_seconds';
-/** Optional: relist seconds spent on the main thread, if the agent exposes the split. */
-export const RELIST_MAIN_METRIC = 'shardlet_pleg_relist_main_thread_seconds_total';
+/**
+ * The main thread's share of PLEG work: the relist itself runs on the PLEG thread; the main
+ * thread queues each event batch it reports and handles it in a sync-loop iteration. This
+ * counter (src/metrics/shardlet-metrics.ts) sums that main-thread time.
+ */
+export const PLEG_MAIN_METRIC = 'shardlet_pleg_events_main_thread_seconds_total';
 
 export interface AgentWindow {
   eventLoopDelayMs: { p50: number | null; p99: number | null; max: number | null; metric: string } | null;
@@ -80,9 +84,9 @@ export interface AgentWindow {
 /**
  * Figures for the window between two scrapes. The event-loop delay gauges describe the time
  * since the previous scrape, so `after` alone carries the window (the `before` scrape is what
- * reset them). Relist figures are histogram deltas `after - before`. The main thread's share
- * of relist time comes from, in order: a `thread` label on the relist histogram (thread "0" is
- * the main thread), or {@link RELIST_MAIN_METRIC}; else null (not exposed).
+ * reset them). Relist figures are histogram deltas `after - before`; the main thread's PLEG
+ * time is the {@link PLEG_MAIN_METRIC} delta, and its share is that time over the relist time
+ * (null when the agent does not expose the counter).
  */
 export function agentWindow(before: ParsedMetrics, after: ParsedMetrics): AgentWindow {
   const eld = (stat: string): number | null => {
@@ -97,22 +101,12 @@ export function agentWindow(before: ParsedMetrics, after: ParsedMetrics): AgentW
   const sum = (sampleSum(after, `${RELIST_METRIC}_sum`) ?? 0) - (sampleSum(before, `${RELIST_METRIC}_sum`) ?? 0);
   let relist: RelistStats | null = null;
   if (count > 0) {
-    let mainThreadShare: number | null = null;
-    let mainThreadMetric: string | null = null;
-    const mainSum = (m: ParsedMetrics): number | null => sampleSum(m, `${RELIST_METRIC}_sum`, { thread: '0' });
-    const mainAfter = mainSum(after);
-    if (mainAfter !== null && sum > 0) {
-      mainThreadShare = (mainAfter - (mainSum(before) ?? 0)) / sum;
-      mainThreadMetric = `${RELIST_METRIC}{thread="0"}`;
-    } else {
-      const explicitAfter = sampleSum(after, RELIST_MAIN_METRIC);
-      if (explicitAfter !== null && sum > 0) {
-        mainThreadShare = (explicitAfter - (sampleSum(before, RELIST_MAIN_METRIC) ?? 0)) / sum;
-        mainThreadMetric = RELIST_MAIN_METRIC;
-      }
-    }
+    const mainAfter = sampleSum(after, PLEG_MAIN_METRIC);
+    const mainThreadSeconds = mainAfter === null ? null : mainAfter - (sampleSum(before, PLEG_MAIN_METRIC) ?? 0);
+    const mainThreadShare = mainThreadSeconds !== null && sum > 0 ? mainThreadSeconds / sum : null;
+    const mainThreadMetric = mainThreadSeconds === null ? null : PLEG_MAIN_METRIC;
     const p99 = histogramQuantile(delta, 0.99);
-    relist = { count, meanMs: (sum / count) * 1000, p99Ms: Number.isFinite(p99) ? p99 * 1000 : null, mainThreadShare, mainThreadMetric };
+    relist = { count, meanMs: (sum / count) * 1000, p99Ms: Number.isFinite(p99) ? p99 * 1000 : null, mainThreadMsPerRelist: mainThreadSeconds === null ? null : (mainThreadSeconds / count) * 1000, mainThreadShare, mainThreadMetric };
   }
   return { eventLoopDelayMs, relist };
 }

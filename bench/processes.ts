@@ -128,6 +128,8 @@ export interface AgentOptions extends SpawnOptions {
   endpoint: string;
   manifestDir: string;
   rootDir: string;
+  /** Container logs root (`--pod-logs-dir`); the agent's default is /var/log/pods. */
+  podLogsDir?: string;
   nodeName: string;
   workers: number;
   maxPods: number;
@@ -139,6 +141,8 @@ export interface AgentOptions extends SpawnOptions {
    * tests use a stand-in agent; `--agent-script` on the command line).
    */
   agentScript?: string;
+  /** Flags for the agent's node process itself, before the script (e.g. `--cpu-prof`). */
+  nodeArgs?: readonly string[];
 }
 
 export function agentArgs(o: AgentOptions): string[] {
@@ -152,12 +156,13 @@ export function agentArgs(o: AgentOptions): string[] {
     '--port', String(o.port),
     '--address', '127.0.0.1',
     '--root-dir', o.rootDir,
+    ...(o.podLogsDir !== undefined ? ['--pod-logs-dir', o.podLogsDir] : []),
     '-v', String(o.verbosity ?? 2),
   ];
 }
 
 export async function startAgent(opts: AgentOptions): Promise<ManagedProcess> {
-  const child = spawn(process.execPath, agentArgs(opts), { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...agentArgs(opts)], { stdio: ['ignore', 'pipe', 'pipe'] });
   const proc = manage(`agent(workers=${opts.workers})`, child, opts);
   await waitReady(proc, opts.clock, opts.readyTimeoutMs ?? 30_000, 100, '/healthz 200', async () => {
     const res = await fetch(`http://127.0.0.1:${opts.port}/healthz`, { signal: AbortSignal.timeout(2000) });

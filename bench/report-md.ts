@@ -42,10 +42,10 @@ export function workloadTable(kind: WorkloadKind, rows: readonly WorkloadResult[
   const rateHeader = kind === 'mass-delete' ? 'teardown pods/s' : 'pods/s';
   if (kind === 'steady') {
     return table(
-      ['configuration', 'pods', 'CPU cores', 'ELD p50 ms', 'ELD p99 ms', 'ELD max ms', 'relist mean ms', 'relist p99 ms', 'relist main-thread share', 'RSS MiB'],
+      ['configuration', 'pods', 'CPU cores', 'ELD p50 ms', 'ELD p99 ms', 'ELD max ms', 'relist mean ms', 'relist p99 ms', 'main-thread PLEG ms/relist', 'main-thread share', 'RSS MiB'],
       sorted.map((r) => [
         configLabel(r), String(r.podCount), fmt(r.cpuCores, 3), fmt(r.eventLoopDelayMs?.p50), fmt(r.eventLoopDelayMs?.p99), fmt(r.eventLoopDelayMs?.max),
-        fmt(r.relist?.meanMs), fmt(r.relist?.p99Ms), pct(r.relist?.mainThreadShare ?? null), fmt(r.rssMiB),
+        fmt(r.relist?.meanMs), fmt(r.relist?.p99Ms), fmt(r.relist?.mainThreadMsPerRelist, 2), pct(r.relist?.mainThreadShare ?? null), fmt(r.rssMiB),
       ]),
     );
   }
@@ -55,6 +55,31 @@ export function workloadTable(kind: WorkloadKind, rows: readonly WorkloadResult[
       configLabel(r), kind === 'churn' ? `${r.podCount} (+${r.pods})` : String(r.pods), fmt(r.podsPerSec), pct(r.ceilingFraction),
       fmt(r.startupMs?.p50), fmt(r.startupMs?.p90), fmt(r.startupMs?.p99), fmt(r.eventLoopDelayMs?.p99), fmt(r.cpuMsPerPod, 2), fmt(r.rssMiB),
     ]),
+  );
+}
+
+/**
+ * One row per configuration and pod count, the key column of each workload side by side (the
+ * table the README's Performance section quotes).
+ */
+export function summaryTable(results: readonly WorkloadResult[]): string {
+  const rows = new Map<string, Partial<Record<WorkloadKind, WorkloadResult>>>();
+  for (const r of sortRows(results)) {
+    const k = `${configLabel(r)}|${r.podCount}`;
+    const row = rows.get(k) ?? {};
+    row[r.workload] = r;
+    rows.set(k, row);
+  }
+  return table(
+    ['configuration', 'pods', 'burst pods/s', 'of ceiling', 'startup p99 ms', 'burst ELD p99 ms', 'burst CPU ms/pod', 'steady CPU cores', 'relist mean ms', 'main-thread PLEG share', 'churn pods/s', 'churn p99 ms', 'delete pods/s', 'RSS MiB'],
+    [...rows.entries()].map(([k, w]) => {
+      const [label = '', pods = ''] = k.split('|');
+      return [
+        label, pods, fmt(w.burst?.podsPerSec), pct(w.burst?.ceilingFraction ?? null), fmt(w.burst?.startupMs?.p99),
+        fmt(w.burst?.eventLoopDelayMs?.p99), fmt(w.burst?.cpuMsPerPod, 2), fmt(w.steady?.cpuCores, 3), fmt(w.steady?.relist?.meanMs), pct(w.steady?.relist?.mainThreadShare ?? null),
+        fmt(w.churn?.podsPerSec), fmt(w.churn?.startupMs?.p99), fmt(w['mass-delete']?.podsPerSec), fmt((w.steady ?? w.burst)?.rssMiB),
+      ];
+    }),
   );
 }
 
@@ -89,6 +114,10 @@ export function renderReport(r: BenchResults, charts: readonly { file: string; t
     for (const s of r.skipped) out.push(`- ${s}`);
     out.push('');
   }
+  if (r.workloads.length > 0) {
+    out.push('## Summary (key column of each workload; "–" = not run or not reached)', '');
+    out.push(summaryTable(r.workloads), '');
+  }
   out.push('## Raw-CRI ceiling (same runtime and profile, no agent)', '');
   out.push(r.ceilings.length > 0 ? ceilingTable(r.ceilings) : '_No ceiling measured._', '');
   for (const kind of WORKLOAD_ORDER) {
@@ -109,7 +138,9 @@ export function renderReport(r: BenchResults, charts: readonly { file: string; t
   }
   out.push(
     'Columns: startup = manifest seen → pod Running in the agent status; ELD = main-thread event-loop delay; ' +
-      'CPU = agent process utime+stime (all threads) from /proc; RSS = agent VmRSS at the end of the workload.',
+      'CPU = agent process utime+stime (all threads) from /proc; RSS = agent VmRSS at the end of the workload; ' +
+      'relist = kubelet_pleg_relist_duration_seconds (runs on the PLEG thread); main-thread PLEG = shardlet_pleg_events_main_thread_seconds_total ' +
+      '(the main thread queueing and handling the relist\'s event batches), per relist and as a share of relist time.',
     '',
   );
   return out.join('\n');

@@ -55,7 +55,9 @@ export interface RelistStats {
   count: number;
   meanMs: number | null;
   p99Ms: number | null;
-  /** Fraction of relist time spent on the main thread, when the agent exposes it. */
+  /** Main-thread ms spent handling PLEG event batches, per relist (the relist runs on the PLEG thread). */
+  mainThreadMsPerRelist: number | null;
+  /** That main-thread time over the PLEG thread's relist time, when the agent exposes it. */
   mainThreadShare: number | null;
   mainThreadMetric: string | null;
 }

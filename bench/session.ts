@@ -55,17 +55,26 @@ export async function runSession(deps: SessionDeps): Promise<SessionOutcome> {
   let agentExit: number | string | undefined;
   try {
     const port = await freePort();
+    let nodeArgs: string[] = [];
+    if (cfg.agentCpuProfDir !== undefined) {
+      // Worker threads inherit execArgv, so each thread writes its own profile here when it exits.
+      const dir = path.join(cfg.agentCpuProfDir, fileLabel);
+      await fs.mkdir(dir, { recursive: true });
+      nodeArgs = ['--cpu-prof', '--cpu-prof-dir', dir];
+    }
     agent = await startAgent({
       clock,
       endpoint: deps.endpoint,
       manifestDir,
       rootDir,
+      podLogsDir: path.join(tmp, 'pod-logs'),
       nodeName: BENCH_NODE_NAME,
       workers: plan.workers,
       maxPods: Math.max(110, plan.pods + 50),
       port,
       verbosity: 2,
       ...(cfg.agentScript !== undefined ? { agentScript: cfg.agentScript } : {}),
+      nodeArgs,
       onStderrLine: log.onLine,
       logFile: path.join(cfg.outDir, 'logs', `${fileLabel}.log`),
     });
@@ -105,5 +114,6 @@ export async function runSession(deps: SessionDeps): Promise<SessionOutcome> {
     }
     if (!cfg.keepTemp) await fs.rm(tmp, { recursive: true, force: true });
   }
-  return { results, failures: failures.map((f) => `${label} @${plan.pods} pods: ${f}`) };
+  // A pod that stays broken is named by every later audit of the session: report it once.
+  return { results, failures: [...new Set(failures)].map((f) => `${label} @${plan.pods} pods: ${f}`) };
 }

@@ -28,11 +28,11 @@ export interface SuiteOutcome {
 }
 
 /**
- * Churn rate per session: the zero profile takes far more than containerd's CPU-bound ~10
+ * Churn rate per session (null: the session runs no churn): the zero profile takes far more than containerd's CPU-bound ~10
  * create+delete pairs/s; the real-containerd section runs burst + mass delete only.
  */
 export function churnRateFor(cfg: BenchConfig, plan: SessionPlan): number | null {
-  if (plan.runtime === 'containerd') return null;
+  if (!plan.churn || plan.runtime === 'containerd') return null;
   return plan.profile === 'zero' ? cfg.churnPodsPerSec : cfg.slowChurnPodsPerSec;
 }
 
@@ -55,13 +55,16 @@ export async function runSuite(cfg: BenchConfig, clock: Clock, progress: Progres
         out.ceilings.push(await measureCeiling('sim', c.profile, { endpoint, pods: c.pods, concurrency, hostNetwork: true }));
       });
     } catch (err) {
-      out.skipped.push(`ceiling sim/${c.profile} @${c.pods}: failed: ${errorText(err)}`);
+      // Every agent rate is read against the ceiling: a ceiling that was not measured fails the run.
+      const f = `ceiling sim/${c.profile} @${c.pods}: ${errorText(err)}`;
+      out.failures.push(f);
+      progress.log(`  FAIL ${f}`);
     }
     for (const plan of simSessions.filter((s) => s.profile === c.profile && s.pods === c.pods)) {
       progress.step(`${configLabel(plan)} ${plan.pods} pods`);
       try {
         await withSim(clock, plan.profile, async (endpoint, pid) => {
-          const o = await runSession({ clock, cfg, plan, endpoint, runtimePid: pid, steady: true, churnPodsPerSec: churnRateFor(cfg, plan), onProgress: (p, d, t) => progress.update(p, d, t) });
+          const o = await runSession({ clock, cfg, plan, endpoint, runtimePid: pid, steady: plan.steady, churnPodsPerSec: churnRateFor(cfg, plan), onProgress: (p, d, t) => progress.update(p, d, t) });
           out.workloads.push(...o.results);
           out.failures.push(...o.failures);
           o.results.forEach(report);
@@ -121,12 +124,14 @@ async function realSection(cfg: BenchConfig, clock: Clock, progress: Progress, o
       try {
         out.ceilings.push(await measureCeiling('containerd', 'real', { endpoint: ctrd.endpoint, pods: c.pods, concurrency: cfg.ceilingConcurrency, hostNetwork: true }));
       } catch (err) {
-        out.skipped.push(`ceiling containerd @${c.pods}: failed: ${errorText(err)}`);
+        const f = `ceiling containerd @${c.pods}: ${errorText(err)}`;
+        out.failures.push(f);
+        progress.log(`  FAIL ${f}`);
       }
     }
     for (const plan of plans) {
       progress.step(`${configLabel(plan)} ${plan.pods} pods`);
-      const o = await runSession({ clock, cfg, plan, endpoint: ctrd.endpoint, runtimePid: ctrd.pid, steady: false, churnPodsPerSec: null, onProgress: (p, d, t) => progress.update(p, d, t) });
+      const o = await runSession({ clock, cfg, plan, endpoint: ctrd.endpoint, runtimePid: ctrd.pid, steady: plan.steady, churnPodsPerSec: churnRateFor(cfg, plan), onProgress: (p, d, t) => progress.update(p, d, t) });
       out.workloads.push(...o.results);
       out.failures.push(...o.failures);
       o.results.forEach(report);

@@ -6,15 +6,18 @@ import { render } from '../../../bench/progress.js';
 
 const NOW = new Date('2025-02-03T04:05:06.789Z');
 
-test('quick profile: zero at 100 and 1000 on every worker count, containerd profile on fewer, real containerd sessions', () => {
+test('quick profile: every worker count at 100 pods, inline vs 2 threads at 1000, churn on 2 threads, one containerd-profile and one real session', () => {
   const c = parseBenchArgs([], NOW);
   assert.equal(c.profile, 'quick');
   assert.equal(c.outDir, path.resolve('bench-results/2025-02-03T04-05-06-789Z'));
+  const label = (s: (typeof c.sessions)[number]): string => `${s.pods}/${s.workers}${s.steady ? '+steady' : ''}${s.churn ? '+churn' : ''}`;
   const sim = c.sessions.filter((s) => s.runtime === 'sim');
-  assert.deepEqual(sim.filter((s) => s.profile === 'zero').map((s) => `${s.pods}/${s.workers}`), ['100/0', '100/1', '100/2', '100/4', '1000/0', '1000/1', '1000/2', '1000/4']);
-  assert.deepEqual(sim.filter((s) => s.profile === 'containerd').map((s) => `${s.pods}/${s.workers}`), ['100/2']);
-  assert.deepEqual(c.sessions.filter((s) => s.runtime === 'containerd').map((s) => s.pods), [50]);
+  assert.deepEqual(sim.filter((s) => s.profile === 'zero').map(label), ['100/0+steady', '100/1+steady', '100/2+steady+churn', '100/4+steady', '1000/0+steady', '1000/2+steady+churn']);
+  assert.deepEqual(sim.filter((s) => s.profile === 'containerd').map(label), ['100/2+steady+churn']);
+  assert.deepEqual(c.sessions.filter((s) => s.runtime === 'containerd').map(label), ['50/2']);
   assert.deepEqual(c.ceilings.map((x) => `${x.runtime}/${x.profile}/${x.pods}`), ['sim/zero/100', 'sim/zero/1000', 'sim/containerd/100', 'containerd/real/50']);
+  assert.deepEqual(c.workers, [0, 1, 2, 4]);
+  assert.deepEqual(c.podCounts, [50, 100, 1000]);
 });
 
 test('full profile covers 100…5000 pods on both sim profiles and 60 s steady state', () => {
@@ -28,7 +31,7 @@ test('full profile covers 100…5000 pods on both sim profiles and 60 s steady s
 
 test('flags override single dimensions', () => {
   const c = parseBenchArgs(['--workers', '0,2', '--pods', '10', '--sim-profiles', 'zero', '--no-real', '--out', '/tmp/x', '--steady-seconds', '1'], NOW);
-  assert.deepEqual(c.sessions.map((s) => `${s.profile}/${s.pods}/${s.workers}`), ['zero/10/0', 'zero/10/2']);
+  assert.deepEqual(c.sessions.map((s) => `${s.profile}/${s.pods}/${s.workers}/${s.steady}/${s.churn}`), ['zero/10/0/true/true', 'zero/10/2/true/true']);
   assert.equal(c.outDir, '/tmp/x');
   assert.equal(c.steadySeconds, 1);
 });

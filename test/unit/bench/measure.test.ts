@@ -39,7 +39,7 @@ kubelet_pleg_relist_duration_seconds_bucket{le="0.01"} 110
 kubelet_pleg_relist_duration_seconds_bucket{le="+Inf"} 110
 kubelet_pleg_relist_duration_seconds_sum 0.72
 kubelet_pleg_relist_duration_seconds_count 110
-shardlet_pleg_relist_main_thread_seconds_total 0.175
+shardlet_pleg_events_main_thread_seconds_total 0.175
 `);
 
 test('window: event-loop delay from the closing scrape, relist from histogram deltas', () => {
@@ -49,7 +49,20 @@ test('window: event-loop delay from the closing scrape, relist from histogram de
   assert.ok(Math.abs((w.relist?.meanMs ?? 0) - 7) < 1e-9);
   assert.ok(Math.abs((w.relist?.p99Ms ?? 0) - 9.95) < 1e-9);
   assert.ok(Math.abs((w.relist?.mainThreadShare ?? 0) - 0.25) < 1e-9);
-  assert.equal(w.relist?.mainThreadMetric, 'shardlet_pleg_relist_main_thread_seconds_total');
+  assert.ok(Math.abs((w.relist?.mainThreadMsPerRelist ?? 0) - 1.75) < 1e-9);
+  assert.equal(w.relist?.mainThreadMetric, 'shardlet_pleg_events_main_thread_seconds_total');
+});
+
+test('window: relist without the main-thread counter has a null share, not zero', () => {
+  const noMain = parsePromText(`
+kubelet_pleg_relist_duration_seconds_bucket{le="+Inf"} 12
+kubelet_pleg_relist_duration_seconds_sum 0.1
+kubelet_pleg_relist_duration_seconds_count 12
+`);
+  const w = agentWindow(before, noMain);
+  assert.equal(w.relist?.count, 2);
+  assert.equal(w.relist?.mainThreadShare, null);
+  assert.equal(w.relist?.mainThreadMsPerRelist, null);
 });
 
 test('window: absent metrics are null, not zero', () => {

@@ -21,7 +21,7 @@ function results(over: Partial<BenchResults> = {}): BenchResults {
     workloads: [
       row({ workers: 2, podCount: 1000, pods: 1000, podsPerSec: 400 }),
       row({}),
-      row({ workload: 'steady', podsPerSec: null, cpuMsPerPod: null, relist: { count: 10, meanMs: 3, p99Ms: 8, mainThreadShare: 0.25, mainThreadMetric: 'x' } }),
+      row({ workload: 'steady', podsPerSec: null, cpuMsPerPod: null, relist: { count: 10, meanMs: 3, p99Ms: 8, mainThreadMsPerRelist: 0.75, mainThreadShare: 0.25, mainThreadMetric: 'x' } }),
       row({ workload: 'mass-delete', podsPerSec: 300, startupMs: null, startupSource: null }),
     ],
     ceilings: [{ runtime: 'sim', profile: 'zero', pods: 100, concurrency: 16, podsPerSec: 500, p50Ms: 3, p99Ms: 9, teardownPodsPerSec: 600, clientCpuMsPerPod: 0.5 }],
@@ -55,8 +55,17 @@ test('report has machine, verdict, skipped sections, ceilings, a table per workl
   assert.match(md, /\| sim\/zero \| 100 \| 16 \| 500\.0 \|/);
   for (const h of ['## Burst create', '## Steady state', '## Mass delete']) assert.ok(md.includes(h), h);
   assert.ok(!md.includes('## Steady churn'), 'no table for a workload that did not run');
-  assert.match(md, /\| 25% \|/, 'relist main-thread share');
+  assert.match(md, /\| 0\.75 \| 25% \|/, 'main-thread PLEG ms per relist, then its share of relist time');
   assert.match(md, /- \[X chart\]\(x\.svg\)/);
+});
+
+test('summary: one row per configuration and pod count, each workload\'s key column side by side', () => {
+  const md = renderReport(results());
+  const summary = md.slice(md.indexOf('## Summary'), md.indexOf('## Raw-CRI ceiling'));
+  const rows = summary.split('\n').filter((l) => l.startsWith('| sim/'));
+  assert.equal(rows.length, new Set(results().workloads.map((w) => `${w.workers}|${w.podCount}`)).size);
+  assert.ok(rows.includes('| sim/zero w=0 (inline) | 100 | 250.0 | 50% | 31.3 | 12.5 | 10.00 | 0.500 | 3.0 | 25% | – | – | 300.0 | 80.0 |'), rows.join('\n'));
+  assert.ok(rows.includes('| sim/zero w=2 | 1000 | 400.0 | 50% | 31.3 | 12.5 | 10.00 | – | – | – | – | – | – | 80.0 |'), rows.join('\n'));
 });
 
 test('failures turn the verdict to FAIL and are listed first', () => {
@@ -69,7 +78,10 @@ test('charts: a CDF per runtime and pod count, throughput, ELD and RSS', () => {
   const charts = buildCharts(results());
   assert.deepEqual(charts.map((c) => c.file).sort(), [
     'eld-vs-workers.svg', 'rss-vs-pods.svg', 'startup-cdf-sim-zero-100.svg', 'startup-cdf-sim-zero-1000.svg', 'throughput-vs-pods.svg',
+    'throughput-vs-workers.svg',
   ]);
   const thr = charts.find((c) => c.file === 'throughput-vs-pods.svg')?.svg ?? '';
   assert.ok(thr.includes('>sim/zero w=0 (inline)<') && thr.includes('>sim/zero w=2<'));
+  const thw = charts.find((c) => c.file === 'throughput-vs-workers.svg')?.svg ?? '';
+  assert.ok(thw.includes('>sim/zero 100 pods<') && thw.includes('>sim/zero 1000 pods<'), 'one series per profile and pod count');
 });

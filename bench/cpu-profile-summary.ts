@@ -1,0 +1,141 @@
+#!/usr/bin/env node
+/**
+ * Summarises the `.cpuprofile` files an agent run under `node --cpu-prof` leaves behind (the
+ * bench's `--agent-cpu-prof DIR`: one file per thread): per thread, its role (main, PLEG,
+ * pod worker), sampled busy time, and the top functions by self time, summed by function name
+ * + script (+ line, so two anonymous functions in one file stay apart).
+ *
+ *   node dist/bench/cpu-profile-summary.js DIR [--top N] [--from S] [--to S]
+ *
+ * `--from`/`--to` keep only samples in that window, in seconds since the profile started.
+ * Pure core (`summarizeProfile`); the CLI reads files and prints.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+/** The subset of V8's Profiler.Profile JSON this module reads. */
+export interface CpuProfile {
+  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>;
+  /** µs, V8's monotonic clock. */
+  startTime: number;
+  endTime: number;
+  /** Node id of each sample's top frame. */
+  samples: number[];
+  /** µs since the previous sample (the first: since startTime). */
+  timeDeltas: number[];
+}
+
+export type ThreadRole = 'main' | 'pleg' | 'pod-worker' | 'other';
+
+export interface FunctionCost {
+  fn: string;
+  /** Script path, shortened to start at the repo's dist/ (or node:…); '' for V8 pseudo-frames. */
+  url: string;
+  line: number;
+  selfMs: number;
+}
+
+export interface ThreadSummary {
+  role: ThreadRole;
+  /** Sampled window (ms). */
+  wallMs: number;
+  /** Self time outside `(idle)` (ms): JS, GC and `(program)` (native work V8 cannot attribute). */
+  busyMs: number;
+  gcMs: number;
+  top: FunctionCost[];
+}
+
+/** Pseudo-frames V8 puts in every profile. */
+const IDLE = '(idle)';
+const GC = '(garbage collector)';
+
+function shortUrl(url: string): string {
+  const i = url.indexOf('/dist/');
+  if (i >= 0) return url.slice(i + 1);
+  const nm = url.indexOf('/node_modules/');
+  if (nm >= 0) return url.slice(nm + 1);
+  return url.replace(/^file:\/\//, '');
+}
+
+/** Which thread wrote the profile, from the scripts it ran. */
+export function threadRole(p: CpuProfile, fileName: string): ThreadRole {
+  const urls = new Set(p.nodes.map((n) => n.callFrame.url));
+  const any = (re: RegExp): boolean => [...urls].some((u) => re.test(u));
+  if (any(/\/workers\/pleg\/pleg-thread\.js$/)) return 'pleg';
+  if (any(/\/workers\/pod-worker-thread\.js$/)) return 'pod-worker';
+  // Node names files CPU.<date>.<time>.<pid>.<threadId>.<seq>.cpuprofile; threadId 0 is the main thread.
+  if (/^CPU\.\d+\.\d+\.\d+\.0\.\d+\.cpuprofile$/.test(fileName)) return 'main';
+  return 'other';
+}
+
+export function summarizeProfile(p: CpuProfile, role: ThreadRole, opts: { top?: number; fromS?: number; toS?: number } = {}): ThreadSummary {
+  const byId = new Map(p.nodes.map((n) => [n.id, n.callFrame]));
+  const fromUs = (opts.fromS ?? 0) * 1e6;
+  const toUs = (opts.toS ?? Number.POSITIVE_INFINITY) * 1e6;
+  const self = new Map<string, FunctionCost>();
+  let t = 0;
+  let wallUs = 0;
+  let idleUs = 0;
+  let gcUs = 0;
+  for (let i = 0; i < p.samples.length; i++) {
+    // A sample's delta is the time since the previous sample; attribute it to this sample's frame.
+    const d = p.timeDeltas[i] ?? 0;
+    t += d;
+    if (t < fromUs || t > toUs) continue;
+    const cf = byId.get(p.samples[i] ?? -1);
+    if (!cf) continue;
+    wallUs += d;
+    if (cf.functionName === IDLE) {
+      idleUs += d;
+      continue;
+    }
+    if (cf.functionName === GC) gcUs += d;
+    const url = shortUrl(cf.url);
+    const key = `${cf.functionName}\u0000${url}\u0000${cf.lineNumber}`;
+    const e = self.get(key);
+    if (e) e.selfMs += d / 1000;
+    else self.set(key, { fn: cf.functionName === '' ? '(anonymous)' : cf.functionName, url, line: cf.lineNumber + 1, selfMs: d / 1000 });
+  }
+  const top = [...self.values()].sort((a, b) => b.selfMs - a.selfMs).slice(0, opts.top ?? 15);
+  return { role, wallMs: wallUs / 1000, busyMs: (wallUs - idleUs) / 1000, gcMs: gcUs / 1000, top };
+}
+
+export function formatSummary(file: string, s: ThreadSummary): string {
+  const lines = [`== ${s.role} thread (${file}): busy ${(s.busyMs / 1000).toFixed(2)} s of ${(s.wallMs / 1000).toFixed(2)} s sampled (${((100 * s.busyMs) / Math.max(1, s.wallMs)).toFixed(0)}%), GC ${(s.gcMs / 1000).toFixed(2)} s`];
+  for (const f of s.top) {
+    const where = f.url === '' ? '' : ` ${f.url}:${f.line}`;
+    lines.push(`  ${f.selfMs.toFixed(0).padStart(7)} ms  ${((100 * f.selfMs) / Math.max(1, s.busyMs)).toFixed(1).padStart(5)}%  ${f.fn}${where}`);
+  }
+  return lines.join('\n');
+}
+
+function main(argv: string[]): number {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { top: { type: 'string', default: '15' }, from: { type: 'string' }, to: { type: 'string' } },
+  });
+  const dir = positionals[0];
+  if (dir === undefined) {
+    process.stderr.write('usage: cpu-profile-summary DIR [--top N] [--from S] [--to S]\n');
+    return 2;
+  }
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort();
+  if (files.length === 0) {
+    process.stderr.write(`cpu-profile-summary: no .cpuprofile files in ${dir}\n`);
+    return 1;
+  }
+  const opts = { top: Number(values.top), ...(values.from !== undefined ? { fromS: Number(values.from) } : {}), ...(values.to !== undefined ? { toS: Number(values.to) } : {}) };
+  const summaries = files.map((f) => {
+    const p = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as CpuProfile;
+    return { f, s: summarizeProfile(p, threadRole(p, f), opts) };
+  });
+  const order: readonly ThreadRole[] = ['main', 'pleg', 'pod-worker', 'other'];
+  summaries.sort((a, b) => order.indexOf(a.s.role) - order.indexOf(b.s.role) || b.s.busyMs - a.s.busyMs);
+  for (const { f, s } of summaries) process.stdout.write(formatSummary(f, s) + '\n\n');
+  return 0;
+}
+
+if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) process.exitCode = main(process.argv.slice(2));
