@@ -254,6 +254,11 @@ export class SimRuntimeCore {
     const src = { own: c.config.annotations, pod: c.sandboxAnnotations, containerName: c.config.metadata.name };
     const overrides: ProcessOverrides = {};
     if (simFlag(src, 'ignore-sigterm')) overrides.ignoreSigterm = true;
+    // PID-1 semantics, as on containerd: in its own PID namespace (pid CONTAINER, the kubelet's
+    // default without shareProcessNamespace) a busybox `sleep`/`sh` is PID 1 with no SIGTERM
+    // handler, so the kernel drops SIGTERM and only the SIGKILL at the timeout ends it (137).
+    // Sharing the sandbox's namespace (POD) makes it an ordinary process that SIGTERM kills (143).
+    if (resolved.kind === 'timeline' && c.config.linux?.securityContext?.namespaceOptions?.pid === 'CONTAINER') overrides.ignoreSigterm = true;
     const crashAfter = simNumber(src, 'crash-after-ms');
     if (crashAfter !== undefined) overrides.crash = { afterMs: crashAfter, code: simNumber(src, 'exit-code') ?? 1 };
     const oomAfter = simNumber(src, 'oom-after-ms');

@@ -46,6 +46,8 @@ export interface ContainerSpecOptions {
   readonly labels?: StringMap;
   readonly logPath?: string;
   readonly attempt?: number;
+  /** The container's PID namespace: its own (CONTAINER, the kubelet's default) or the pod's (POD, unset). */
+  readonly pidNamespace?: 'CONTAINER' | 'POD';
 }
 
 export function containerConfig(name: string, command: string[], opts: ContainerSpecOptions = {}): ContainerConfig {
@@ -57,6 +59,7 @@ export function containerConfig(name: string, command: string[], opts: Container
     labels: { 'io.kubernetes.container.name': name, ...opts.labels },
     annotations: {},
     logPath: opts.logPath ?? `${name}/${opts.attempt ?? 0}.log`,
+    ...(opts.pidNamespace ? { linux: { securityContext: { namespaceOptions: { pid: opts.pidNamespace } } } } : {}),
   };
 }
 

@@ -155,6 +155,18 @@ export function defineLifecycleContract(ref: ContractContextRef): void {
     assert.ok(tookMs >= 950, `the grace period (1 s) must be honoured, StopContainer took ${tookMs.toFixed(0)} ms`);
   });
 
+  it('in its own PID namespace `sleep` is PID 1: SIGTERM is dropped, SIGKILL at the timeout ends it (137)', async () => {
+    const { rt, logDir } = ref();
+    const pod = await runPod(rt, uniqueName('pid1'), { logDirectory: logDir });
+    const id = await startContainer(rt, pod, containerConfig('pid1', ['sleep', '1000'], { pidNamespace: 'CONTAINER' }));
+    const began = performance.now();
+    await rt.stopContainer(id, 1);
+    const tookMs = performance.now() - began;
+    const st = (await rt.containerStatus(id)).status;
+    assert.equal(st?.exitCode, 137);
+    assert.ok(tookMs >= 950, `PID 1 ignores SIGTERM: the 1 s grace period must run out, StopContainer took ${tookMs.toFixed(0)} ms`);
+  });
+
   it('a start failure (missing executable): StartContainer rejects; status EXITED, 128, "StartError", startedAt 0, message set', async () => {
     const { rt, logDir } = ref();
     const pod = await runPod(rt, uniqueName('starterr'), { logDirectory: logDir });
