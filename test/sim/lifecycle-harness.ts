@@ -61,8 +61,12 @@ class Activity {
   waitable = 0;
   progress = 0;
   readonly inFlight = new Map<string, number>();
+  /** Every tracked call, in order, with the clock time (for diagnostics). */
+  readonly calls: string[] = [];
+  now: () => number = () => 0;
 
   track<T>(what: string, p: Promise<T>, waitable: boolean): Promise<T> {
+    this.calls.push(`${this.now()} ${what}`);
     this.#add(what, waitable, 1);
     const done = (): void => this.#add(what, waitable, -1);
     p.then(done, done);
@@ -162,6 +166,7 @@ export class LifecycleHarness {
     const hostIP = opts.hostIP ?? '127.0.0.1';
     const sim = await SimulatedRuntime.start({ socketPath: path.join(dir, 'cri.sock'), clock, preloadImages: opts.preloadImages ?? ['busybox:1.36'] });
     const activity = new Activity();
+    activity.now = () => clock.now();
     const rawCri = new CriClient({ endpoint: sim.endpoint, timeoutMs: 60_000 });
     const cri = counted(rawCri, activity, (m) => CLOCK_WAITABLE.has(m));
     const inspect = new CriClient({ endpoint: sim.endpoint, timeoutMs: 60_000 });
@@ -206,6 +211,11 @@ export class LifecycleHarness {
       },
     });
     const dispatcher = new InlineDispatcher(new PodWorkerHost(workers, () => probes.close()));
+    const send = dispatcher.send.bind(dispatcher);
+    dispatcher.send = (msg) => {
+      activity.calls.push(`${clock.now()} dispatch ${msg.uid} ${msg.updateType}${msg.kill ? ` ${JSON.stringify(msg.kill)}` : ''}`);
+      send(msg);
+    };
 
     const podConfig = new PodConfig({ clock, logger });
     const sink = podConfig.channel(ApiserverSource);
@@ -331,6 +341,12 @@ export class LifecycleHarness {
     }
   }
 
+  /** Fake seconds since `sinceMs` at which the pod's reported status first satisfied `pred` (undefined: never). */
+  firstSeen(uid: string, sinceMs: number, pred: (s: V1PodStatus) => boolean): number | undefined {
+    const r = this.history(uid).find((x) => x.atMs >= sinceMs && pred(x.status));
+    return r === undefined ? undefined : (r.atMs - sinceMs) / 1000;
+  }
+
   /** The pod's current status as the agent reports it (/pods). */
   status(uid: string): V1PodStatus | undefined {
     return this.#statuses.get(uid);
@@ -368,9 +384,80 @@ export class LifecycleHarness {
     await this.#close();
   }
 
+  /** Every CRI call, log-directory operation and probe run the stack made: `<ms> <method>`. */
+  get calls(): readonly string[] {
+    return this.#activity.calls;
+  }
+
   get tempDir(): string {
     return this.#dir;
   }
+}
+
+/** A view of one container (init or app) by name: its `containerSummary` without the name, or 'absent'. */
+export function containerView(name: string): (s: V1PodStatus) => string {
+  return (s) => {
+    const cs = [...(s.initContainerStatuses ?? []), ...(s.containerStatuses ?? [])].find((c) => c.name === name);
+    return cs ? containerSummary(cs).slice(name.length + 1) : 'absent';
+  };
+}
+
+export const phaseView = (s: V1PodStatus): string => s.phase ?? '?';
+
+/**
+ * Asserts that `expected` occurs in `actual` in order (a subsequence): the states a user must
+ * see, allowing extra intermediate ones (how soon a status is reported may legitimately change).
+ */
+export function assertInOrder(actual: readonly string[], expected: readonly string[], what = 'sequence'): void {
+  let i = 0;
+  for (const line of actual) if (i < expected.length && line === expected[i]) i++;
+  if (i < expected.length) {
+    throw new Error(`${what}: expected ${JSON.stringify(expected[i])} (item ${i} of ${JSON.stringify(expected)}) in order within\n  ${actual.join('\n  ')}`);
+  }
+}
+
+export interface InstanceTimes {
+  containerID: string;
+  startedAtMs: number | undefined;
+  finishedAtMs: number | undefined;
+  exitCode: number | undefined;
+  reason: string | undefined;
+}
+
+/**
+ * Every instance of container `name` the statuses ever showed (state or lastState), by start
+ * time: the runtime's own timestamps, independent of when the status was reported.
+ */
+export function instancesOf(records: readonly RecordedStatus[], name: string): InstanceTimes[] {
+  const byId = new Map<string, InstanceTimes>();
+  const ms = (d: Date | string | undefined): number | undefined => (d === undefined ? undefined : new Date(d).getTime());
+  const note = (id: string | undefined, started: Date | undefined, finished: Date | undefined, exitCode: number | undefined, reason: string | undefined): void => {
+    if (!id) return;
+    const e = byId.get(id) ?? { containerID: id, startedAtMs: undefined, finishedAtMs: undefined, exitCode: undefined, reason: undefined };
+    e.startedAtMs ??= ms(started);
+    e.finishedAtMs ??= ms(finished);
+    e.exitCode ??= exitCode;
+    e.reason ??= reason;
+    byId.set(id, e);
+  };
+  for (const r of records) {
+    for (const cs of [...(r.status.initContainerStatuses ?? []), ...(r.status.containerStatuses ?? [])]) {
+      if (cs.name !== name) continue;
+      const run = cs.state?.running;
+      if (run) note(cs.containerID, run.startedAt, undefined, undefined, undefined);
+      for (const term of [cs.state?.terminated, cs.lastState?.terminated]) {
+        if (term) note(term.containerID ?? (term === cs.state?.terminated ? cs.containerID : undefined), term.startedAt, term.finishedAt, term.exitCode, term.reason);
+      }
+    }
+  }
+  return [...byId.values()].sort((a, b) => (a.startedAtMs ?? Infinity) - (b.startedAtMs ?? Infinity));
+}
+
+/** Seconds between each instance's start and the previous instance's start. */
+export function restartGapsSeconds(instances: readonly InstanceTimes[]): number[] {
+  const out: number[] = [];
+  for (let i = 1; i < instances.length; i++) out.push(((instances[i]!.startedAtMs ?? NaN) - (instances[i - 1]!.startedAtMs ?? NaN)) / 1000);
+  return out;
 }
 
 /** One container as a user sees it: `name=state[/rN][+ready]`; state running | waiting:Reason | terminated:Reason:code. */
