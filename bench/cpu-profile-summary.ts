@@ -39,6 +39,8 @@ export interface FunctionCost {
 
 export interface ThreadSummary {
   role: ThreadRole;
+  /** Busy self time (ms) by code area (see {@link codeArea}), largest first. */
+  areas: Array<{ area: string; selfMs: number }>;
   /** Sampled window (ms). */
   wallMs: number;
   /** Self time outside `(idle)` (ms): JS, GC and `(program)` (native work V8 cannot attribute). */
@@ -52,11 +54,29 @@ const IDLE = '(idle)';
 const GC = '(garbage collector)';
 
 function shortUrl(url: string): string {
-  const i = url.indexOf('/dist/');
-  if (i >= 0) return url.slice(i + 1);
+  // Packages first: a package's own dist/ folder is not the agent's.
   const nm = url.indexOf('/node_modules/');
   if (nm >= 0) return url.slice(nm + 1);
+  const i = url.indexOf('/dist/');
+  if (i >= 0) return url.slice(i + 1);
   return url.replace(/^file:\/\//, '');
+}
+
+/**
+ * The code area a script belongs to, to see where a thread's time goes at a glance: the CRI
+ * transport (grpc-js, protobufjs, node's http2/net/streams), agent code by folder
+ * (`dist/src/<dir>`, `dist/workers/<dir>`), other packages, other node internals, and V8's
+ * pseudo-frames (GC, program).
+ */
+export function codeArea(fn: string, url: string): string {
+  if (url === '') return fn === GC ? 'v8: garbage collector' : fn === '(program)' ? 'v8: (program)' : 'native';
+  if (/node_modules\/(@grpc\/|protobufjs|@protobufjs|long\/)/.test(url) || /^node:internal\/(http2|net|stream|streams|async_hooks|util$)/.test(url) || url === 'node:async_hooks') return 'CRI transport (grpc-js, protobuf, http2)';
+  const dist = /(?:^|\/)dist\/((?:src|workers)\/[^/]+)(?:\/|\.js)/.exec(url);
+  if (dist) return `agent ${dist[1]}`;
+  const nm = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (nm) return `package ${nm[1]}`;
+  if (url.startsWith('node:')) return 'node internals (other)';
+  return 'other';
 }
 
 /** Which thread wrote the profile, from the scripts it ran. */
@@ -75,6 +95,7 @@ export function summarizeProfile(p: CpuProfile, role: ThreadRole, opts: { top?: 
   const fromUs = (opts.fromS ?? 0) * 1e6;
   const toUs = (opts.toS ?? Number.POSITIVE_INFINITY) * 1e6;
   const self = new Map<string, FunctionCost>();
+  const areas = new Map<string, number>();
   let t = 0;
   let wallUs = 0;
   let idleUs = 0;
@@ -93,17 +114,23 @@ export function summarizeProfile(p: CpuProfile, role: ThreadRole, opts: { top?: 
     }
     if (cf.functionName === GC) gcUs += d;
     const url = shortUrl(cf.url);
+    const area = codeArea(cf.functionName, url);
+    areas.set(area, (areas.get(area) ?? 0) + d / 1000);
     const key = `${cf.functionName}\u0000${url}\u0000${cf.lineNumber}`;
     const e = self.get(key);
     if (e) e.selfMs += d / 1000;
     else self.set(key, { fn: cf.functionName === '' ? '(anonymous)' : cf.functionName, url, line: cf.lineNumber + 1, selfMs: d / 1000 });
   }
   const top = [...self.values()].sort((a, b) => b.selfMs - a.selfMs).slice(0, opts.top ?? 15);
-  return { role, wallMs: wallUs / 1000, busyMs: (wallUs - idleUs) / 1000, gcMs: gcUs / 1000, top };
+  const byArea = [...areas.entries()].map(([area, selfMs]) => ({ area, selfMs })).sort((a, b) => b.selfMs - a.selfMs);
+  return { role, areas: byArea, wallMs: wallUs / 1000, busyMs: (wallUs - idleUs) / 1000, gcMs: gcUs / 1000, top };
 }
 
 export function formatSummary(file: string, s: ThreadSummary): string {
   const lines = [`== ${s.role} thread (${file}): busy ${(s.busyMs / 1000).toFixed(2)} s of ${(s.wallMs / 1000).toFixed(2)} s sampled (${((100 * s.busyMs) / Math.max(1, s.wallMs)).toFixed(0)}%), GC ${(s.gcMs / 1000).toFixed(2)} s`];
+  lines.push('  by area:');
+  for (const a of s.areas.slice(0, 8)) lines.push(`  ${a.selfMs.toFixed(0).padStart(7)} ms  ${((100 * a.selfMs) / Math.max(1, s.busyMs)).toFixed(1).padStart(5)}%  ${a.area}`);
+  lines.push('  top functions by self time:');
   for (const f of s.top) {
     const where = f.url === '' ? '' : ` ${f.url}:${f.line}`;
     lines.push(`  ${f.selfMs.toFixed(0).padStart(7)} ms  ${((100 * f.selfMs) / Math.max(1, s.busyMs)).toFixed(1).padStart(5)}%  ${f.fn}${where}`);

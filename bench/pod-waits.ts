@@ -3,10 +3,11 @@
  *
  *   - `waitRunning`: every pod has been seen Running by the agent. Preferred source: the
  *     agent's `pod running` log line (RunningLog; latency = the agent's seenToRunningMs, time =
- *     when the line arrived). Until the first such line arrives /pods is polled too; if /pods
- *     has shown a pod running for `logGraceMs` with still no line, the agent does not emit
- *     them, and the wait falls back to polling /pods (latency =
- *     first poll that shows the pod running − manifest write; resolution = poll interval).
+ *     when the line arrived). Until the first such line arrives /pods is polled too (every
+ *     `detectIntervalMs`, slowly: it is observer load); if /pods has shown a pod running for
+ *     `logGraceMs` with still no line, the agent does not emit them, and the wait falls back
+ *     to polling /pods (latency = first poll that shows the pod running − manifest write;
+ *     resolution = poll interval, and the detection interval for pods seen before the switch).
  *   - `waitTornDown`: every deleted pod has left the runtime to `level` (polling CRI lists).
  *
  * Both resolve with per-pod times; they never throw for slowness: a timeout or a stall is
@@ -43,7 +44,14 @@ export interface RunningWaitDeps {
   agentPort: number;
   onProgress?: (done: number, total: number) => void;
   logGraceMs?: number;
+  /** /pods poll interval once the wait has fallen back to polling (the latency resolution). */
   pollIntervalMs?: number;
+  /**
+   * /pods poll interval while the wait only looks for evidence that the agent runs pods
+   * without logging them. Kept long: /pods of 1,000 pods costs the agent's main thread
+   * ~30 ms per request, and with a logging agent every such request is pure observer load.
+   */
+  detectIntervalMs?: number;
 }
 
 export async function waitRunning(pods: readonly BenchPod[], deps: RunningWaitDeps, limits: WaitLimits): Promise<RunningWait> {
@@ -51,6 +59,7 @@ export async function waitRunning(pods: readonly BenchPod[], deps: RunningWaitDe
   const start = clock.monotonic();
   const logGraceMs = deps.logGraceMs ?? 3000;
   const pollMs = deps.pollIntervalMs ?? (pods.length > 1000 ? 1000 : 500);
+  const detectMs = deps.detectIntervalMs ?? 2000;
   const polled = new Map<string, number>();
   let source: StartupSource = 'agent-log';
   let lastProgressAt = start;
@@ -85,7 +94,7 @@ export async function waitRunning(pods: readonly BenchPod[], deps: RunningWaitDe
       : seen < pods.length && now - lastProgressAt > limits.stallMs ? `stalled: no pod became running for ${Math.round(limits.stallMs / 1000)} s (${done}/${pods.length} running)`
       : undefined;
     if (gaveUp !== undefined) return collect(pods, source, log, polled, gaveUp);
-    await clock.sleep(source === 'agent-log' && log.size > 0 ? 100 : pollMs);
+    await clock.sleep(source === 'pods-poll' ? pollMs : log.size > 0 ? 100 : Math.min(detectMs, logGraceMs));
   }
 }
 

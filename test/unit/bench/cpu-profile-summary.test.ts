@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { summarizeProfile, threadRole, type CpuProfile } from '../../../bench/cpu-profile-summary.js';
+import { codeArea, summarizeProfile, threadRole, type CpuProfile } from '../../../bench/cpu-profile-summary.js';
 
 const frame = (functionName: string, url = '', lineNumber = -1) => ({ functionName, url, lineNumber });
 
@@ -29,6 +29,20 @@ test('self time is summed per function + script + line; idle is not busy; GC is 
     { fn: 'encode', url: 'dist/src/pod-cache/pod-codec.js', line: 42, selfMs: 2 },
     { fn: '(anonymous)', url: 'dist/workers/pleg/pleg-thread.js', line: 10, selfMs: 1 },
   ]);
+  assert.deepEqual(s.areas, [
+    { area: 'v8: garbage collector', selfMs: 3 },
+    { area: 'agent src/pod-cache', selfMs: 2 },
+    { area: 'agent workers/pleg', selfMs: 1 },
+  ]);
+});
+
+test('code areas: the CRI transport, agent folders, packages (their own dist/ is not the agent\'s)', () => {
+  assert.equal(codeArea('makeUnaryRequest', 'node_modules/@grpc/grpc-js/build/src/client.js'), 'CRI transport (grpc-js, protobuf, http2)');
+  assert.equal(codeArea('request', 'node:internal/http2/core'), 'CRI transport (grpc-js, protobuf, http2)');
+  assert.equal(codeArea('podRequests', 'dist/src/admission/pod-requests.js'), 'agent src/admission');
+  assert.equal(codeArea('run', 'dist/workers/pod-workers.js'), 'agent workers/pod-workers');
+  assert.equal(codeArea('postTask', 'node_modules/piscina/dist/worker_pool/index.js'), 'package piscina');
+  assert.equal(codeArea('(program)', ''), 'v8: (program)');
 });
 
 test('a window keeps only the samples inside it', () => {
