@@ -98,7 +98,8 @@ export function renderReport(r: BenchResults, charts: readonly { file: string; t
   const out: string[] = [];
   out.push(`# shardlet density benchmark (${r.profile} profile)`, '');
   out.push(`Started ${r.startedAt}, took ${fmt(r.durationS, 0)} s. **${r.failures.length === 0 ? 'PASS' : `FAIL (${r.failures.length} correctness failure${r.failures.length === 1 ? '' : 's'})`}**`, '');
-  out.push(`Machine: ${m.cpuModel}, ${m.cores} cores, ${fmt(m.memoryGiB)} GiB memory, Node ${m.node}, ${m.platform} ${m.kernel}.`, '');
+  const load = r.loadAverage1m ? ` Load average (1 min) ${fmt(r.loadAverage1m.start)} at the start, ${fmt(r.loadAverage1m.end)} at the end${Math.max(r.loadAverage1m.start, r.loadAverage1m.end) > m.cores ? ' — above the core count: other work shared the CPUs, figures are noisy' : ''}.` : '';
+  out.push(`Machine: ${m.cpuModel}, ${m.cores} cores, ${fmt(m.memoryGiB)} GiB memory, Node ${m.node}, ${m.platform} ${m.kernel}.${load}`, '');
   out.push(
     `Matrix: workers ${r.matrix.workers.join(', ')}; pod counts ${r.matrix.podCounts.join(', ')}; sim profiles ${r.matrix.profiles.join(', ')}; ` +
       `churn ${r.matrix.churnPodsPerSec} pods/s (sim/zero) and ${r.matrix.slowChurnPodsPerSec} pods/s (sim/containerd) for ${r.matrix.churnSeconds} s; steady window ${r.matrix.steadySeconds} s.`,

@@ -88,6 +88,11 @@ export interface BenchResults {
   startedAt: string;
   durationS: number;
   machine: MachineInfo;
+  /**
+   * 1-minute load average when the run started and when it ended (os.loadavg): the bench
+   * shares the machine, and a load far above the core count means noisy figures.
+   */
+  loadAverage1m?: { start: number; end: number };
   /** The matrix as run (for the report header). */
   matrix: { workers: number[]; podCounts: number[]; profiles: string[]; churnPodsPerSec: number; slowChurnPodsPerSec: number; steadySeconds: number; churnSeconds: number };
   workloads: WorkloadResult[];

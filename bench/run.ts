@@ -5,6 +5,7 @@
  * Thin by design: the matrix is bench-config.ts, the order is suite.ts.
  */
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { realClock } from '../src/clock/clock.js';
 import { BenchConfigError, parseBenchArgs } from './bench-config.js';
@@ -29,6 +30,7 @@ async function main(argv: string[]): Promise<number> {
   }
   await fs.mkdir(cfg.outDir, { recursive: true });
   const t0 = realClock.monotonic();
+  const loadAtStart = os.loadavg()[0] ?? 0;
   const progress = new Progress(process.stderr, realClock, totalSteps(cfg));
   progress.log(`bench: ${cfg.profile} profile, ${cfg.sessions.length} sessions, ${cfg.ceilings.length} ceilings → ${cfg.outDir}`);
   const outcome = await runSuite(cfg, realClock, progress);
@@ -38,6 +40,7 @@ async function main(argv: string[]): Promise<number> {
     startedAt: startedAt.toISOString(),
     durationS: (realClock.monotonic() - t0) / 1000,
     machine: machineInfo(),
+    loadAverage1m: { start: loadAtStart, end: os.loadavg()[0] ?? 0 },
     matrix: { workers: cfg.workers, podCounts: cfg.podCounts, profiles: cfg.simProfiles, churnPodsPerSec: cfg.churnPodsPerSec, slowChurnPodsPerSec: cfg.slowChurnPodsPerSec, steadySeconds: cfg.steadySeconds, churnSeconds: cfg.churnSeconds },
     ...outcome,
   };

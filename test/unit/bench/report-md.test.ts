@@ -68,6 +68,12 @@ test('summary: one row per configuration and pod count, each workload\'s key col
   assert.ok(rows.includes('| sim/zero w=2 | 1000 | 400.0 | 50% | 31.3 | 12.5 | 10.00 | – | – | – | – | – | – | 80.0 |'), rows.join('\n'));
 });
 
+test('the load average is printed, with a warning when it exceeds the core count', () => {
+  assert.match(renderReport(results({ loadAverage1m: { start: 0.5, end: 1.2 } })), /Load average \(1 min\) 0\.5 at the start, 1\.2 at the end\./);
+  assert.match(renderReport(results({ loadAverage1m: { start: 9, end: 3 } })), /above the core count: other work shared the CPUs, figures are noisy/);
+  assert.ok(!renderReport(results()).includes('Load average'));
+});
+
 test('failures turn the verdict to FAIL and are listed first', () => {
   const md = renderReport(results({ failures: ['pod default/p-1: two sandboxes'] }));
   assert.match(md, /\*\*FAIL \(1 correctness failure\)\*\*/);
