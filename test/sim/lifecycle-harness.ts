@@ -28,6 +28,7 @@ import { PodConfig } from '../../src/config/pod-config.js';
 import { ApiserverSource, type PodSetSink } from '../../src/config/pod-update.js';
 import { CriClient } from '../../src/cri/cri-client.js';
 import { InlineDispatcher } from '../../src/dispatch/inline-dispatcher.js';
+import type { PodDispatcher } from '../../src/dispatch/pod-dispatcher.js';
 import { createLogger, type Logger } from '../../src/logging/logger.js';
 import { createPodCache } from '../../src/pod-cache/pod-cache-create.js';
 import { PodManager } from '../../src/pod-manager/pod-manager.js';
@@ -190,11 +191,13 @@ export class LifecycleHarness {
       runtime: cri, images: cri, clock, random, logger, probeResults: probes.results,
       podLogsDir: path.join(dir, 'pods'), nodeName: 'node-1', hostIP, runtimeName: 'containerd', logDirs,
     });
-    // As the factory: publish the pod's fresh status right after its CRI calls.
+    // As the factory: publish the pod's fresh status right after its CRI calls, stamped with
+    // the time before inspecting and strictly after the end of the work.
     const refreshStatus: StatusRefresher = async (pod, afterMs, signal) => {
       const uid = pod.metadata?.uid ?? '';
+      const takenAt = clock.now();
       const status = await getPodStatus(cri, uid, pod.metadata?.name ?? '', pod.metadata?.namespace ?? '', signal);
-      cache.writer.set(uid, status, null, Math.max(clock.now(), afterMs + 1));
+      cache.writer.set(uid, status, null, Math.max(takenAt, afterMs + 1));
       return status;
     };
     const workers = new PodWorkers({
@@ -210,11 +213,16 @@ export class LifecycleHarness {
         podForgotten: (uid) => probes.removePod(uid),
       },
     });
-    const dispatcher = new InlineDispatcher(new PodWorkerHost(workers, () => probes.close()));
-    const send = dispatcher.send.bind(dispatcher);
-    dispatcher.send = (msg) => {
-      activity.calls.push(`${clock.now()} dispatch ${msg.uid} ${msg.updateType}${msg.kill ? ` ${JSON.stringify(msg.kill)}` : ''}`);
-      send(msg);
+    // --workers 0 wiring, with every update the main thread sends noted in the call log.
+    const inline = new InlineDispatcher(new PodWorkerHost(workers, () => probes.close()));
+    const dispatcher: PodDispatcher = {
+      threads: 0,
+      send(msg) {
+        activity.calls.push(`${clock.now()} dispatch ${msg.uid} ${msg.updateType}${msg.kill ? ` ${JSON.stringify(msg.kill)}` : ''}`);
+        inline.send(msg);
+      },
+      stats: () => inline.stats(),
+      close: () => inline.close(),
     };
 
     const podConfig = new PodConfig({ clock, logger });
@@ -384,7 +392,7 @@ export class LifecycleHarness {
     await this.#close();
   }
 
-  /** Every CRI call, log-directory operation and probe run the stack made: `<ms> <method>`. */
+  /** Every CRI call, log-directory operation, probe run and dispatched update, in order: `<ms> <what>`. */
   get calls(): readonly string[] {
     return this.#activity.calls;
   }
