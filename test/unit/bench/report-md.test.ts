@@ -20,7 +20,7 @@ function results(over: Partial<BenchResults> = {}): BenchResults {
     matrix: { workers: [0, 2], podCounts: [100, 1000], profiles: ['zero'], churnPodsPerSec: 20, slowChurnPodsPerSec: 5, steadySeconds: 5, churnSeconds: 5 },
     workloads: [
       row({ workers: 2, podCount: 1000, pods: 1000, podsPerSec: 400 }),
-      row({}),
+      row({ relist: { count: 5, meanMs: 40, p99Ms: 90, mainThreadMsPerRelist: 2, mainThreadShare: 0.05, mainThreadMetric: 'x' } }),
       row({ workload: 'steady', podsPerSec: null, cpuMsPerPod: null, relist: { count: 10, meanMs: 3, p99Ms: 8, mainThreadMsPerRelist: 0.75, mainThreadShare: 0.25, mainThreadMetric: 'x' } }),
       row({ workload: 'mass-delete', podsPerSec: 300, startupMs: null, startupSource: null }),
     ],
@@ -35,15 +35,15 @@ test('burst table: one row per configuration, sorted, with every column', () => 
   const t = workloadTable('burst', results().workloads.filter((w) => w.workload === 'burst'));
   const lines = t.split('\n');
   assert.equal(lines.length, 4);
-  assert.equal(lines[0], '| configuration | pods | pods/s | of ceiling | p50 ms | p90 ms | p99 ms | ELD p99 ms | CPU ms/pod | RSS MiB |');
-  assert.equal(lines[2], '| sim/zero w=0 (inline) | 100 | 250.0 | 50% | 9.0 | 20.0 | 31.3 | 12.5 | 10.00 | 80.0 |');
+  assert.equal(lines[0], '| configuration | pods | pods/s | of ceiling | p50 ms | p90 ms | p99 ms | ELD p99 ms | relist mean ms | main-thread PLEG ms/relist | CPU ms/pod | RSS MiB |');
+  assert.equal(lines[2], '| sim/zero w=0 (inline) | 100 | 250.0 | 50% | 9.0 | 20.0 | 31.3 | 12.5 | 40.0 | 2.00 (5%) | 10.00 | 80.0 |');
   assert.match(lines[3] ?? '', /^\| sim\/zero w=2 \| 1000 \| 400\.0 \|/);
 });
 
 test('missing values print as a dash, not zero', () => {
   const t = workloadTable('mass-delete', [row({ workload: 'mass-delete', startupMs: null, eventLoopDelayMs: null, rssMiB: null, ceilingFraction: null })]);
   assert.match(t, /teardown pods\/s/);
-  assert.match(t.split('\n')[2] ?? '', /\| 250\.0 \| – \| – \| – \| – \| – \| 10\.00 \| – \|$/);
+  assert.match(t.split('\n')[2] ?? '', /\| 250\.0 \| – \| – \| – \| – \| – \| – \| – \| 10\.00 \| – \|$/);
 });
 
 test('report has machine, verdict, skipped sections, ceilings, a table per workload and chart links', () => {
@@ -64,7 +64,7 @@ test('summary: one row per configuration and pod count, each workload\'s key col
   const summary = md.slice(md.indexOf('## Summary'), md.indexOf('## Raw-CRI ceiling'));
   const rows = summary.split('\n').filter((l) => l.startsWith('| sim/'));
   assert.equal(rows.length, new Set(results().workloads.map((w) => `${w.workers}|${w.podCount}`)).size);
-  assert.ok(rows.includes('| sim/zero w=0 (inline) | 100 | 250.0 | 50% | 31.3 | 12.5 | 10.00 | 0.500 | 3.0 | 25% | – | – | 300.0 | 80.0 |'), rows.join('\n'));
+  assert.ok(rows.includes('| sim/zero w=0 (inline) | 100 | 250.0 | 50% | 31.3 | 12.5 | 10.00 | 40.0 | 2.00 (5%) | 0.500 | – | – | 300.0 | 80.0 |'), rows.join('\n'));
   assert.ok(rows.includes('| sim/zero w=2 | 1000 | 400.0 | 50% | 31.3 | 12.5 | 10.00 | – | – | – | – | – | – | 80.0 |'), rows.join('\n'));
 });
 
