@@ -5,6 +5,9 @@
  * nodejs_eventloop_lag_*). With several scrapers each sees the window since anyone's last scrape.
  *
  * This is Node's own sampler (a libuv timer), not agent logic, so it does not take the Clock.
+ * The histogram records the time between sampler ticks, so each value includes the sampling
+ * interval itself (an idle loop reads ≈ resolution); the interval is subtracted so the gauge is
+ * the delay proper (idle ≈ 0), comparable with a "p99 ≤ 10 ms" target.
  */
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { MetricsRecorder } from './metrics-recorder.js';
@@ -29,9 +32,10 @@ export function startEventLoopDelayMonitor(recorder: MetricsRecorder, resolution
     sample() {
       // An empty window reports 0 rather than the sampler's sentinel values.
       const empty = h.count === 0;
-      p50.set(empty ? 0 : h.percentile(50) / 1e9);
-      p99.set(empty ? 0 : h.percentile(99) / 1e9);
-      max.set(empty ? 0 : h.max / 1e9);
+      const delay = (ns: number): number => (empty ? 0 : Math.max(0, ns / 1e6 - resolutionMs) / 1e3);
+      p50.set(delay(h.percentile(50)));
+      p99.set(delay(h.percentile(99)));
+      max.set(delay(h.max));
       h.reset();
     },
     stop() {
