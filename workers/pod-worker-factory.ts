@@ -71,6 +71,10 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     // after its timestamp), and strictly after the end of the work so the next sync proceeds.
     const takenAt = clock.now();
     const status = await getPodStatus(cri, uid, pod.metadata?.name ?? '', pod.metadata?.namespace ?? '', signal);
+    // As the kubelet's PLEG (getPodIPs): once no sandbox is ready the runtime reports no IP;
+    // keep the last known IPs so a finished pod still shows its podIP.
+    const previous = cache.reader.get(uid)?.status;
+    if (status.ips.length === 0 && previous && previous.ips.length > 0 && !status.sandboxes.some((s) => s.state === 'SANDBOX_READY')) status.ips = previous.ips;
     cache.writer.set(uid, status, null, Math.max(takenAt, afterMs + 1));
     return status;
   };
