@@ -59,6 +59,19 @@ async function totals(port: number): Promise<Totals> {
   };
 }
 
+/** Polls /metrics until `accept` holds; a timeout names the last totals seen (the likely bug). */
+async function pollTotals(port: number, accept: (t: Totals) => boolean, what: string, timeoutMs: number): Promise<Totals> {
+  let last: Totals | undefined;
+  try {
+    return await pollUntil(async () => {
+      last = await totals(port);
+      return accept(last) ? last : undefined;
+    }, { what, timeoutMs, intervalMs: 250 });
+  } catch (err) {
+    throw new Error(`${err instanceof Error ? err.message : String(err)}; last totals ${JSON.stringify(last)}`);
+  }
+}
+
 async function runningCount(): Promise<number> {
   const v = await runtimeView(sim!.endpoint);
   return [...v.values()].filter((p) => p.containers.some((c) => c.state === 'CONTAINER_RUNNING')).length;
@@ -78,15 +91,12 @@ test('worker-thread counters sum exactly on /metrics, and survive a thread resta
   assert.ok(d instanceof PoolDispatcher);
   const port = agent.address!.port;
 
-  await pollUntil(async () => ((await runningCount()) === FIRST ? true : undefined), { what: `${FIRST} pods running`, timeoutMs: 120_000, intervalMs: 250 });
+  await pollUntil(async () => ((await runningCount()) === FIRST ? true : undefined), { what: `${FIRST} pods running`, timeoutMs: 180_000, intervalMs: 250 });
   // The pods spread over every thread, so the totals below are sums over 4 threads' slots.
   const view = await runtimeView(sim.endpoint);
   assert.deepEqual(new Set([...view.keys()].map((uid) => shardOf(uid, THREADS))).size, THREADS);
 
-  const before = await pollUntil(async () => {
-    const t = await totals(port);
-    return t.startedContainers === FIRST && t.podsOwned === FIRST ? t : undefined;
-  }, { what: 'the first scrape that has seen every start', timeoutMs: 30_000 });
+  const before = await pollTotals(port, (t) => t.startedContainers === FIRST && t.podsOwned === FIRST, 'the first scrape that has seen every start', 60_000);
   assert.deepEqual(before, { runPodSandbox: FIRST, startedPods: FIRST, startedContainers: FIRST, podsOwned: FIRST, threadRestarts: 0 });
   // Per thread, too: every thread's own series is part of the sum (none double-counted).
   const stats = await d.stats();
@@ -97,21 +107,15 @@ test('worker-thread counters sum exactly on /metrics, and survive a thread resta
   const threadsBefore = d.threadIds();
   await d.terminateThread(0);
   await pollUntil(() => (d.threadIds()[0] !== undefined && d.threadIds()[0] !== threadsBefore[0] ? true : undefined), { what: 'a replacement thread on shard 0', timeoutMs: 30_000 });
-  const afterRestart = await pollUntil(async () => {
-    const t = await totals(port);
-    // The replacement owns the shard's pods again once it has re-synced them.
-    return t.threadRestarts === 1 && t.podsOwned === FIRST ? t : undefined;
-  }, { what: 'the replacement thread owning shard 0 again', timeoutMs: 60_000 });
+  // The replacement owns the shard's pods again once it has re-synced them.
+  const afterRestart = await pollTotals(port, (t) => t.threadRestarts === 1 && t.podsOwned === FIRST, 'the replacement thread owning shard 0 again', 60_000);
   assert.deepEqual(afterRestart, { runPodSandbox: FIRST, startedPods: FIRST, startedContainers: FIRST, podsOwned: FIRST, threadRestarts: 1 },
     'the terminated thread\'s counts are kept (not lost) and the replacement started nothing (not doubled)');
 
   // New pods after the crash, on every shard (the replacement's included): exactly +LATER.
   for (let i = FIRST; i < FIRST + LATER; i++) writePodManifest(dir, `agg-${i}`);
-  await pollUntil(async () => ((await runningCount()) === FIRST + LATER ? true : undefined), { what: `${FIRST + LATER} pods running`, timeoutMs: 120_000, intervalMs: 250 });
-  const later = await pollUntil(async () => {
-    const t = await totals(port);
-    return t.startedContainers >= FIRST + LATER && t.podsOwned === FIRST + LATER ? t : undefined;
-  }, { what: 'a scrape that has seen the later starts', timeoutMs: 30_000 });
+  await pollUntil(async () => ((await runningCount()) === FIRST + LATER ? true : undefined), { what: `${FIRST + LATER} pods running`, timeoutMs: 180_000, intervalMs: 250 });
+  const later = await pollTotals(port, (t) => t.startedContainers >= FIRST + LATER && t.podsOwned === FIRST + LATER, 'a scrape that has seen the later starts', 60_000);
   assert.deepEqual(later, { runPodSandbox: FIRST + LATER, startedPods: FIRST + LATER, startedContainers: FIRST + LATER, podsOwned: FIRST + LATER, threadRestarts: 1 });
   const laterView = await runtimeView(sim.endpoint);
   const newUids = [...laterView.keys()].filter((uid) => !view.has(uid));
