@@ -29,6 +29,8 @@ export interface ScrapeBenchOptions {
   durationSec?: number;
   /** Send Accept-Encoding: gzip (Prometheus does). Default true. */
   gzip?: boolean;
+  /** Requests per second across all connections (autocannon overallRate); default unbounded. */
+  overallRate?: number;
 }
 
 export interface ScrapeBenchResult {
@@ -51,7 +53,7 @@ interface AutocannonResult {
   non2xx: number;
   errors: number;
 }
-type Autocannon = (opts: { url: string; connections: number; duration: number; headers?: Record<string, string> }) => Promise<AutocannonResult>;
+type Autocannon = (opts: { url: string; connections: number; duration: number; headers?: Record<string, string>; overallRate?: number }) => Promise<AutocannonResult>;
 
 export async function runScrapeBench(opts: ScrapeBenchOptions): Promise<ScrapeBenchResult> {
   const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
@@ -60,6 +62,7 @@ export async function runScrapeBench(opts: ScrapeBenchOptions): Promise<ScrapeBe
   const r = await autocannon({
     url: opts.url, connections, duration: durationSec,
     headers: (opts.gzip ?? true) ? { 'accept-encoding': 'gzip' } : {},
+    ...(opts.overallRate !== undefined ? { overallRate: opts.overallRate } : {}),
   });
   return {
     url: opts.url, connections, durationSec,
