@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { V1Pod } from '@kubernetes/client-node';
-import { admitPod } from '../admission/admit-pod.js';
+import { admitWithUsage } from '../admission/admit-pod.js';
 import { resolveNodeAllocatable } from '../admission/node-allocatable.js';
 import type { Clock, Random } from '../clock/clock.js';
 import { PodConfig } from '../config/pod-config.js';
@@ -156,7 +156,7 @@ export class Agent {
       podManager,
       statusManager,
       workQueue,
-      admitter: { admit: (pod, active) => admitPod(pod, active, node, c.maxPods) },
+      admitter: { admit: (pod, active) => admitWithUsage(pod, active.count, active.used, node, c.maxPods) },
       sourcesReady: () => podConfig.sourcesReady(),
       cache: cache.reader,
       onOrphan: () => metrics.main.orphanedRuntimePods.inc(),
@@ -178,6 +178,9 @@ export class Agent {
       cacheBuffer: cache.buffer,
       relistPeriodMs: c.plegRelistPeriodMs,
       relistThresholdMs: c.plegRelistThresholdMs,
+      // The kubelet's plegChannelCapacity is 1000; one relist after a burst yields about two
+      // events per pod (sandbox + container started), so on a dense node it scales with max-pods.
+      eventCapacity: Math.max(1000, c.maxPods * 4),
       verbosity: c.verbosity,
       logger,
       onEvents: (evs) => {

@@ -1,8 +1,10 @@
 /**
  * The runtime's health as the sync loop sees it (the kubelet's runtimeState + updateRuntimeUp):
- * a CRI Status call every 5 s; RuntimeReady false or an unreachable runtime is an error that
- * makes the sync loop back off. NetworkReady false is reported but does not block: host-network
- * pods still run (containerd without CNI config reports NetworkReady=false).
+ * a CRI Status call every 5 s. RuntimeReady=false is an error at once; a failed or timed-out
+ * Status call only becomes "container runtime is down" once no check has succeeded for 30 s
+ * (the kubelet's baseRuntimeSyncThreshold), so a briefly overloaded main thread or runtime does
+ * not stop pod work. Either error makes the sync loop back off. NetworkReady false is reported
+ * but does not block: host-network pods still run (containerd without CNI config reports it).
  */
 import type { Clock, TimerHandle } from '../clock/clock.js';
 import type { VersionResponse } from '../cri/cri-types.js';
@@ -14,11 +16,15 @@ export interface RuntimeHealthDeps {
   clock: Clock;
   logger: Logger;
   periodMs?: number;
+  /** How long failed checks are tolerated after the last good one (kubelet: 30 s). */
+  downThresholdMs?: number;
 }
 
 export class RuntimeHealth {
   readonly #d: RuntimeHealthDeps;
   #errors: string[] = ['container runtime status check may not have completed yet'];
+  /** Monotonic ms of the last Status call that answered (ready or not). */
+  #lastAnswerMs: number | undefined;
   #timer: TimerHandle | undefined;
   #stopped = false;
 
@@ -55,9 +61,15 @@ export class RuntimeHealth {
       const res = await this.#d.runtime.status({ timeoutMs: 5_000 });
       const conds = res.status?.conditions ?? [];
       const rt = conds.find((c) => c.type === 'RuntimeReady');
+      this.#lastAnswerMs = this.#d.clock.monotonic();
       this.#errors = rt?.status ? [] : [`container runtime not ready: ${rt?.reason ?? 'RuntimeReady condition missing'} ${rt?.message ?? ''}`.trim()];
     } catch (err) {
-      this.#errors = [`container runtime status check failed: ${err instanceof Error ? err.message : String(err)}`];
+      const threshold = this.#d.downThresholdMs ?? 30_000;
+      const message = err instanceof Error ? err.message : String(err);
+      if (this.#lastAnswerMs !== undefined && this.#d.clock.monotonic() - this.#lastAnswerMs >= threshold) {
+        this.#errors = [`container runtime is down: no successful status check for ${Math.round(threshold / 1000)}s: ${message}`];
+      }
+      this.#d.logger.error('container runtime status check failed', { error: message });
     }
     if (!this.#stopped) this.#timer = this.#d.clock.setTimer(this.#d.periodMs ?? 5_000, () => void this.#check(), { unref: true });
   }

@@ -21,6 +21,7 @@ import type { PodManager } from '../pod-manager/pod-manager.js';
 import { isStaticPod } from '../pod-manager/pod-manager.js';
 import type { StatusManager } from '../status/status-manager.js';
 import type { KillOptions, PodResultMessage, PodWorkerState } from '../../workers/pod-worker-protocol.js';
+import { podRequests, ZERO_RESOURCES, type ResourceAmounts } from '../admission/pod-requests.js';
 import type { PodAdmitter } from './pod-admitter.js';
 import type { PlegEvent } from './pleg-events.js';
 import type { WorkQueue } from './work-queue.js';
@@ -43,6 +44,8 @@ export interface PodLifecycleDeps {
 interface WorkerMirror {
   pod: V1Pod;
   state: PodWorkerState;
+  /** The pod's requests while it counts as active for admission (admitted, not killed, not finished). */
+  requests?: ResourceAmounts;
   /** Set once a kill was sent; re-sent after a thread restart. */
   kill?: KillOptions;
 }
@@ -53,6 +56,11 @@ export class PodLifecycle {
   readonly #workerState = new Map<string, WorkerMirror>();
   /** Pod UIDs seen in the runtime (from PLEG events), with names for orphan kills. */
   readonly #runtimePods = new Set<string>();
+  /**
+   * Admission's view, kept incrementally so admitting N pods costs O(N), not O(N²):
+   * invariant: count/used are the number and summed requests of mirrors with `requests` set.
+   */
+  readonly #active: { count: number; used: ResourceAmounts } = { count: 0, used: { ...ZERO_RESOURCES } };
 
   constructor(deps: PodLifecycleDeps) {
     this.#d = deps;
@@ -97,7 +105,7 @@ export class PodLifecycle {
         this.#send(pod, 'update');
         continue;
       }
-      const verdict = this.#d.admitter.admit(pod, this.activePods());
+      const verdict = this.#d.admitter.admit(pod, this.#active);
       if (!verdict.admit) {
         this.#d.logger.error('pod rejected by admission', { ...podFields(pod), reason: verdict.reason, message: verdict.message });
         this.#d.statusManager.setStatus(pod, { phase: 'Failed', reason: verdict.reason, message: verdict.message });
@@ -105,7 +113,9 @@ export class PodLifecycle {
       }
       this.#d.logger.v(2).info('pod admitted', podFields(pod));
       this.#d.onPodStarted?.(pod);
-      this.#workerState.set(uid, { pod, state: 'syncing' });
+      const mirror: WorkerMirror = { pod, state: 'syncing' };
+      this.#workerState.set(uid, mirror);
+      this.#activate(mirror);
       this.#send(pod, 'create');
     }
   }
@@ -133,6 +143,7 @@ export class PodLifecycle {
     let w = this.#workerState.get(uid);
     if (!w) this.#workerState.set(uid, (w = { pod, state: 'syncing' }));
     w.kill = w.kill ? { ...kill, removed: w.kill.removed || kill.removed } : kill;
+    this.#deactivate(w);
     this.#d.logger.v(2).info('killing pod', { ...podFields(pod), reason: kill.reason });
     this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'kill', pod, kill: w.kill });
   }
@@ -169,6 +180,7 @@ export class PodLifecycle {
     const w = this.#workerState.get(msg.uid);
     if (!w) return;
     w.state = msg.state;
+    if (w.state !== 'syncing') this.#deactivate(w);
     if (msg.apiStatus) this.#d.statusManager.setStatus(w.pod, msg.apiStatus);
     if (msg.forgotten) {
       this.#workerState.delete(msg.uid);
@@ -212,10 +224,29 @@ export class PodLifecycle {
     }
   }
 
+  #activate(w: WorkerMirror): void {
+    const r = podRequests(w.pod);
+    w.requests = r;
+    this.#active.count++;
+    this.#active.used.cpuMillis += r.cpuMillis;
+    this.#active.used.memoryBytes += r.memoryBytes;
+    this.#active.used.ephemeralStorageBytes += r.ephemeralStorageBytes;
+  }
+
+  #deactivate(w: WorkerMirror): void {
+    const r = w.requests;
+    if (!r) return;
+    delete w.requests;
+    this.#active.count--;
+    this.#active.used.cpuMillis -= r.cpuMillis;
+    this.#active.used.memoryBytes -= r.memoryBytes;
+    this.#active.used.ephemeralStorageBytes -= r.ephemeralStorageBytes;
+  }
+
   /** Admitted pods not yet terminal or terminating (what admission counts). */
   activePods(): V1Pod[] {
     const out: V1Pod[] = [];
-    for (const w of this.#workerState.values()) if (w.state === 'syncing' && !w.kill) out.push(w.pod);
+    for (const w of this.#workerState.values()) if (w.requests) out.push(w.pod);
     return out;
   }
 

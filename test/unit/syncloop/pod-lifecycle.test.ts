@@ -37,8 +37,8 @@ function setup(opts: { maxActive?: number; sourcesReady?: boolean } = {}) {
     workQueue,
     admitter: {
       admit: (_p, active) =>
-        active.length >= (opts.maxActive ?? 100)
-          ? { admit: false, reason: 'OutOfpods', message: `Node didn't have enough resource: pods, requested: 1, used: ${active.length}, capacity: ${opts.maxActive}` }
+        active.count >= (opts.maxActive ?? 100)
+          ? { admit: false, reason: 'OutOfpods', message: `Node didn't have enough resource: pods, requested: 1, used: ${active.count}, capacity: ${opts.maxActive}` }
           : { admit: true },
     },
     sourcesReady: () => ready,
@@ -118,4 +118,34 @@ test('a restarted shard gets every one of its pods again, kills included', () =>
   const resent = new Set(sent.map((m) => m.uid));
   assert.ok(resent.size > 5 && resent.size < 35, 'about half the pods');
   for (const m of sent) assert.equal(m.updateType, m.uid === 'u0' ? 'kill' : 'create');
+});
+
+test('admission usage is kept incrementally: requests count while active and are released by a kill or a finished pod', async () => {
+  const { admitWithUsage } = await import('../../../src/admission/admit-pod.js');
+  const clock = new FakeClock();
+  const sent: PodUpdateMessage[] = [];
+  const statusManager = new StatusManager({ clock, logger: silentLogger });
+  const node = { cpuMillis: 1000, memoryBytes: 1 << 30, pods: 110 };
+  const lc = new PodLifecycle({
+    clock,
+    logger: silentLogger,
+    dispatcher: { threads: 1, send: (m) => sent.push(m), stats: async () => [], close: async () => {} },
+    podManager: new PodManager(),
+    statusManager,
+    workQueue: new WorkQueue(),
+    admitter: { admit: (p, active) => admitWithUsage(p, active.count, active.used, node, 110) },
+    sourcesReady: () => true,
+    cache: { get: () => undefined },
+  });
+  const cpuPod = (uid: string): V1Pod => ({ ...pod(uid), spec: { containers: [{ name: 'c', image: 'busybox', resources: { requests: { cpu: '400m' } } }] } });
+  lc.handleConfigUpdate({ op: 'ADD', source: 'file', pods: [cpuPod('a'), cpuPod('b'), cpuPod('c')] });
+  assert.equal(statusManager.get('c')?.reason, 'OutOfcpu');
+  assert.match(statusManager.get('c')?.message ?? '', /requested: 400, used: 800, capacity: 1000/);
+  lc.handleConfigUpdate({ op: 'REMOVE', source: 'file', pods: [cpuPod('a')] });
+  lc.handleConfigUpdate({ op: 'ADD', source: 'file', pods: [cpuPod('d')] });
+  assert.deepEqual(sent.filter((m) => m.updateType === 'create').map((m) => m.uid), ['a', 'b', 'd'], 'the kill released a’s 400m');
+  lc.handlePodResult({ kind: 'podResult', threadId: 1, uid: 'b', state: 'terminating', work: 'sync', durationMs: 1 });
+  lc.handleConfigUpdate({ op: 'ADD', source: 'file', pods: [cpuPod('e')] });
+  assert.ok(sent.some((m) => m.uid === 'e'), 'a finished pod no longer counts');
+  assert.deepEqual(lc.activePods().map((p) => p.metadata?.uid).sort(), ['d', 'e']);
 });
