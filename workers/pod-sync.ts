@@ -38,6 +38,11 @@ export interface SyncPodOutcome {
   error?: WireError;
   /** Ask to be synced again no later than this many ms from now (e.g. a backoff expiring). */
   requeueAfterMs?: number;
+  /**
+   * False when the sync issued no state-changing CRI call: the pre-sync runtime status is still
+   * current, so the worker skips re-reading it (undefined: assume it changed).
+   */
+  runtimeChanged?: boolean;
 }
 
 export interface TerminatePodInput {

@@ -90,7 +90,12 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
           if (status) prober.updatePodStatus(uid, status);
         } else prober.markTerminating(uid);
       },
-      podForgotten: (uid) => prober.removePod(uid),
+      podForgotten: (uid) => {
+        prober.removePod(uid);
+        // The pod's CRI objects are gone: free its cache slot (the PLEG drops pods it no longer
+        // lists, but an entry this worker published would otherwise stay).
+        cache.writer.delete(uid);
+      },
     },
     clock,
     random,

@@ -92,6 +92,8 @@ interface PodRecord {
   inFlight: 'sync' | 'terminate' | 'cleanup' | undefined;
   /** End of the previous unit of work (cache timestamp domain, wall ms). */
   lastSyncTimeMs: number;
+  /** Timestamp of the cache entry the current unit of work runs on. */
+  statusTimestampMs: number;
   /** Grace period for termination, seconds; set when the kill arrives. */
   gracePeriodSeconds: number | undefined;
   /** The pod is gone from config: clean up and forget after termination. */
@@ -124,6 +126,7 @@ export class PodWorkers {
         abort: undefined,
         inFlight: undefined,
         lastSyncTimeMs: 0,
+        statusTimestampMs: 0,
         gracePeriodSeconds: undefined,
         removed: false,
       };
@@ -218,6 +221,7 @@ export class PodWorkers {
       try {
         const entry = await this.#d.cache.getNewerThan(rec.uid, rec.lastSyncTimeMs, ac.signal);
         rec.inFlight = work;
+        rec.statusTimestampMs = entry.timestampMs;
         result = await this.#doWork(rec, work, update.updateType, entry.status, ac.signal);
       } catch (err) {
         if (ac.signal.aborted) {
@@ -272,7 +276,10 @@ export class PodWorkers {
       case 'sync': {
         const out = await d.syncer.syncPod({ updateType, pod: rec.pod, runtimeStatus: status, signal });
         if (signal.aborted) throw signal.reason;
-        const fresh = await this.#afterWork(rec, signal);
+        // Nothing changed in the runtime: the status just read is current; the next sync waits
+        // for the PLEG as in the kubelet instead of re-reading it (4 CRI calls per no-op sync).
+        const refreshed = out.runtimeChanged !== false;
+        const fresh = refreshed ? await this.#afterWork(rec, signal) : this.#markEnd(rec, status);
         if (out.isTerminal && rec.state === 'syncing') {
           // A finished pod (Succeeded/Failed) terminates like a killed one, but stays known
           // (its objects are kept until the pod is removed from config).
@@ -284,7 +291,7 @@ export class PodWorkers {
         const requeue = out.error ? this.#jitter(this.#errorBackoffMs()) : this.#jitter(d.syncFrequencyMs ?? POD_WORKERS_DEFAULTS.syncFrequencyMs);
         // Report what the runtime shows now (e.g. the container just restarted), not the
         // pre-sync view; start failures of this sync are kept by the syncer's reason cache.
-        const apiStatus = fresh && !out.isTerminal && d.syncer.generateAPIStatus ? d.syncer.generateAPIStatus(rec.pod, fresh) : out.apiStatus;
+        const apiStatus = refreshed && fresh && !out.isTerminal && d.syncer.generateAPIStatus ? d.syncer.generateAPIStatus(rec.pod, fresh) : out.apiStatus;
         return {
           apiStatus,
           ...(out.error ? { error: out.error } : {}),
@@ -309,12 +316,23 @@ export class PodWorkers {
       case 'cleanup': {
         const out = await d.syncer.cleanupPod({ pod: rec.pod, runtimeStatus: status, signal });
         if (out.error) return { error: out.error, requeueAfterMs: this.#jitter(this.#errorBackoffMs()) };
-        await this.#afterWork(rec, signal);
+        // No status refresh: the pod is gone, and its cache entry is dropped when it is forgotten.
+        this.#markEnd(rec, status);
         return {};
       }
       default:
         return assertNever(work);
     }
+  }
+
+  /**
+   * Marks the end of a unit of work that changed nothing in the runtime: the status it ran on
+   * still reflects all of this worker's actions, so the next unit may run on that same entry
+   * (or anything newer) without waiting for a relist.
+   */
+  #markEnd(rec: PodRecord, status: RuntimePodStatus): RuntimePodStatus {
+    rec.lastSyncTimeMs = rec.statusTimestampMs - 1;
+    return status;
   }
 
   /** Marks the end of a unit of work and publishes fresh status when a refresher is wired. */

@@ -86,6 +86,8 @@ test('sim: init container then app; Running with the sim pod IP; terminate with 
   t.after(() => h.close());
   const p = pod('web', {
     terminationGracePeriodSeconds: 10,
+    // A shared PID namespace: `sleep` is not PID 1, so SIGTERM ends it (143), as on containerd.
+    shareProcessNamespace: true,
     initContainers: [{ name: 'init', image: 'busybox:1.36', command: ['sh', '-c', 'sleep 2'] }],
     containers: [{ name: 'app', image: 'busybox:1.36', command: ['sleep', '100000'], lifecycle: { preStop: { exec: { command: ['sh', '-c', 'sleep 3'] } } } }],
   });

@@ -68,7 +68,7 @@ export class KubeRuntimeSyncer implements PodSyncer {
     if (isTerminalPhase(before.phase)) {
       this.#lastStatus.set(uid, before);
       this.#emit('sync_pod', uid, began);
-      return { isTerminal: true, apiStatus: before };
+      return { isTerminal: true, apiStatus: before, runtimeChanged: false };
     }
     const log = this.#d.logger.with(logPodFields(pod));
     const run = await runSyncPod({ ...this.#run, logger: log }, pod, runtimeStatus, signal);
@@ -77,7 +77,7 @@ export class KubeRuntimeSyncer implements PodSyncer {
     const apiStatus = run.startResults.length === 0 ? before : status();
     this.#lastStatus.set(uid, apiStatus);
 
-    const out: SyncPodOutcome = { isTerminal: isTerminalPhase(apiStatus.phase), apiStatus };
+    const out: SyncPodOutcome = { isTerminal: isTerminalPhase(apiStatus.phase), apiStatus, runtimeChanged: run.mutated };
     const first = run.failures[0];
     if (first) {
       out.error = failureToWire(first);

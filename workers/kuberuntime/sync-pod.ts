@@ -42,11 +42,17 @@ export interface SyncRunResult {
   startResults: StartResult[];
   failures: SyncFailure[];
   requeueAfterMs?: number;
+  /** Whether any CRI call that changes runtime state was issued (kill, sandbox, start). */
+  mutated: boolean;
 }
 
 export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimePodStatus, signal: AbortSignal): Promise<SyncRunResult> {
-  const result: SyncRunResult = { startResults: [], failures: [] };
   const actions = computePodActions(pod, status, deps.probes);
+  const result: SyncRunResult = {
+    startResults: [],
+    failures: [],
+    mutated: actions.killPod || actions.createSandbox || actions.containersToKill.size > 0 || actions.containersToStart.length > 0 || actions.nextInitContainerToStart !== undefined,
+  };
   deps.logger.v(4).info('computePodActions', {
     killPod: actions.killPod, createSandbox: actions.createSandbox, attempt: actions.attempt,
     nextInit: actions.nextInitContainerToStart ?? null, toStart: actions.containersToStart.length, toKill: actions.containersToKill.size,
