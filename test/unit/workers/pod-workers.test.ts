@@ -226,3 +226,37 @@ test('a kill for an unknown pod that is not a removal is ignored', async () => {
   assert.equal(syncer.calls.length, 0);
   assert.equal(workers.stats().podsOwned, 0);
 });
+
+test('a sync that changed nothing skips the status re-read and lets the next unit run on the same entry', async () => {
+  const clock = new FakeClock();
+  const syncer = new ScriptedSyncer();
+  const cache = new RecordingCache();
+  const refreshed: string[] = [];
+  const workers = new PodWorkers({
+    syncer,
+    cache,
+    clock,
+    random: () => 0,
+    logger: silentLogger,
+    emit: () => {},
+    threadId: 1,
+    refreshStatus: async (p) => {
+      refreshed.push(p.metadata!.uid!);
+      return emptyPodStatus(p.metadata!.uid!);
+    },
+  });
+  workers.update(upd(pod('a', 'v1'), 'create'));
+  await settle();
+  assert.deepEqual(refreshed, ['a'], 'a sync that may have changed the runtime re-reads it');
+  syncer.nextOutcome = { runtimeChanged: false };
+  clock.step(5_000);
+  workers.update(upd(pod('a', 'v2'), 'sync'));
+  await settle();
+  assert.deepEqual(refreshed, ['a'], 'no re-read after a no-op sync');
+  workers.update(upd(pod('a', 'v3'), 'sync'));
+  await settle();
+  // RecordingCache answers with timestampMs = min + 1; the unit after a no-op asks for anything
+  // newer than (that entry - 1), i.e. the same entry is good enough.
+  const [, second, third] = cache.asked;
+  assert.equal(third, second! + 1 - 1);
+});
