@@ -15,6 +15,7 @@
  *    then removed again;
  * 5. burst under a saturating scrape load: autocannon as in 2 (as fast as the agent answers).
  *    Each scrape window is sized to cover its whole burst; the table says when it did not.
+ * 6. the unloaded burst again, last: a control for order effects.
  * Prints a table and the exact command line. Everything runs on this machine, so the scrape
  * load (autocannon included) competes with the agent and the runtime for the same cores —
  * which is the question: what does a scraping Prometheus cost a busy node.
@@ -149,7 +150,13 @@ export async function runScrapeRun(o: ScrapeRunOptions, progress: (msg: string) 
     progress(`${paced.podsPerSec} pods/s; removing the burst`);
     await removeBurst(dir, port, o.burst, o.pods);
     const saturating = await underLoad(`saturating scrape (${o.connections} conns, unbounded)`, { connections: o.connections });
-    return { options: o, initialStartMs: initial.wallMs, scrape, bursts: [quiet, paced, saturating] };
+    progress(`${saturating.podsPerSec} pods/s; removing the burst`);
+    await removeBurst(dir, port, o.burst, o.pods);
+    // Control for order effects (leftover teardown work from the removals, a warmer process):
+    // the unloaded burst once more, last.
+    progress(`burst of ${o.burst} pods, no scrape load (control, last)`);
+    const control = await burst('burst, no scrape load (control, run last)', dir, log, port, o.burst);
+    return { options: o, initialStartMs: initial.wallMs, scrape, bursts: [quiet, paced, saturating, control] };
   } finally {
     await agent?.stop();
     await sim?.stop();
@@ -181,7 +188,7 @@ export function formatScrapeRun(r: ScrapeRunResult, command: string): string {
   }
   const quiet = r.bursts[0];
   if (quiet) for (const b of r.bursts.slice(1)) rows.push(`${b.label}: ${((100 * b.podsPerSec) / quiet.podsPerSec).toFixed(0)}% of the unloaded burst's pods/s`);
-  rows.push(`(burst order: unloaded, paced, saturating, each on ${o.pods} running pods; initial ${o.pods} pods reached Running in ${(r.initialStartMs / 1000).toFixed(1)} s; seen→running = the agent's seenToRunningMs; written→seen = manifest write to the agent seeing it, incl. log delivery)`);
+  rows.push(`(burst order: unloaded, paced, saturating, unloaded control, each on ${o.pods} running pods; initial ${o.pods} pods reached Running in ${(r.initialStartMs / 1000).toFixed(1)} s; seen→running = the agent's seenToRunningMs; written→seen = manifest write to the agent seeing it, incl. log delivery)`);
   return rows.join('\n') + '\n';
 }
 
