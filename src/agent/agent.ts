@@ -27,6 +27,7 @@ import type { Logger } from '../logging/logger.js';
 import * as km from '../metrics/kubelet-metrics.js';
 import * as sm from '../metrics/shardlet-metrics.js';
 import { createMetricsSystem, type ContainerStateLabel, type MetricsSystem } from '../metrics/main-metrics.js';
+import { coalesceCollect } from '../metrics/coalesced-collect.js';
 import { createPodCache } from '../pod-cache/pod-cache-create.js';
 import { PodManager, isStaticPod } from '../pod-manager/pod-manager.js';
 import { startPleg, type PlegRunner } from '../pleg/pleg-runner.js';
@@ -237,7 +238,7 @@ export class Agent {
         address: c.address,
         port: c.port,
         logger,
-        metrics: metrics.aggregator,
+        metrics: coalesceCollect(metrics.aggregator, clock),
         pods: { list: (): V1Pod[] => statusManager.podsWithStatus(podManager.pods()) },
         health: {
           checks: () => [
