@@ -75,6 +75,10 @@ export class SharedPodCacheReader implements PodCacheReader {
     return this.#cache.get(uid);
   }
 
+  uids(): string[] {
+    return this.#cache.uids();
+  }
+
   globalTimestampMs(): number | undefined {
     return this.#cache.globalTimestampMs();
   }

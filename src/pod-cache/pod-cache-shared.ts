@@ -71,6 +71,29 @@ export class SharedPodCache {
     return { status: decoded.status, error: decoded.error, timestampMs: this.#lastTs };
   }
 
+  /** UIDs of every pod with an entry (one consistent seqlock read per slot; O(capacity)). */
+  uids(): string[] {
+    const out: string[] = [];
+    for (let slot = 0; slot < this.layout.capacity; slot++) {
+      const base = this.layout.slotsByte + slot * this.layout.slotStride;
+      const seqIdx = base / 4;
+      for (let waits = 0; ; ) {
+        const s0 = Atomics.load(this.#i32, seqIdx);
+        if ((s0 & 1) === 1) {
+          waits = this.#backoff(seqIdx, s0, waits);
+          continue;
+        }
+        const ulen = this.#i32[seqIdx + 1] ?? 0;
+        const len = this.#i32[seqIdx + 2] ?? 0;
+        const uid = ulen > 0 && ulen <= MAX_UID_BYTES && len > 0 ? this.#bytes.toString('utf8', base + S.UID, base + S.UID + ulen) : undefined;
+        if (Atomics.load(this.#i32, seqIdx) !== s0) continue;
+        if (uid !== undefined) out.push(uid);
+        break;
+      }
+    }
+    return out;
+  }
+
   /** The pod's entry timestamp without decoding, or undefined when it has no entry. */
   entryTimestamp(uid: string): number | undefined {
     return this.#find(uid, false) < 0 ? undefined : this.#lastTs;

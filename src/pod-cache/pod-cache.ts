@@ -44,6 +44,8 @@ export interface PodCacheReader {
    * notification word. Returns undefined when `timeoutMs` passes first.
    */
   getNewerThanSync?(uid: string, minTimestampMs: number, timeoutMs?: number): CacheEntry | undefined;
+  /** UIDs of every pod with an entry (O(capacity); for the PLEG's sweep of unlisted pods). */
+  uids(): string[];
   /** The global timestamp (ms), or undefined before the first updateTime. */
   globalTimestampMs(): number | undefined;
   stats(): PodCacheStats;

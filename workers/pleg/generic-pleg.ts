@@ -74,7 +74,7 @@ export interface GenericPlegOptions {
   runtime: RuntimeService;
   cache: PodCacheWriter;
   /** For keeping a dead pod's IPs (generic.go getPodIPs); without it the PLEG remembers what it wrote. */
-  cacheReader?: Pick<PodCacheReader, 'get'>;
+  cacheReader?: Pick<PodCacheReader, 'get'> & Partial<Pick<PodCacheReader, 'uids'>>;
   clock: Clock;
   sink: RelistSink;
   logger?: Logger;
@@ -89,7 +89,7 @@ type Lifecycle = 'idle' | 'running' | 'closed';
 export class GenericPleg {
   readonly #runtime: RuntimeService;
   readonly #cache: PodCacheWriter;
-  readonly #cacheReader: Pick<PodCacheReader, 'get'> | undefined;
+  readonly #cacheReader: (Pick<PodCacheReader, 'get'> & Partial<Pick<PodCacheReader, 'uids'>>) | undefined;
   readonly #clock: Clock;
   readonly #sink: RelistSink;
   readonly #log: Logger;
@@ -279,6 +279,25 @@ export class GenericPleg {
       room -= deliver.length;
       this.#records.update(uid);
       out.push(...deliver);
+    }
+
+    // Entries this relist did not list and never tracked were published by pod workers (their
+    // fresh post-sync status; beyond the kubelet). If the runtime lost those objects (restarted
+    // empty before any relist saw them), nothing else would correct the entry: drop any that
+    // is older than this relist and ask for a resync, so the pod is recreated.
+    if (this.#cacheReader?.uids) {
+      for (const uid of this.#cacheReader.uids()) {
+        if (pods.has(uid) || this.#records.has(uid)) continue;
+        const entry = this.#cacheReader.get(uid);
+        if (!entry || entry.timestampMs >= timestampMs) continue;
+        if (entry.status.sandboxes.length === 0 && entry.status.containers.length === 0) continue;
+        this.#log.v(2).info('PLEG: pod published by a worker is gone from the runtime', { podUID: uid });
+        this.#cache.delete(uid);
+        if (room > 0) {
+          out.push({ id: uid, type: 'PodSync', data: '' });
+          room--;
+        }
+      }
     }
 
     // After every write of this relist, never before.

@@ -42,6 +42,11 @@ export class PodRecords {
     }
   }
 
+  /** Whether the pod has a record (old or current). */
+  has(uid: string): boolean {
+    return this.#records.has(uid);
+  }
+
   uids(): string[] {
     return [...this.#records.keys()];
   }

@@ -199,3 +199,19 @@ test('start relists at once and then every period after the previous relist; clo
   assert.equal(reports.length, n);
   await pleg.close(); // idempotent
 });
+
+test('an entry a pod worker published for a pod the runtime no longer has is dropped and resynced; newer entries are kept', async () => {
+  const { reader, writer, relist, clock } = setup();
+  const published = {
+    uid: 'W', name: 'w', namespace: 'default', ips: [],
+    sandboxes: [{ id: 'sw', state: 'SANDBOX_READY' as const, createdAtNs: '1', attempt: 0, ip: '', ips: [], hostNetwork: true }],
+    containers: [],
+  };
+  writer.set('W', published, null, clock.now());
+  assert.deepEqual(await relist(), [['PodSync', '']], 'the runtime never listed W: its worker-published entry is stale');
+  assert.equal(reader.get('W'), undefined);
+  // A worker publishing after the relist began (timestamp >= the relist's) is not overridden.
+  writer.set('W', published, null, clock.now() + 1000);
+  assert.deepEqual(await relist(), []);
+  assert.ok(reader.get('W'));
+});
