@@ -10,6 +10,7 @@
 import type { V1Pod, V1PodStatus } from '@kubernetes/client-node';
 import type { WireError } from '../src/cri/cri-errors.js';
 import type { RuntimePodStatus } from '../src/pod-cache/runtime-pod-status.js';
+import type { ImagePullWindow } from './kuberuntime/image-puller.js';
 
 /** Why this sync happens (the kubelet's SyncPodType). */
 export type SyncPodType = 'create' | 'update' | 'sync' | 'kill';
@@ -43,6 +44,8 @@ export interface SyncPodOutcome {
    * current, so the worker skips re-reading it (undefined: assume it changed).
    */
   runtimeChanged?: boolean;
+  /** When this pod's image pulls happened, if any were started (for the pod start SLI). */
+  imagePullWindow?: ImagePullWindow;
 }
 
 export interface TerminatePodInput {

@@ -13,6 +13,7 @@
 import type { V1Pod, V1PodStatus } from '@kubernetes/client-node';
 import type { WireError } from '../src/cri/cri-errors.js';
 import type { ProbeUpdate } from './prober/probe-results.js';
+import type { ImagePullWindow } from './kuberuntime/image-puller.js';
 import type { SyncPodType } from './pod-sync.js';
 
 /** The kubelet's pod worker lifecycle (pod_workers.go). */
@@ -67,6 +68,8 @@ export interface PodResultMessage {
   requeueAfterMs?: number;
   /** The pod is fully gone from the runtime and the worker forgot it. */
   forgotten?: boolean;
+  /** When the pod's image pulls happened (sync results; kubelet_pod_start_sli_duration_seconds excludes it). */
+  imagePullWindow?: ImagePullWindow;
   durationMs: number;
 }
 

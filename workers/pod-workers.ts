@@ -295,6 +295,7 @@ export class PodWorkers {
         return {
           apiStatus,
           ...(out.error ? { error: out.error } : {}),
+          ...(out.imagePullWindow ? { imagePullWindow: out.imagePullWindow } : {}),
           requeueAfterMs: out.requeueAfterMs !== undefined ? Math.min(out.requeueAfterMs, requeue) : requeue,
         };
       }

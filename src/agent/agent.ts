@@ -113,6 +113,7 @@ export class Agent {
       clock,
       logger,
       onPodRunning: (_pod, seconds) => metrics.main.podStartDuration.observe(seconds),
+      onPodStartedSLI: (_pod, seconds) => metrics.main.podStartSliDuration.observe(seconds),
     });
     const node = resolveNodeAllocatable(Object.entries(c.nodeAllocatable).map(([k, v]) => `${k}=${v}`).join(',') || undefined);
     const podConfig = (this.#podConfig = new PodConfig({ clock, logger }));
@@ -214,14 +215,16 @@ export class Agent {
       metrics.main.desiredPods(true).set(counts.desired.static);
       metrics.main.desiredPods(false).set(counts.desired.other);
       for (const w of counts.working) metrics.main.workingPods(w.lifecycle, w.config, w.isStatic).set(w.count);
+      // kubelet_running_pods and kubelet_running_containers{container_state}, counted as the
+      // kubelet's PLEG counts them from the runtime: every pod the runtime holds (orphans
+      // included) with a ready sandbox, and every container instance by state (exited included).
       let running = 0;
-      // kubelet_running_containers{container_state}: the runtime's containers of known pods by
-      // state, as the kubelet counts them from its runtime cache (every instance, exited included).
       const byState: Record<ContainerStateLabel, number> = { created: 0, running: 0, exited: 0, unknown: 0 };
-      for (const pod of podManager.pods()) {
-        const uid = pod.metadata?.uid ?? '';
-        if (statusManager.get(uid)?.phase === 'Running') running++;
-        for (const ctr of cache.reader.get(uid)?.status.containers ?? []) byState[CONTAINER_STATE_LABEL[ctr.state]]++;
+      for (const uid of cache.reader.uids()) {
+        const st = cache.reader.get(uid)?.status;
+        if (!st) continue;
+        if (st.sandboxes.some((s) => s.state === 'SANDBOX_READY')) running++;
+        for (const ctr of st.containers) byState[CONTAINER_STATE_LABEL[ctr.state]]++;
       }
       metrics.main.runningPods.set(running);
       for (const [state, n] of Object.entries(byState) as [ContainerStateLabel, number][]) metrics.main.runningContainers(state).set(n);

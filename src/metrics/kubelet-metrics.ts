@@ -32,7 +32,7 @@ export const podStartDuration = defineMetric({
 export const podStartSliDuration = defineMetric({
   name: 'kubelet_pod_start_sli_duration_seconds',
   help: 'Duration in seconds to start a pod, excluding time to pull images and run init containers, measured from pod creation timestamp to when all its containers are reported as started and observed via watch',
-  type: 'histogram', labelNames: ['first_with_network'], buckets: POD_STARTUP_DURATION_BUCKETS, observedOn: 'main',
+  type: 'histogram', labelNames: [], buckets: POD_STARTUP_DURATION_BUCKETS, observedOn: 'main',
 });
 
 export const podWorkerDuration = defineMetric({

@@ -33,7 +33,7 @@ export interface MainMetrics {
   workingPods(lifecycle: WorkingPodLifecycle, config: WorkingPodConfig, isStatic: boolean): BoundGauge;
   readonly orphanedRuntimePods: BoundCounter;
   readonly podStartDuration: BoundHistogram;
-  podStartSliDuration(firstWithNetwork: boolean): BoundHistogram;
+  readonly podStartSliDuration: BoundHistogram;
   readonly syncLoopIteration: BoundHistogram;
   readonly threadRestarts: BoundCounter;
   readonly cacheSlotsUsed: BoundGauge;
@@ -96,7 +96,7 @@ export function mainMetricsOf(r: MetricsRecorder): MainMetrics {
     workingPods: (lifecycle, config, isStatic) => r.gauge(k.workingPods).bind({ lifecycle, config, static: str(isStatic) }),
     orphanedRuntimePods: r.counter(k.orphanedRuntimePodsTotal).bind({}),
     podStartDuration: r.histogram(k.podStartDuration).bind({}),
-    podStartSliDuration: (first) => r.histogram(k.podStartSliDuration).bind({ first_with_network: str(first) }),
+    podStartSliDuration: r.histogram(k.podStartSliDuration).bind({}),
     syncLoopIteration: r.histogram(s.syncLoopIterationDuration).bind({}),
     threadRestarts: r.counter(s.threadRestartsTotal).bind({}),
     cacheSlotsUsed: r.gauge(s.cacheSlotsUsed).bind({}),

@@ -1,10 +1,19 @@
 /**
  * The latest API status of each pod, as computed by its pod worker (or by admission for a
- * rejected pod). Main thread only. Serves /pods and records pod start latency: the first time
- * a pod is reported Running, it logs "pod running" with seenToRunningMs (manifest first seen →
- * running in the agent's status) and calls the onPodRunning hook (kubelet_pod_start_duration_seconds).
+ * rejected pod). Main thread only. Serves /pods and records pod start latency, once per pod:
+ *   - the first time the pod is reported Running, it logs "pod running" with seenToRunningMs
+ *     (manifest first seen → running in the agent's status) and calls onPodRunning
+ *     (kubelet_pod_start_duration_seconds);
+ *   - the first time every app container is reported running (the kubelet's startup latency
+ *     tracker: all containers started), it calls onPodStartedSLI with the pod start SLI
+ *     (kubelet_pod_start_sli_duration_seconds): from the pod's creationTimestamp to now, minus
+ *     the time spent pulling images and running init containers. Pods from files and URLs have
+ *     no creationTimestamp (no API server stamped them): the first-seen annotation stands in.
+ *     The two excluded windows may overlap (init containers pull their images between runs);
+ *     their union is excluded, so no time is subtracted twice.
  */
 import type { V1Pod, V1PodStatus } from '@kubernetes/client-node';
+import type { ImagePullWindow } from '../../workers/kuberuntime/image-puller.js';
 import type { Clock } from '../clock/clock.js';
 import { ConfigFirstSeenAnnotationKey } from '../kubetypes/kubelet-labels.js';
 import type { Logger } from '../logging/logger.js';
@@ -14,12 +23,17 @@ export interface StatusManagerDeps {
   clock: Clock;
   logger: Logger;
   onPodRunning?: (pod: V1Pod, seenToRunningSeconds: number) => void;
+  onPodStartedSLI?: (pod: V1Pod, sliSeconds: number) => void;
 }
 
 interface StatusRecord {
   status: V1PodStatus;
   /** Set once the pod was first reported Running. */
   runningSeen: boolean;
+  /** Set once every app container was first reported running. */
+  startedSeen: boolean;
+  /** The latest image pull window its pod worker reported. */
+  pullWindow: ImagePullWindow | undefined;
 }
 
 export class StatusManager {
@@ -30,11 +44,17 @@ export class StatusManager {
     this.#d = deps;
   }
 
-  setStatus(pod: V1Pod, status: V1PodStatus): void {
+  setStatus(pod: V1Pod, status: V1PodStatus, pullWindow?: ImagePullWindow): void {
     const uid = pod.metadata?.uid ?? '';
     let rec = this.#statuses.get(uid);
-    if (!rec) this.#statuses.set(uid, (rec = { status, runningSeen: false }));
+    if (!rec) this.#statuses.set(uid, (rec = { status, runningSeen: false, startedSeen: false, pullWindow: undefined }));
     rec.status = status;
+    if (pullWindow) rec.pullWindow = pullWindow;
+    if (!rec.startedSeen && allContainersRunning(pod, status)) {
+      rec.startedSeen = true;
+      const sli = podStartSLISeconds(pod, status, rec.pullWindow, this.#d.clock.now());
+      if (sli !== undefined) this.#d.onPodStartedSLI?.(pod, sli);
+    }
     if (!rec.runningSeen && status.phase === 'Running') {
       rec.runningSeen = true;
       const seen = Date.parse(pod.metadata?.annotations?.[ConfigFirstSeenAnnotationKey] ?? '');
@@ -61,4 +81,58 @@ export class StatusManager {
     }
     return out;
   }
+}
+
+function allContainersRunning(pod: V1Pod, status: V1PodStatus): boolean {
+  const want = pod.spec?.containers.length ?? 0;
+  const statuses = status.containerStatuses ?? [];
+  if (want === 0 || statuses.length < want) return false;
+  return statuses.every((c) => c.state?.running !== undefined && c.state.running !== null);
+}
+
+function timeMs(t: Date | string | undefined | null): number {
+  if (t === undefined || t === null) return Number.NaN;
+  return t instanceof Date ? t.getTime() : Date.parse(t);
+}
+
+/**
+ * The pod start SLI in seconds at `nowMs` (see the module comment), or undefined when the pod
+ * has no start reference (neither creationTimestamp nor the first-seen annotation).
+ */
+export function podStartSLISeconds(pod: V1Pod, status: V1PodStatus, pull: ImagePullWindow | undefined, nowMs: number): number | undefined {
+  let createdMs = timeMs(pod.metadata?.creationTimestamp);
+  if (!Number.isFinite(createdMs)) createdMs = timeMs(pod.metadata?.annotations?.[ConfigFirstSeenAnnotationKey]);
+  if (!Number.isFinite(createdMs)) return undefined;
+  const windows: Array<[number, number]> = [];
+  if (pull?.lastFinishedMs !== undefined && pull.lastFinishedMs >= pull.firstStartedMs) windows.push([pull.firstStartedMs, pull.lastFinishedMs]);
+  let initStart = Infinity;
+  let initEnd = -Infinity;
+  for (const c of status.initContainerStatuses ?? []) {
+    const t = c.state?.terminated ?? c.lastState?.terminated;
+    const s = timeMs(t?.startedAt);
+    const e = timeMs(t?.finishedAt);
+    if (Number.isFinite(s) && Number.isFinite(e) && e >= s) {
+      initStart = Math.min(initStart, s);
+      initEnd = Math.max(initEnd, e);
+    }
+  }
+  if (initEnd >= initStart) windows.push([initStart, initEnd]);
+  return Math.max(0, nowMs - createdMs - unionLengthMs(windows)) / 1000;
+}
+
+/** Total length of the union of closed intervals. */
+function unionLengthMs(windows: Array<[number, number]>): number {
+  windows.sort((a, b) => a[0] - b[0]);
+  let total = 0;
+  let curStart = -Infinity;
+  let curEnd = -Infinity;
+  for (const [s, e] of windows) {
+    if (s > curEnd) {
+      if (curEnd > curStart) total += curEnd - curStart;
+      curStart = s;
+      curEnd = e;
+    } else curEnd = Math.max(curEnd, e);
+  }
+  if (curEnd > curStart) total += curEnd - curStart;
+  return total;
 }

@@ -181,7 +181,7 @@ export class PodLifecycle {
     if (!w) return;
     w.state = msg.state;
     if (w.state !== 'syncing') this.#deactivate(w);
-    if (msg.apiStatus) this.#d.statusManager.setStatus(w.pod, msg.apiStatus);
+    if (msg.apiStatus) this.#d.statusManager.setStatus(w.pod, msg.apiStatus, msg.imagePullWindow);
     if (msg.forgotten) {
       this.#workerState.delete(msg.uid);
       this.#d.workQueue.forget(msg.uid);

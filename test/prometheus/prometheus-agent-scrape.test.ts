@@ -68,6 +68,11 @@ test('Prometheus scrapes the real agent: target up, kubelet_running_pods = pods 
   assert.equal(Number(sandboxes[0]?.value[1]), PODS);
   const owned = await p.waitForQuery('sum(shardlet_thread_pods_owned)', (r) => r.length === 1 && Number(r[0]?.value[1]) === PODS);
   assert.equal(Number(owned[0]?.value[1]), PODS);
+  // Pod start latency: one observation per pod in both histograms (seen → running; the SLI).
+  for (const h of ['kubelet_pod_start_duration_seconds', 'kubelet_pod_start_sli_duration_seconds']) {
+    const count = await p.waitForQuery(`${h}_count`, (r) => r.length === 1);
+    assert.equal(Number(count[0]?.value[1]), PODS, `${h}_count`);
+  }
   const threads = await p.query('count(shardlet_thread_pods_owned)');
   assert.equal(Number(threads[0]?.value[1]), THREADS, 'one pods_owned series per pod-worker thread');
   const busy = await p.query('sum(shardlet_thread_busy_seconds_total)');

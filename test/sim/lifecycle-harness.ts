@@ -39,6 +39,7 @@ import { SyncLoop } from '../../src/syncloop/sync-loop.js';
 import { WorkQueue } from '../../src/syncloop/work-queue.js';
 import { KubeRuntimeSyncer } from '../../workers/kuberuntime/kuberuntime-syncer.js';
 import { nodeLogDirs } from '../../workers/kuberuntime/kuberuntime-deps.js';
+import type { ImagePullWindow } from '../../workers/kuberuntime/image-puller.js';
 import type { PodLogDirs } from '../../workers/kuberuntime/sync-pod.js';
 import { GenericPleg } from '../../workers/pleg/generic-pleg.js';
 import { PodWorkerHost } from '../../workers/pod-worker-host.js';
@@ -104,15 +105,29 @@ export interface RecordedStatus {
   status: V1PodStatus;
 }
 
+/** What the StatusManager's start-latency hooks reported (kubelet_pod_start_duration / _sli). */
+export interface RecordedStartLatency {
+  uid: string;
+  kind: 'seenToRunning' | 'sli';
+  seconds: number;
+}
+
 class RecordingStatusManager extends StatusManager {
   readonly records: RecordedStatus[] = [];
+  readonly startLatencies: RecordedStartLatency[];
   readonly #now: () => number;
   constructor(clock: FakeClock, logger: Logger) {
-    super({ clock, logger });
+    const startLatencies: RecordedStartLatency[] = [];
+    super({
+      clock, logger,
+      onPodRunning: (pod, seconds) => startLatencies.push({ uid: pod.metadata?.uid ?? '', kind: 'seenToRunning', seconds }),
+      onPodStartedSLI: (pod, seconds) => startLatencies.push({ uid: pod.metadata?.uid ?? '', kind: 'sli', seconds }),
+    });
+    this.startLatencies = startLatencies;
     this.#now = () => clock.now();
   }
-  override setStatus(pod: V1Pod, status: V1PodStatus): void {
-    super.setStatus(pod, status);
+  override setStatus(pod: V1Pod, status: V1PodStatus, pullWindow?: ImagePullWindow): void {
+    super.setStatus(pod, status, pullWindow);
     this.records.push({ atMs: this.#now(), uid: pod.metadata?.uid ?? '', status: structuredClone(status) });
   }
 }
@@ -297,6 +312,11 @@ export class LifecycleHarness {
   remove(uid: string): void {
     this.#desired.delete(uid);
     this.#sink.set([...this.#desired.values()]);
+  }
+
+  /** Start latencies the StatusManager reported for a pod, in order. */
+  startLatencies(uid: string): RecordedStartLatency[] {
+    return this.#statuses.startLatencies.filter((l) => l.uid === uid);
   }
 
   /** Let real I/O run until nothing is in flight, or what is in flight waits on the clock. */

@@ -107,3 +107,39 @@ test('terminated fields: Completed / Error with exit codes and times; OOMKilled;
   assert.equal(containerView('app')(done), 'terminated:Completed:0');
   assert.match(conditions(done), /ContainersReady=False:PodCompleted Ready=False:PodCompleted/);
 });
+
+test('pod start latency: kubelet_pod_start_duration counts from first seen; the SLI from creation, minus image pulls and init containers', async (t) => {
+  const h = await LifecycleHarness.start();
+  t.after(() => h.close());
+  // Created at T0 (creationTimestamp), seen by the agent 2 s later.
+  await h.advance(2_000);
+  // A 5 s image pull (pull policy Always), no init containers.
+  h.apply(pod('pull', { containers: [container('app', { image: 'busybox:1.36', imagePullPolicy: 'Always', command: ['sleep', '3600'] })] }, { 'sim.shardlet.io/pull-delay-ms': '5000' }));
+  // An init container that runs 3 s, image already present.
+  h.apply(pod('init', {
+    initContainers: [container('setup', { imagePullPolicy: 'IfNotPresent', command: ['sh', '-c', 'sleep 3'] })],
+    containers: [container('app', { imagePullPolicy: 'IfNotPresent', command: ['sleep', '3600'] })],
+  }));
+  // A control pod: no pull, no init: SLI = creation → running.
+  h.apply(pod('plain', { containers: [container('app', { imagePullPolicy: 'IfNotPresent', command: ['sleep', '3600'] })] }));
+  await h.advance(20_000);
+
+  const of = (uid: string): Record<string, number> => Object.fromEntries(h.startLatencies(uid).map((l) => [l.kind, l.seconds]));
+  const pull = of('uid-pull');
+  const init = of('uid-init');
+  const plain = of('uid-plain');
+  for (const [name, l] of Object.entries({ pull, init, plain })) {
+    assert.equal(h.startLatencies(`uid-${name}`).length, 2, `${name}: each latency reported exactly once: ${JSON.stringify(h.startLatencies(`uid-${name}`))}`);
+    assert.ok(l.seenToRunning !== undefined && l.sli !== undefined, name);
+  }
+  // The pull pod: running 5 s after it was seen; the SLI keeps the 2 s before it was seen and drops the pull.
+  assert.ok(pull.seenToRunning! >= 5 && pull.seenToRunning! < 6, `pull: seen → running ${pull.seenToRunning}`);
+  assert.ok(pull.sli! >= 2 && pull.sli! < 3, `pull: SLI ${pull.sli}`);
+  // The init pod: its app starts after the 3 s init container (and the relist that sees it exit).
+  assert.ok(init.seenToRunning! >= 3, `init: seen → running ${init.seenToRunning}`);
+  const initExcluded = init.seenToRunning! + 2 - init.sli!;
+  assert.ok(initExcluded >= 2.999 && initExcluded <= 4, `init: the init container's run time is excluded (${initExcluded} s)`);
+  // The control: nothing excluded, 2 s before seen plus no start time.
+  assert.ok(plain.seenToRunning! < 1, `plain: seen → running ${plain.seenToRunning}`);
+  assert.ok(Math.abs(plain.sli! - (plain.seenToRunning! + 2)) < 1e-6, `plain: SLI ${plain.sli} = seen → running + 2 s`);
+});

@@ -43,10 +43,25 @@ export function pullPolicyOf(container: V1Container): PullPolicy {
 export interface ImagePullerDeps {
   images: ImageService;
   backoff: Backoff;
+  /** Wall clock (ms) for the pull window; without it no window is recorded. */
+  now?: () => number;
+}
+
+/**
+ * When a pod's image pulls happened (wall-clock ms): the first PullImage started and the last
+ * successful one finished, as the kubelet's pod startup latency tracker records them
+ * (RecordImageStartedPulling / RecordImageFinishedPulling). kubelet_pod_start_sli_duration_seconds
+ * excludes this window. `lastFinishedMs` is absent until a pull succeeded.
+ */
+export interface ImagePullWindow {
+  firstStartedMs: number;
+  lastFinishedMs?: number;
 }
 
 export class ImagePuller {
   readonly #deps: ImagePullerDeps;
+  /** Per pod UID; dropped by forgetPod (the syncer's cleanup). */
+  readonly #windows = new Map<string, ImagePullWindow>();
 
   constructor(deps: ImagePullerDeps) {
     this.#deps = deps;
@@ -87,14 +102,28 @@ export class ImagePuller {
     if (this.#deps.backoff.isInBackOffSinceUpdate(key)) {
       return fail(name, 'ImagePullBackOff', `Back-off pulling image "${userImage}"`);
     }
+    const now = this.#deps.now;
+    let window = this.#windows.get(podUID);
+    if (now && !window) this.#windows.set(podUID, (window = { firstStartedMs: now() }));
     try {
       const ref = await this.#deps.images.pullImage({ image: { image, userSpecifiedImage: userImage }, sandboxConfig }, { signal });
+      if (now && window) window.lastFinishedMs = now();
       return { ok: true, imageRef: ref };
     } catch (err) {
       rethrowIfAborted(signal);
       this.#deps.backoff.nextNow(key);
       return fail(name, 'ErrImagePull', errorMessage(err));
     }
+  }
+
+  /** The pod's pull window so far (undefined when no pull was started for it). */
+  pullWindow(podUID: string): ImagePullWindow | undefined {
+    const w = this.#windows.get(podUID);
+    return w ? { ...w } : undefined;
+  }
+
+  forgetPod(podUID: string): void {
+    this.#windows.delete(podUID);
   }
 
   /** Ms until the pull backoff for this pod's image expires (0 when none). */

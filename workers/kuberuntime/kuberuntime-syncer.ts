@@ -42,6 +42,7 @@ export class KubeRuntimeSyncer implements PodSyncer {
   readonly #startTimes = new Map<string, Date>();
   readonly #lastStatus = new Map<string, V1PodStatus>();
   readonly #run: SyncRunDeps;
+  readonly #puller: ImagePuller;
 
   constructor(deps: KubeRuntimeSyncerDeps) {
     const d = resolveDeps(deps);
@@ -49,9 +50,10 @@ export class KubeRuntimeSyncer implements PodSyncer {
     const backoffOpts = { initialMs: d.backoffInitialMs, maxMs: d.backoffMaxMs, jitterFactor: d.backoffJitter, clock: d.clock, random: d.random };
     this.#crashBackoff = new Backoff(backoffOpts);
     this.#imageBackoff = new Backoff(backoffOpts);
+    this.#puller = new ImagePuller({ images: d.images, backoff: this.#imageBackoff, now: () => d.clock.now() });
     this.#run = {
       runtime: d.runtime, clock: d.clock, logger: d.logger, nodeName: d.nodeName, hostIP: d.hostIP,
-      crashBackoff: this.#crashBackoff, puller: new ImagePuller({ images: d.images, backoff: this.#imageBackoff }),
+      crashBackoff: this.#crashBackoff, puller: this.#puller,
       podLogsDir: d.podLogsDir, logDirs: d.logDirs, probes: d.probeResults, metrics: d.metrics,
     };
   }
@@ -78,6 +80,8 @@ export class KubeRuntimeSyncer implements PodSyncer {
     this.#lastStatus.set(uid, apiStatus);
 
     const out: SyncPodOutcome = { isTerminal: isTerminalPhase(apiStatus.phase), apiStatus, runtimeChanged: run.mutated };
+    const pullWindow = this.#puller.pullWindow(uid);
+    if (pullWindow) out.imagePullWindow = pullWindow;
     const first = run.failures[0];
     if (first) {
       out.error = failureToWire(first);
@@ -137,6 +141,7 @@ export class KubeRuntimeSyncer implements PodSyncer {
   /** Drop everything kept for a pod (also done by cleanupPod). */
   forgetPod(uid: string): void {
     this.#reasons.forgetPod(uid);
+    this.#puller.forgetPod(uid);
     this.#crashBackoff.forgetPrefix(`${uid}/`);
     this.#imageBackoff.forgetPrefix(`${uid}/`);
     this.#startTimes.delete(uid);
