@@ -138,27 +138,63 @@ export function formatSummary(file: string, s: ThreadSummary): string {
   return lines.join('\n');
 }
 
+const USAGE = 'usage: cpu-profile-summary DIR [--top N] [--from S] [--to S]\n';
+
+/** A non-negative number option, or an error naming it. */
+function numberOption(name: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || n < 0) throw new Error(`--${name} must be a non-negative number, got "${v}"`);
+  return n;
+}
+
 function main(argv: string[]): number {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { top: { type: 'string', default: '15' }, from: { type: 'string' }, to: { type: 'string' } },
-  });
-  const dir = positionals[0];
-  if (dir === undefined) {
-    process.stderr.write('usage: cpu-profile-summary DIR [--top N] [--from S] [--to S]\n');
+  let dir: string | undefined;
+  let opts: { top: number; fromS?: number; toS?: number };
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { top: { type: 'string', default: '15' }, from: { type: 'string' }, to: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
+    if (values.help) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    dir = positionals[0];
+    const fromS = numberOption('from', values.from);
+    const toS = numberOption('to', values.to);
+    opts = { top: numberOption('top', values.top) ?? 15, ...(fromS !== undefined ? { fromS } : {}), ...(toS !== undefined ? { toS } : {}) };
+  } catch (err) {
+    process.stderr.write(`cpu-profile-summary: ${err instanceof Error ? err.message : String(err)}\n${USAGE}`);
     return 2;
   }
-  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort();
+  if (dir === undefined) {
+    process.stderr.write(USAGE);
+    return 2;
+  }
+  let files: string[];
+  try {
+    files = fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort();
+  } catch (err) {
+    process.stderr.write(`cpu-profile-summary: cannot read ${dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}\n`);
+    return 1;
+  }
   if (files.length === 0) {
     process.stderr.write(`cpu-profile-summary: no .cpuprofile files in ${dir}\n`);
     return 1;
   }
-  const opts = { top: Number(values.top), ...(values.from !== undefined ? { fromS: Number(values.from) } : {}), ...(values.to !== undefined ? { toS: Number(values.to) } : {}) };
-  const summaries = files.map((f) => {
-    const p = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as CpuProfile;
-    return { f, s: summarizeProfile(p, threadRole(p, f), opts) };
-  });
+  const summaries: Array<{ f: string; s: ThreadSummary }> = [];
+  for (const f of files) {
+    let p: CpuProfile;
+    try {
+      p = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as CpuProfile;
+    } catch (err) {
+      process.stderr.write(`cpu-profile-summary: ${path.join(dir, f)} is not a readable .cpuprofile: ${err instanceof Error ? err.message : String(err)}\n`);
+      return 1;
+    }
+    summaries.push({ f, s: summarizeProfile(p, threadRole(p, f), opts) });
+  }
   const order: readonly ThreadRole[] = ['main', 'pleg', 'pod-worker', 'other'];
   summaries.sort((a, b) => order.indexOf(a.s.role) - order.indexOf(b.s.role) || b.s.busyMs - a.s.busyMs);
   for (const { f, s } of summaries) process.stdout.write(formatSummary(f, s) + '\n\n');
