@@ -59,3 +59,11 @@ export function loadCriProto(): CriServiceDefinitions {
 
 /** gRPC channel options both ends use: 16 MiB messages (the 4 MiB default fails ListContainers at a few thousand containers). */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The HTTP/2 flow-control window (per stream and per connection) a CRI client advertises:
+ * 16 MiB, so the largest reply it accepts arrives without waiting on WINDOW_UPDATEs. The cost
+ * is bounded by what the client accepts anyway (MAX_MESSAGE_BYTES per call). The runtime is
+ * a local process on a unix socket, so there is no network to be fair to.
+ */
+export const CRI_FLOW_CONTROL_WINDOW = MAX_MESSAGE_BYTES;

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { CriClient } from '../../../src/cri/cri-client.js';
-import { MAX_MESSAGE_BYTES } from '../../../src/cri/cri-proto.js';
+import { CRI_FLOW_CONTROL_WINDOW, MAX_MESSAGE_BYTES } from '../../../src/cri/cri-proto.js';
 import { SimulatedRuntime } from '../../../src/simruntime/simulated-runtime.js';
 
 async function time<T>(label: string, n: number, fn: () => Promise<T>): Promise<T> {
@@ -75,16 +75,29 @@ async function main(): Promise<void> {
     });
     client = new CriClient({ endpoint: sock });
     const endpoint = `unix://${sock}`;
-    const raw = new grpc.Client(endpoint, grpc.credentials.createInsecure(), { 'grpc.max_receive_message_length': MAX_MESSAGE_BYTES, 'grpc.default_authority': 'localhost' });
-    const rawList = (method: string): Promise<number> =>
+    // Two raw clients: HTTP/2's default 64 KiB flow-control window, and the window CriClient
+    // uses (CRI_FLOW_CONTROL_WINDOW): a 9 MB reply otherwise waits on ~150 WINDOW_UPDATEs.
+    const rawClient = (window: boolean): grpc.Client =>
+      new grpc.Client(endpoint, grpc.credentials.createInsecure(), {
+        'grpc.max_receive_message_length': MAX_MESSAGE_BYTES, 'grpc.default_authority': 'localhost',
+        ...(window ? { 'grpc-node.flow_control_window': CRI_FLOW_CONTROL_WINDOW } : {}),
+      });
+    const rawList = (raw: grpc.Client, method: string): Promise<number> =>
       new Promise((resolve, reject) =>
         raw.makeUnaryRequest(`/runtime.v1.RuntimeService/${method}`, (x: Buffer) => x, (b: Buffer) => b, Buffer.alloc(0), (err, res) => (err ? reject(err) : resolve(res?.length ?? 0))),
       );
-    const bytes = await time('raw ListContainers (all, first: builds cache)', 1, () => rawList('ListContainers'));
-    await time('raw ListContainers (all, no client decode)', 20, () => rawList('ListContainers'));
+    const small = rawClient(false);
+    const big = rawClient(true);
+    const bytes = await time('raw ListContainers (all, first: builds cache)', 1, () => rawList(small, 'ListContainers'));
     process.stdout.write(`  ${(bytes / 1e6).toFixed(1)} MB on the wire\n`);
-    await time('raw ListPodSandbox (all, no client decode)', 20, () => rawList('ListPodSandbox'));
-    raw.close();
+    for (let round = 0; round < 2; round++) {
+      await time('raw ListContainers, 64 KiB window', 10, () => rawList(small, 'ListContainers'));
+      await time('raw ListContainers, CriClient window', 10, () => rawList(big, 'ListContainers'));
+    }
+    await time('raw ListPodSandbox, 64 KiB window', 20, () => rawList(small, 'ListPodSandbox'));
+    await time('raw ListPodSandbox, CriClient window', 20, () => rawList(big, 'ListPodSandbox'));
+    small.close();
+    big.close();
     const c = client;
     const all = await time('CriClient ListContainers (all, decoded)', 10, () => c.listContainers());
     process.stdout.write(`  ${all.length} containers\n`);
