@@ -116,7 +116,10 @@ export class PodWorkers {
     if (this.#closed) return;
     let rec = this.#pods.get(msg.uid);
     if (!rec) {
-      if (msg.updateType === 'kill' && msg.kill?.removed !== true) return;
+      // A kill for a pod this worker never knew is ignored unless it is a removal (clean up
+      // whatever the runtime holds) or a re-dispatch after a thread restart (the pod was being
+      // terminated on the dead thread: finish that here).
+      if (msg.updateType === 'kill' && msg.kill?.removed !== true && msg.statusNotBeforeMs === undefined) return;
       rec = {
         uid: msg.uid,
         pod: msg.pod,
@@ -125,7 +128,7 @@ export class PodWorkers {
         active: false,
         abort: undefined,
         inFlight: undefined,
-        lastSyncTimeMs: 0,
+        lastSyncTimeMs: msg.statusNotBeforeMs ?? 0,
         statusTimestampMs: 0,
         gracePeriodSeconds: undefined,
         removed: false,

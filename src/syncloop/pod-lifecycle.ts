@@ -191,14 +191,19 @@ export class PodLifecycle {
     if (msg.requeueAfterMs !== undefined) this.#d.workQueue.enqueue(msg.uid, this.#d.clock.monotonic(), msg.requeueAfterMs);
   }
 
-  /** A replaced worker thread starts empty: resend every pod of its shard. */
+  /**
+   * A replaced worker thread starts empty: resend every pod of its shard. Their first sync waits
+   * for a relist that started after now (statusNotBeforeMs): the dead thread's last actions may
+   * not be in the cache yet, and acting on an older status would repeat them.
+   */
   handleShardRestarted(shard: number, shards: number): void {
     let n = 0;
+    const statusNotBeforeMs = this.#d.clock.now();
     for (const [uid, w] of this.#workerState) {
       if (shardOf(uid, shards) !== shard) continue;
       n++;
-      if (w.kill) this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'kill', pod: w.pod, kill: w.kill });
-      else this.#send(w.pod, 'create');
+      if (w.kill) this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'kill', pod: w.pod, kill: w.kill, statusNotBeforeMs });
+      else this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'create', pod: w.pod, statusNotBeforeMs });
     }
     this.#d.logger.info('re-dispatched pods of a restarted worker thread', { shard, pods: n });
   }

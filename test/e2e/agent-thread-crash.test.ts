@@ -6,6 +6,7 @@
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { parsePromText, sampleSum } from '../../bench/prom-text.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -71,4 +72,25 @@ test('a terminated worker thread is replaced and its pods keep converging', asyn
   assert.equal(stats.reduce((n, s) => n + s.podsOwned, 0), 78, 'every pod is owned by exactly one live thread');
   const metrics = await (await fetch(`http://127.0.0.1:${agent.address!.port}/metrics`)).text();
   assert.match(metrics, /shardlet_thread_restarts_total(\{[^}]*\})? 1\b/);
+  // The replacement repeated nothing the dead thread had done (the thread died right after the
+  // burst, when its last fresh statuses may not have been published): no CreateContainer or
+  // RunPodSandbox rejected for a name already taken, and at most one start per pod ever created
+  // (60 + 20). "At most": calls in flight when the thread was killed may have taken effect in
+  // the runtime without being counted, as a kubelet counts a call when it returns.
+  // /metrics reuses a collection for up to 1 s: read until two collections agree.
+  let last = '';
+  let lastText = '';
+  const m = await pollUntil(async () => {
+    lastText = await (await fetch(`http://127.0.0.1:${agent!.address!.port}/metrics`)).text();
+    const parsed = parsePromText(lastText);
+    const key = ['kubelet_started_containers_total', 'kubelet_runtime_operations_total', 'kubelet_runtime_operations_errors_total'].map((n) => sampleSum(parsed, n)).join();
+    const settled = key === last;
+    last = key;
+    return settled ? parsed : undefined;
+  }, { what: 'the start counters to settle', timeoutMs: 30_000, intervalMs: 1_100 });
+  const series = lastText.split('\n').filter((l) => /^(kubelet_runtime_operations_(errors_)?total|kubelet_started_)/.test(l)).join(' ; ');
+  assert.equal(sampleSum(m, 'kubelet_runtime_operations_errors_total', { operation_type: 'create_container' }) ?? 0, 0, series);
+  assert.equal(sampleSum(m, 'kubelet_runtime_operations_errors_total', { operation_type: 'run_podsandbox' }) ?? 0, 0, series);
+  assert.ok((sampleSum(m, 'kubelet_started_containers_total', { container_type: 'container' }) ?? 0) <= 80, series);
+  assert.ok((sampleSum(m, 'kubelet_runtime_operations_total', { operation_type: 'run_podsandbox' }) ?? 0) <= 80, series);
 });

@@ -109,7 +109,7 @@ test('housekeeping kills runtime pods no source wants, but only once every sourc
 });
 
 test('a restarted shard gets every one of its pods again, kills included', () => {
-  const { lc, sent } = setup();
+  const { lc, sent, clock } = setup();
   const uids = Array.from({ length: 40 }, (_, i) => `u${i}`);
   lc.handleConfigUpdate({ op: 'ADD', source: 'file', pods: uids.map((u) => pod(u)) });
   lc.handleConfigUpdate({ op: 'REMOVE', source: 'file', pods: [pod('u0')] });
@@ -118,6 +118,8 @@ test('a restarted shard gets every one of its pods again, kills included', () =>
   const resent = new Set(sent.map((m) => m.uid));
   assert.ok(resent.size > 5 && resent.size < 35, 'about half the pods');
   for (const m of sent) assert.equal(m.updateType, m.uid === 'u0' ? 'kill' : 'create');
+  // Their first sync must not act on a status the dead thread may have outdated.
+  for (const m of sent) assert.equal(m.statusNotBeforeMs, clock.now(), `${m.uid}: statusNotBeforeMs`);
 });
 
 test('admission usage is kept incrementally: requests count while active and are released by a kill or a finished pod', async () => {

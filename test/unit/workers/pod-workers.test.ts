@@ -219,6 +219,22 @@ test('each unit of work waits for cache status newer than the end of the previou
   assert.equal(cache.asked[1], clock.now() - 1234, 'the second waits for status newer than the first sync end');
 });
 
+test('a pod re-dispatched after a thread restart waits for status newer than the restart', async () => {
+  const { clock, workers, cache } = setup();
+  clock.step(50_000);
+  workers.update({ ...upd(pod('a', 'v1'), 'create'), statusNotBeforeMs: clock.now() });
+  await settle();
+  assert.deepEqual(cache.asked, [clock.now()], 'not any cached status: one taken after the restart');
+});
+
+test('a re-dispatched kill of a pod that was terminating on the dead thread terminates it here', async () => {
+  const { clock, syncer, workers, cache } = setup();
+  workers.update({ ...upd(pod('a', 'v1'), 'kill', { removed: false, reason: 'deleted' }), statusNotBeforeMs: clock.now() });
+  await settle();
+  assert.deepEqual(syncer.calls.map((c) => c.op), ['terminate']);
+  assert.deepEqual(cache.asked, [clock.now()]);
+});
+
 test('a kill for an unknown pod that is not a removal is ignored', async () => {
   const { syncer, workers } = setup();
   workers.update(upd(pod('a', 'v1'), 'kill', { removed: false, reason: 'x' }));
