@@ -148,6 +148,21 @@ function positive(flag: string, v: string | undefined, dflt: number): number {
   return n;
 }
 
+export const BENCH_USAGE = `usage: npm run bench -- [options]
+  --profile quick|full      the matrix (quick: < 3 min on 2 cores; full: every worker count,
+                            100–5,000 pods, both sim profiles, 60 s steady state)
+  --workers 0,1,2,4         worker threads (0 = inline); with --pods/--sim-profiles, a flag
+  --pods 100,1000           rebuilds the sim matrix as a plain cross product
+  --sim-profiles zero,containerd
+  --steady-seconds S  --churn-seconds S  --churn-rate R  --slow-churn-rate R
+  --ceiling-concurrency C  --removal-timeout S  --stall-timeout S
+  --no-real                 skip the real-containerd section (it needs root)
+  --out DIR                 output folder (default bench-results/<timestamp>/)
+  --keep                    keep the agents' and runtimes' temp dirs
+  --agent-cpu-prof DIR      run each agent under --cpu-prof (one .cpuprofile per thread)
+  --agent-script FILE       a stand-in agent script (the bench's self-tests)
+`;
+
 /** `now` names the default output folder (bench-results/<timestamp>/). */
 export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig {
   const { values } = parseArgs({

@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { realClock } from '../src/clock/clock.js';
-import { BenchConfigError, parseBenchArgs } from './bench-config.js';
+import { BENCH_USAGE, BenchConfigError, parseBenchArgs } from './bench-config.js';
 import { buildCharts } from './charts.js';
 import { machineInfo } from './machine.js';
 import { Progress } from './progress.js';
@@ -18,12 +18,16 @@ import { runSuite, totalSteps } from './suite.js';
 
 async function main(argv: string[]): Promise<number> {
   const startedAt = new Date();
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(BENCH_USAGE);
+    return 0;
+  }
   let cfg;
   try {
     cfg = parseBenchArgs(argv, startedAt);
   } catch (err) {
     if (err instanceof BenchConfigError || (err instanceof Error && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS'))) {
-      process.stderr.write(`bench: ${err.message}\n`);
+      process.stderr.write(`bench: ${err.message}\n${BENCH_USAGE}`);
       return 2;
     }
     throw err;
