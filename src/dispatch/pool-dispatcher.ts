@@ -115,8 +115,13 @@ export class PoolDispatcher implements PodDispatcher {
   }
 
   /**
-   * Terminates the thread serving `shard` (chaos testing, or an operator recovering a wedged
-   * thread). Piscina replaces it; its pods are re-sent to the replacement.
+   * Terminates the thread serving `shard` (chaos tests; no operator path calls it). Piscina
+   * replaces it; its pods are re-sent to the replacement. Hazard, accepted for a test hook:
+   * Worker.terminate() stops JavaScript anywhere, so a thread stopped inside a pod-cache write
+   * (a few microseconds holding a slot's seqlock or the allocation lock; see
+   * src/pod-cache/pod-cache-layout.ts) leaves that lock held and other threads touching that
+   * slot spin. A thread that crashes with an exception cannot stop there (the writes are
+   * synchronous and do not throw).
    */
   async terminateThread(shard: number): Promise<void> {
     const id = this.#table.workerFor(shard);

@@ -20,7 +20,7 @@ export const threadQueueDepth = defineMetric({
 
 export const threadBusySeconds = defineMetric({
   name: 'shardlet_thread_busy_seconds_total',
-  help: 'Seconds this thread spent inside pod sync, terminate and cleanup work.',
+  help: 'Seconds this thread spent inside pod sync, terminate and cleanup work, summed over pods (the work of several pods overlaps while it waits on the runtime, so this can grow faster than wall time).',
   type: 'counter', labelNames: ['thread'], observedOn: 'pod-worker',
 });
 
