@@ -41,7 +41,9 @@ export interface PodUpdateMessage {
    * Set when a replaced thread's pods are re-dispatched: the dead thread may have acted on the
    * runtime after the last status it published (its fresh-status refresh was still pending), so
    * only a relist that started after its death is known to show everything it did. Without it,
-   * the replacement re-created containers that were already running (name conflicts).
+   * the replacement re-created containers that were already running (name conflicts). The pool
+   * dispatcher stamps every message to a shard after its thread died (the first message a
+   * replacement sees for a pod may be any update queued during the restart, not the re-dispatch).
    */
   statusNotBeforeMs?: number;
 }

@@ -149,6 +149,7 @@ export class Agent {
             logger,
             onThreadRestart: () => metrics.main.threadRestarts.inc(),
             onThreadExit: (threadId) => metrics.aggregator.retireThread(threadId),
+            now: () => clock.now(),
           }));
 
     lifecycle = new PodLifecycle({

@@ -27,6 +27,8 @@ export interface PoolDispatcherOptions {
   onThreadRestart?: (shard: number) => void;
   /** Called once per dead thread (the metrics aggregator retires its slot). */
   onThreadExit?: (threadId: number) => void;
+  /** Wall clock (ms) for statusNotBeforeMs stamps; default Date.now. */
+  now?: () => number;
 }
 
 export class PoolDispatcher implements PodDispatcher {
@@ -36,6 +38,13 @@ export class PoolDispatcher implements PodDispatcher {
   readonly #o: PoolDispatcherOptions;
   /** Shards whose thread died; the next bound thread for them triggers a re-dispatch. */
   readonly #orphanedShards = new Set<number>();
+  /**
+   * When each shard last lost its thread (wall ms). Every later message to the shard carries it
+   * as statusNotBeforeMs: updates sent while the shard had no thread wait in Piscina's queue and
+   * reach the replacement BEFORE the re-dispatch, and the first of them creates the pod's record;
+   * without the stamp it would sync on a status from before the dead thread's last actions.
+   */
+  readonly #lostAtMs = new Map<number, number>();
   #closed = false;
 
   constructor(o: PoolDispatcherOptions) {
@@ -85,6 +94,7 @@ export class PoolDispatcher implements PodDispatcher {
       if (id === undefined || live.has(id)) continue;
       this.#table.unbind(id);
       this.#orphanedShards.add(shard);
+      this.#lostAtMs.set(shard, (this.#o.now ?? Date.now)());
       this.#o.onThreadExit?.(id);
       this.#o.logger.error('pod worker thread exited; its pods will be re-dispatched to a replacement', { threadId: id, shard });
     }
@@ -93,7 +103,9 @@ export class PoolDispatcher implements PodDispatcher {
   send(msg: PodUpdateMessage): void {
     if (this.#closed) return;
     const shard = shardOf(msg.uid, this.threads);
-    const task = { ...msg, [Piscina.queueOptionsSymbol]: { shard } };
+    const lostAt = this.#lostAtMs.get(shard);
+    const notBefore = lostAt !== undefined && (msg.statusNotBeforeMs ?? -Infinity) < lostAt ? { statusNotBeforeMs: lostAt } : {};
+    const task = { ...msg, ...notBefore, [Piscina.queueOptionsSymbol]: { shard } };
     this.#pool.run(task).catch((err: unknown) => {
       // The thread died with this task on it; the shard re-dispatch resends the pod.
       this.#o.logger.v(3).info('pod update lost with its thread', { podUID: msg.uid, error: err instanceof Error ? err.message : String(err) });

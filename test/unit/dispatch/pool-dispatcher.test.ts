@@ -81,3 +81,44 @@ test('the same UID always reaches the same thread, before and after a thread cra
     await d.close();
   }
 });
+
+test('after a thread died, every update to its shard carries statusNotBeforeMs = when it died; other shards none', async () => {
+  const stamps = new Map<string, number | null>();
+  const restarted: number[] = [];
+  let now = 1_000;
+  const d = new PoolDispatcher({
+    threads: 2,
+    filename: echoWorker,
+    workerData: { endpoint: '', cacheBuffer: new SharedArrayBuffer(8), nodeName: 'n', hostIP: '', podLogsDir: '', runtimeName: 'x', verbosity: 0, runtimeRequestTimeoutMs: 1, syncFrequencyMs: 1, metricsBuffer: new SharedArrayBuffer(8) },
+    logger: silentLogger,
+    now: () => now,
+    events: {
+      onMessage: (m: WorkerToMain) => {
+        if (m.kind === 'podResult') stamps.set(m.uid, (m as WorkerToMain & { statusNotBeforeMs: number | null }).statusNotBeforeMs);
+      },
+      onShardRestarted: (shard) => restarted.push(shard),
+    },
+  });
+  try {
+    const uids = Array.from({ length: 40 }, (_, i) => `pod-${i}`);
+    for (const uid of uids) d.send(update(uid));
+    await waitFor(() => stamps.size === 40, 'the first round');
+    assert.ok([...stamps.values()].every((v) => v === null), 'no stamps before any thread died');
+    const victim = shardOf('pod-0', 2);
+    now = 5_000;
+    d.send(update('pod-0', true));
+    await waitFor(() => restarted.length === 1, 'the replacement thread');
+    now = 9_000;
+    stamps.clear();
+    for (const uid of uids) d.send(update(uid));
+    await waitFor(() => stamps.size === 40, 'the round after the crash');
+    for (const uid of uids) assert.equal(stamps.get(uid), shardOf(uid, 2) === victim ? 5_000 : null, uid);
+    // A later stamp set by the caller (the re-dispatch) is kept.
+    stamps.clear();
+    d.send({ ...update('pod-0'), statusNotBeforeMs: 7_000 });
+    await waitFor(() => stamps.size === 1, 'the stamped update');
+    assert.equal(stamps.get('pod-0'), 7_000);
+  } finally {
+    await d.close();
+  }
+});
