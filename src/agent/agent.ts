@@ -20,7 +20,6 @@ import { createFileSource } from '../config/source-file.js';
 import { createHttpSource } from '../config/source-http.js';
 import { CriClient } from '../cri/cri-client.js';
 import { InlineDispatcher } from '../dispatch/inline-dispatcher.js';
-import type { ContainerState } from '../cri/cri-types.js';
 import type { PodDispatcher, PodDispatcherEvents } from '../dispatch/pod-dispatcher.js';
 import { PoolDispatcher } from '../dispatch/pool-dispatcher.js';
 import type { Logger } from '../logging/logger.js';
@@ -198,6 +197,12 @@ export class Agent {
         if (r.intervalSeconds !== null) rec.histogram(km.plegRelistInterval).observe({}, r.intervalSeconds);
         if (r.ok) rec.gauge(km.plegLastSeen).set({}, clock.now() / 1000);
         if (r.discarded > 0) rec.counter(km.plegDiscardEvents).inc({}, r.discarded);
+        // kubelet_running_pods / kubelet_running_containers{container_state}: set from each
+        // relist's listing, as the kubelet's PLEG does (every runtime pod, orphans included).
+        if (r.runtimeCounts) {
+          metrics.main.runningPods.set(r.runtimeCounts.runningPods);
+          for (const [state, n] of Object.entries(r.runtimeCounts.containers) as [ContainerStateLabel, number][]) metrics.main.runningContainers(state).set(n);
+        }
       },
       onExit: () => logger.error('the PLEG thread died: pod status will go stale; /healthz will report it'),
     });
@@ -216,19 +221,6 @@ export class Agent {
       metrics.main.desiredPods(true).set(counts.desired.static);
       metrics.main.desiredPods(false).set(counts.desired.other);
       for (const w of counts.working) metrics.main.workingPods(w.lifecycle, w.config, w.isStatic).set(w.count);
-      // kubelet_running_pods and kubelet_running_containers{container_state}, counted as the
-      // kubelet's PLEG counts them from the runtime: every pod the runtime holds (orphans
-      // included) with a ready sandbox, and every container instance by state (exited included).
-      let running = 0;
-      const byState: Record<ContainerStateLabel, number> = { created: 0, running: 0, exited: 0, unknown: 0 };
-      for (const uid of cache.reader.uids()) {
-        const st = cache.reader.get(uid)?.status;
-        if (!st) continue;
-        if (st.sandboxes.some((s) => s.state === 'SANDBOX_READY')) running++;
-        for (const ctr of st.containers) byState[CONTAINER_STATE_LABEL[ctr.state]]++;
-      }
-      metrics.main.runningPods.set(running);
-      for (const [state, n] of Object.entries(byState) as [ContainerStateLabel, number][]) metrics.main.runningContainers(state).set(n);
       const active = lifecycle.activePods();
       const activeStatic = active.filter(isStaticPod).length;
       metrics.main.activePods(true).set(activeStatic);
@@ -276,14 +268,6 @@ export class Agent {
     this.#d.logger.info('shardlet agent stopped; pods left running');
   }
 }
-
-/** kubecontainer.State names (the container_state label) of CRI container states. */
-const CONTAINER_STATE_LABEL: Readonly<Record<ContainerState, ContainerStateLabel>> = Object.freeze({
-  CONTAINER_CREATED: 'created',
-  CONTAINER_RUNNING: 'running',
-  CONTAINER_EXITED: 'exited',
-  CONTAINER_UNKNOWN: 'unknown',
-});
 
 function primaryHostIP(): string {
   for (const addrs of Object.values(os.networkInterfaces())) {

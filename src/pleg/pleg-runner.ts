@@ -10,13 +10,13 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../logging/logger.js';
 import type { PlegEvent } from '../syncloop/pleg-events.js';
-import type { PlegOutbound, PlegStartOptions } from '../../workers/pleg/pleg-protocol.js';
+import type { PlegOutbound, PlegStartOptions, RuntimeCounts } from '../../workers/pleg/pleg-protocol.js';
 
 export interface PlegRunnerOptions extends PlegStartOptions {
   logger: Logger;
   onEvents: (events: PlegEvent[]) => void;
   /** kubelet_pleg_relist_duration_seconds / _interval_seconds / _discard_events observers. */
-  onRelist?: (r: { ok: boolean; durationSeconds: number; intervalSeconds: number | null; discarded: number }) => void;
+  onRelist?: (r: { ok: boolean; durationSeconds: number; intervalSeconds: number | null; discarded: number; runtimeCounts?: RuntimeCounts }) => void;
   /** The thread died unexpectedly (the agent restarts it). */
   onExit?: (code: number) => void;
 }
@@ -54,7 +54,7 @@ export function startPleg(o: PlegRunnerOptions): Promise<PlegRunner> {
           return;
         case 'relist':
           if (m.ok) lastRelist = m.timestampMs;
-          onRelist?.({ ok: m.ok, durationSeconds: m.durationSeconds, intervalSeconds: m.intervalSeconds, discarded: m.discarded });
+          onRelist?.({ ok: m.ok, durationSeconds: m.durationSeconds, intervalSeconds: m.intervalSeconds, discarded: m.discarded, ...(m.runtimeCounts ? { runtimeCounts: m.runtimeCounts } : {}) });
           if (m.events.length > 0) {
             onEvents(m.events.map((e) => ({ podUID: e.id, type: e.type, data: e.data })));
             worker.postMessage({ type: 'ack', count: m.events.length });

@@ -48,6 +48,33 @@ export interface RelistReport {
   events: PodLifecycleEvent[];
   /** Events dropped for lack of capacity in this relist (kubelet_pleg_discard_events increment). */
   discarded: number;
+  /** What this relist listed (successful relists only): kubelet_running_pods / kubelet_running_containers. */
+  runtimeCounts?: RuntimeCounts;
+}
+
+/**
+ * The kubelet's updateRunningPodAndContainerMetrics, computed from one relist's listing: pods
+ * (kubelet-labelled, orphans included) with a ready sandbox, and container instances by state.
+ */
+export interface RuntimeCounts {
+  runningPods: number;
+  containers: { created: number; running: number; exited: number; unknown: number };
+}
+
+export function countRuntime(pods: Iterable<RelistPod>): RuntimeCounts {
+  const out: RuntimeCounts = { runningPods: 0, containers: { created: 0, running: 0, exited: 0, unknown: 0 } };
+  for (const p of pods) {
+    if (p.sandboxes.some((s) => s.state === 'SANDBOX_READY')) out.runningPods++;
+    for (const c of p.containers) {
+      switch (c.state) {
+        case 'CONTAINER_CREATED': out.containers.created++; break;
+        case 'CONTAINER_RUNNING': out.containers.running++; break;
+        case 'CONTAINER_EXITED': out.containers.exited++; break;
+        default: out.containers.unknown++;
+      }
+    }
+  }
+  return out;
 }
 
 export type RelistSink = (report: RelistReport) => void;
@@ -203,8 +230,9 @@ export class GenericPleg {
     const startMono = this.#clock.monotonic();
     const timestampMs = this.#clock.now();
     const intervalSeconds = this.#lastRelistMonotonic === undefined ? null : (startMono - this.#lastRelistMonotonic) / 1000;
+    let runtimeCounts: RuntimeCounts | undefined;
     const report = (ok: boolean, events: PodLifecycleEvent[], discarded: number): void => {
-      this.#sink({ timestampMs, ok, durationSeconds: (this.#clock.monotonic() - startMono) / 1000, intervalSeconds, events, discarded });
+      this.#sink({ timestampMs, ok, durationSeconds: (this.#clock.monotonic() - startMono) / 1000, intervalSeconds, events, discarded, ...(runtimeCounts ? { runtimeCounts } : {}) });
     };
     this.#counters.relistTotal++;
     let sandboxes, containers;
@@ -221,6 +249,7 @@ export class GenericPleg {
     this.#lastRelistMonotonic = startMono;
 
     const pods = groupByPod(sandboxes, containers);
+    runtimeCounts = countRuntime(pods.values());
     this.#records.setCurrent(pods);
     this.#builder.retainOnly(pods);
 

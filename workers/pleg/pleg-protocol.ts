@@ -11,7 +11,9 @@
  * Times are wall-clock ms (Date.now() domain): performance.now() origins differ per thread.
  */
 import type { WireError } from '../../src/cri/cri-errors.js';
-import type { PlegCounters } from './generic-pleg.js';
+import type { PlegCounters, RuntimeCounts } from './generic-pleg.js';
+
+export type { RuntimeCounts };
 import type { PodLifecycleEvent } from './pleg-events.js';
 
 export interface PlegStartOptions {
@@ -61,6 +63,8 @@ export type PlegOutbound =
       /** This relist's events, in order (one message per relist). */
       events: PodLifecycleEvent[];
       discarded: number;
+      /** Successful relists: what was listed (kubelet_running_pods / _containers). */
+      runtimeCounts?: RuntimeCounts;
     }
   | { type: 'health'; health: PlegHealthSnapshot }
   /** One JSON log line (logger.ts format), for the main thread's log sink. */

@@ -215,3 +215,27 @@ test('an entry a pod worker published for a pod the runtime no longer has is dro
   assert.deepEqual(await relist(), []);
   assert.ok(reader.get('W'));
 });
+
+test('each successful relist reports what it listed: pods with a ready sandbox and containers by state (kubelet_running_*)', async () => {
+  const { runtime, relist, reports } = setup({ eventCapacity: 10_000 });
+  runtime.addSandbox('s1', 'A');
+  runtime.addContainer('a1', 's1', 'app');
+  runtime.start('a1');
+  runtime.addContainer('a2', 's1', 'side');
+  runtime.addSandbox('s2', 'B');
+  runtime.addContainer('b1', 's2', 'app');
+  runtime.start('b1');
+  runtime.exit('b1', 0);
+  runtime.stopSandbox('s2');
+  runtime.addSandbox('s3', 'C'); // an orphan the agent never asked for counts too
+  await relist();
+  assert.deepEqual(reports.at(-1)?.runtimeCounts, { runningPods: 2, containers: { created: 1, running: 1, exited: 1, unknown: 0 } });
+  runtime.start('a2');
+  runtime.stopSandbox('s3');
+  await relist();
+  assert.deepEqual(reports.at(-1)?.runtimeCounts, { runningPods: 1, containers: { created: 0, running: 2, exited: 1, unknown: 0 } });
+  runtime.failNext.listContainers = [new CriError('ERR_CRI_UNAVAILABLE', 'ListContainers', 'down')];
+  await relist();
+  assert.equal(reports.at(-1)?.ok, false);
+  assert.equal(reports.at(-1)?.runtimeCounts, undefined, 'a failed relist reports no counts (the gauges keep their last values)');
+});
