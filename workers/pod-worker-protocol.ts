@@ -14,6 +14,8 @@ import type { V1Pod, V1PodStatus } from '@kubernetes/client-node';
 import type { WireError } from '../src/cri/cri-errors.js';
 import type { ProbeUpdate } from './prober/probe-results.js';
 import type { ImagePullWindow } from './kuberuntime/image-puller.js';
+
+export type { ImagePullWindow };
 import type { SyncPodType } from './pod-sync.js';
 
 /** The kubelet's pod worker lifecycle (pod_workers.go). */

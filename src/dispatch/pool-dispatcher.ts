@@ -131,9 +131,9 @@ export class PoolDispatcher implements PodDispatcher {
    * replaces it; its pods are re-sent to the replacement. Hazard, accepted for a test hook:
    * Worker.terminate() stops JavaScript anywhere, so a thread stopped inside a pod-cache write
    * (a few microseconds holding a slot's seqlock or the allocation lock; see
-   * src/pod-cache/pod-cache-layout.ts) leaves that lock held and other threads touching that
-   * slot spin. A thread that crashes with an exception cannot stop there (the writes are
-   * synchronous and do not throw).
+   * src/pod-cache/pod-cache-layout.ts) leaves that lock held; other threads touching it then
+   * fail with ERR_CACHE_LOCK_STUCK after ~3 s (LOCK_STUCK_WAITS). A thread that crashes with an
+   * exception cannot stop there (the writes are synchronous and release in finally).
    */
   async terminateThread(shard: number): Promise<void> {
     const id = this.#table.workerFor(shard);

@@ -77,19 +77,12 @@ export class SharedPodCache {
     for (let slot = 0; slot < this.layout.capacity; slot++) {
       const base = this.layout.slotsByte + slot * this.layout.slotStride;
       const seqIdx = base / 4;
-      for (let waits = 0; ; ) {
-        const s0 = Atomics.load(this.#i32, seqIdx);
-        if ((s0 & 1) === 1) {
-          waits = this.#backoff(seqIdx, s0, waits);
-          continue;
-        }
+      const uid = this.#seqRead(seqIdx, () => {
         const ulen = this.#i32[seqIdx + 1] ?? 0;
         const len = this.#i32[seqIdx + 2] ?? 0;
-        const uid = ulen > 0 && ulen <= MAX_UID_BYTES && len > 0 ? this.#bytes.toString('utf8', base + S.UID, base + S.UID + ulen) : undefined;
-        if (Atomics.load(this.#i32, seqIdx) !== s0) continue;
-        if (uid !== undefined) out.push(uid);
-        break;
-      }
+        return ulen > 0 && ulen <= MAX_UID_BYTES && len > 0 ? this.#bytes.toString('utf8', base + S.UID, base + S.UID + ulen) : undefined;
+      });
+      if (uid !== undefined) out.push(uid);
     }
     return out;
   }
@@ -130,12 +123,7 @@ export class SharedPodCache {
   #readSlot(slot: number, ulen: number, copy: boolean): Probe {
     const base = this.layout.slotsByte + slot * this.layout.slotStride;
     const seqIdx = base / 4;
-    for (let waits = 0; ; ) {
-      const s0 = Atomics.load(this.#i32, seqIdx);
-      if ((s0 & 1) === 1) {
-        waits = this.#backoff(seqIdx, s0, waits);
-        continue;
-      }
+    return this.#seqRead(seqIdx, () => {
       let result: Probe = Probe.Mismatch;
       if (this.#i32[seqIdx + 1] === ulen && this.#bytes.compare(this.#uidScratch, 0, ulen, base + S.UID, base + S.UID + ulen) === 0) {
         const len = this.#i32[seqIdx + 2] ?? 0;
@@ -148,6 +136,23 @@ export class SharedPodCache {
           result = Probe.NoEntry;
         }
       }
+      return result;
+    });
+  }
+
+  /**
+   * One consistent read of a slot under its seqlock: waits while a writer holds it (odd), runs
+   * `read`, and runs it again if a write was published meanwhile. `read` must not write shared
+   * memory (it may run several times; only its last run's result counts).
+   */
+  #seqRead<T>(seqIdx: number, read: () => T): T {
+    for (let waits = 0; ; ) {
+      const s0 = Atomics.load(this.#i32, seqIdx);
+      if ((s0 & 1) === 1) {
+        waits = this.#backoff(seqIdx, s0, waits);
+        continue;
+      }
+      const result = read();
       if (Atomics.load(this.#i32, seqIdx) === s0) return result;
     }
   }

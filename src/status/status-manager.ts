@@ -13,7 +13,7 @@
  *     their union is excluded, so no time is subtracted twice.
  */
 import type { V1Pod, V1PodStatus } from '@kubernetes/client-node';
-import type { ImagePullWindow } from '../../workers/kuberuntime/image-puller.js';
+import type { ImagePullWindow } from '../../workers/pod-worker-protocol.js';
 import type { Clock } from '../clock/clock.js';
 import { ConfigFirstSeenAnnotationKey } from '../kubetypes/kubelet-labels.js';
 import type { Logger } from '../logging/logger.js';

@@ -79,6 +79,9 @@ export function countRuntime(pods: Iterable<RelistPod>): RuntimeCounts {
 
 export type RelistSink = (report: RelistReport) => void;
 
+/** What the PLEG reads back from the cache: old IPs (get) and, when offered, the sweep's uids. */
+type PlegCacheReader = Pick<PodCacheReader, 'get'> & Partial<Pick<PodCacheReader, 'uids'>>;
+
 export interface PlegCounters {
   relistTotal: number;
   relistErrorsTotal: number;
@@ -101,7 +104,7 @@ export interface GenericPlegOptions {
   runtime: RuntimeService;
   cache: PodCacheWriter;
   /** For keeping a dead pod's IPs (generic.go getPodIPs); without it the PLEG remembers what it wrote. */
-  cacheReader?: Pick<PodCacheReader, 'get'> & Partial<Pick<PodCacheReader, 'uids'>>;
+  cacheReader?: PlegCacheReader;
   clock: Clock;
   sink: RelistSink;
   logger?: Logger;
@@ -116,7 +119,7 @@ type Lifecycle = 'idle' | 'running' | 'closed';
 export class GenericPleg {
   readonly #runtime: RuntimeService;
   readonly #cache: PodCacheWriter;
-  readonly #cacheReader: (Pick<PodCacheReader, 'get'> & Partial<Pick<PodCacheReader, 'uids'>>) | undefined;
+  readonly #cacheReader: PlegCacheReader | undefined;
   readonly #clock: Clock;
   readonly #sink: RelistSink;
   readonly #log: Logger;
