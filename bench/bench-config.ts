@@ -157,13 +157,13 @@ export const BENCH_USAGE = `usage: npm run bench -- [options]
   --steady-seconds S  --churn-seconds S  --churn-rate R  --slow-churn-rate R
   --ceiling-concurrency C  --removal-timeout S  --stall-timeout S
   --no-real                 skip the real-containerd section (it needs root)
-  --out DIR                 output folder (default bench-results/<timestamp>/)
+  --out DIR                 output folder (default bench/results/<timestamp>/)
   --keep                    keep the agents' and runtimes' temp dirs
   --agent-cpu-prof DIR      run each agent under --cpu-prof (one .cpuprofile per thread)
   --agent-script FILE       a stand-in agent script (the bench's self-tests)
 `;
 
-/** `now` names the default output folder (bench-results/<timestamp>/). */
+/** `now` names the default output folder (bench/results/<timestamp>/). */
 export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig {
   const { values } = parseArgs({
     args: [...argv],
@@ -217,7 +217,7 @@ export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig 
   const stamp = now.toISOString().replace(/[:.]/g, '-');
   return {
     profile,
-    outDir: path.resolve(values.out ?? path.join('bench-results', stamp)),
+    outDir: path.resolve(values.out ?? path.join('bench', 'results', stamp)),
     sessions,
     ceilings: [...ceilingKeys.values()],
     workers: [...new Set(sessions.filter((x) => x.runtime === 'sim').map((x) => x.workers))].sort((a, b) => a - b),

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `npm run bench` entry: parse flags, run the suite, write results.json, report.md and the
- * SVG charts into --out (default bench-results/<timestamp>/), exit 1 on any correctness failure.
+ * SVG charts into --out (default bench/results/<timestamp>/), exit 1 on any correctness failure.
  * Thin by design: the matrix is bench-config.ts, the order is suite.ts.
  */
 import fs from 'node:fs/promises';

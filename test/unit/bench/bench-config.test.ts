@@ -9,7 +9,7 @@ const NOW = new Date('2025-02-03T04:05:06.789Z');
 test('quick profile: every worker count at 100 pods, inline vs 2 threads at 1000, churn on 2 threads, one containerd-profile and one real session', () => {
   const c = parseBenchArgs([], NOW);
   assert.equal(c.profile, 'quick');
-  assert.equal(c.outDir, path.resolve('bench-results/2025-02-03T04-05-06-789Z'));
+  assert.equal(c.outDir, path.resolve('bench/results/2025-02-03T04-05-06-789Z'));
   const label = (s: (typeof c.sessions)[number]): string => `${s.pods}/${s.workers}${s.steady ? '+steady' : ''}${s.churn ? '+churn' : ''}`;
   const sim = c.sessions.filter((s) => s.runtime === 'sim');
   assert.deepEqual(sim.filter((s) => s.profile === 'zero').map(label), ['100/0+steady', '100/1+steady', '100/2+steady+churn', '100/4+steady', '1000/0+steady', '1000/2+steady+churn']);
