@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Builds kube-apiserver from Debian bookworm's `kubernetes` source package (upstream v1.20.2)
+# into $SHARDLET_TOOLS_DIR/kube-apiserver-<debian-version>/kube-apiserver, once: a later run
+# finds the binary there and exits at once. Root only (apt). Facts behind each step:
+# ../shared/notes/apiserver.md — above all step 4: the vendored modern-go/reflect2 v1.0.1
+# is replaced by Debian's v1.0.2, without which the apiserver panics on every pod create
+# when built with Go >= 1.18.
+set -euo pipefail
+TOOLS="${SHARDLET_TOOLS_DIR:-/var/cache/shardlet-tools}"
+export DEBIAN_FRONTEND=noninteractive
+SRC_LIST=/etc/apt/sources.list.d/shardlet-deb-src.sources
+if ! apt-cache showsrc kubernetes >/dev/null 2>&1 || ! apt-cache showsrc kubernetes 2>/dev/null | grep -q '^Package: kubernetes'; then
+  cat > "$SRC_LIST" <<'SRC'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+  apt-get update -qq
+fi
+VER="$(apt-cache showsrc kubernetes | awk '/^Version:/{print $2; exit}')"
+OUT="$TOOLS/kube-apiserver-$VER"
+if [ -x "$OUT/kube-apiserver" ]; then echo "$OUT/kube-apiserver"; exit 0; fi
+need=()
+command -v go >/dev/null || need+=(golang-go)
+command -v rsync >/dev/null || need+=(rsync)
+[ -d /usr/share/gocode/src/github.com/modern-go/reflect2 ] || need+=(golang-github-modern-go-reflect2-dev)
+command -v make >/dev/null || need+=(make)
+if [ ${#need[@]} -gt 0 ]; then apt-get install -y -qq "${need[@]}" >&2; fi
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/kube-src.XXXXXX")"
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK"
+apt-get source --download-only kubernetes >&2
+tar xzf kubernetes_*.orig.tar.gz
+TREE="$(find . -maxdepth 1 -mindepth 1 -type d | head -n1)"
+cd "$TREE"
+rm -rf vendor/github.com/modern-go/reflect2
+cp -r /usr/share/gocode/src/github.com/modern-go/reflect2 vendor/github.com/modern-go/reflect2
+rm -f vendor/github.com/modern-go/reflect2/go.mod
+mkdir -p .go/src/k8s.io && ln -s ../../.. .go/src/k8s.io/kubernetes
+GOPATH="$PWD/.go" CGO_ENABLED=0 make WHAT=cmd/kube-apiserver >&2
+mkdir -p "$OUT"
+cp _output/bin/kube-apiserver "$OUT/kube-apiserver.tmp" && mv "$OUT/kube-apiserver.tmp" "$OUT/kube-apiserver"
+echo "$OUT/kube-apiserver"
