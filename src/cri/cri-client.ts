@@ -28,6 +28,14 @@ export const CRI_CLIENT_DEFAULTS = Object.freeze({
   pullTimeoutMs: 240_000,
 });
 
+/**
+ * Reconnect backoff of a CRI channel, as the kubelet dials the runtime (remote_runtime.go:
+ * grpc.WithConnectParams{Backoff: {BaseDelay: 100ms, MaxDelay: 3s}}). grpc-js defaults to
+ * 1 s → 120 s, which after a runtime restart holds every CRI call (the PLEG's relist, the
+ * sync loop's status check, the pod workers) for up to two minutes.
+ */
+export const CRI_RECONNECT_BACKOFF = Object.freeze({ initialMs: 100, maxMs: 3_000 });
+
 /** CRI method → the kubelet's `operation_type` label (pkg/kubelet/kuberuntime/instrumented_services.go). */
 const OPERATION_NAMES: Readonly<Record<string, string>> = Object.freeze({
   Version: 'version',
@@ -90,6 +98,8 @@ export class CriClient implements RuntimeService, ImageService {
       'grpc-node.flow_control_window': CRI_FLOW_CONTROL_WINDOW,
       // A unix socket has no authority; grpc-js otherwise derives one from the path.
       'grpc.default_authority': 'localhost',
+      'grpc.initial_reconnect_backoff_ms': CRI_RECONNECT_BACKOFF.initialMs,
+      'grpc.max_reconnect_backoff_ms': CRI_RECONNECT_BACKOFF.maxMs,
     };
     this.#runtime = new proto.RuntimeServiceClient(this.endpoint, grpc.credentials.createInsecure(), channelOptions);
     // The image stub shares the runtime stub's channel: one connection per client.

@@ -47,3 +47,31 @@ test('operation hook, NotFound, deadline and abort', async () => {
     dead.close();
   }
 });
+
+test('reconnect backoff is the kubelet\'s 100 ms → 3 s, not grpc-js\'s 1 s → 120 s', async () => {
+  // A unix socket that accepts and drops every connection: each one is a reconnect attempt.
+  const net = await import('node:net');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const fs = await import('node:fs');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-backoff-'));
+  const socket = path.join(dir, 'drop.sock');
+  let attempts = 0;
+  const server = net.createServer((s) => {
+    attempts++;
+    s.destroy();
+  });
+  await new Promise<void>((r) => server.listen(socket, r));
+  const client = new CriClient({ endpoint: `unix://${socket}` });
+  try {
+    // waitForReady keeps the channel connecting until its deadline (the completion signal).
+    await assert.rejects(client.waitForReady(4_000), isUnavailable);
+    // 100 ms × 1.6^k (±20%) reaches 4 s after ~7 attempts; grpc-js's default (1 s × 1.6^k)
+    // makes 3 (at 0, ~1 and ~2.6 s).
+    assert.ok(attempts >= 5, `only ${attempts} connection attempts in 4 s`);
+  } finally {
+    client.close();
+    await new Promise<void>((r) => server.close(() => r()));
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
