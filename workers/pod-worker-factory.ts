@@ -9,6 +9,7 @@ import { realClock, realRandom, type Clock, type Random } from '../src/clock/clo
 import { CriClient } from '../src/cri/cri-client.js';
 import { createLogger, type Logger } from '../src/logging/logger.js';
 import { attachPodCache } from '../src/pod-cache/pod-cache-create.js';
+import { cacheNow } from '../src/pod-cache/pod-cache.js';
 import { KubeRuntimeSyncer } from './kuberuntime/kuberuntime-syncer.js';
 import { createWorkerMetrics } from './metrics/worker-metrics.js';
 import { ProberManager } from './prober/prober-manager.js';
@@ -69,7 +70,7 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     const uid = pod.metadata?.uid ?? '';
     // Stamped with the time before inspecting (the cache's rule: the status was taken at or
     // after its timestamp), and strictly after the end of the work so the next sync proceeds.
-    const takenAt = clock.now();
+    const takenAt = cacheNow(clock);
     const status = await getPodStatus(cri, uid, pod.metadata?.name ?? '', pod.metadata?.namespace ?? '', signal);
     // As the kubelet's PLEG (getPodIPs): once no sandbox is ready the runtime reports no IP;
     // keep the last known IPs so a finished pod still shows its podIP.

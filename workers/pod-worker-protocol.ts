@@ -39,7 +39,7 @@ export interface PodUpdateMessage {
   kill?: KillOptions;
   /**
    * For a pod new to this worker: its first unit of work waits for a cache entry (or global
-   * timestamp) newer than this wall-clock time (ms), instead of taking whatever the cache holds.
+   * timestamp) newer than this cache time (monotonic ms, cacheNow), instead of taking whatever the cache holds.
    * Set when a replaced thread's pods are re-dispatched: the dead thread may have acted on the
    * runtime after the last status it published (its fresh-status refresh was still pending), so
    * only a relist that started after its death is known to show everything it did. Without it,

@@ -30,6 +30,7 @@ import type { Clock, Random } from '../src/clock/clock.js';
 import type { WireError } from '../src/cri/cri-errors.js';
 import type { Logger } from '../src/logging/logger.js';
 import { podFields } from '../src/logging/logger.js';
+import { cacheNow } from '../src/pod-cache/pod-cache.js';
 import type { RuntimePodStatus } from '../src/pod-cache/runtime-pod-status.js';
 import type { PodSyncer, SyncPodType } from './pod-sync.js';
 import type { PodResultMessage, PodUpdateMessage, PodWorkerState, WorkerThreadStats } from './pod-worker-protocol.js';
@@ -90,7 +91,7 @@ interface PodRecord {
   abort: AbortController | undefined;
   /** Which kind of work is in flight, if any. */
   inFlight: 'sync' | 'terminate' | 'cleanup' | undefined;
-  /** End of the previous unit of work (cache timestamp domain, wall ms). */
+  /** End of the previous unit of work (cache time: monotonic ms). */
   lastSyncTimeMs: number;
   /** Timestamp of the cache entry the current unit of work runs on. */
   statusTimestampMs: number;
@@ -341,7 +342,7 @@ export class PodWorkers {
 
   /** Marks the end of a unit of work and publishes fresh status when a refresher is wired. */
   async #afterWork(rec: PodRecord, signal: AbortSignal): Promise<RuntimePodStatus | undefined> {
-    const end = this.#d.clock.now();
+    const end = cacheNow(this.#d.clock);
     let fresh: RuntimePodStatus | undefined;
     if (this.#d.refreshStatus) {
       try {

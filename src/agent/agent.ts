@@ -28,6 +28,7 @@ import * as sm from '../metrics/shardlet-metrics.js';
 import { createMetricsSystem, type ContainerStateLabel, type MetricsSystem } from '../metrics/main-metrics.js';
 import { coalesceCollect } from '../metrics/coalesced-collect.js';
 import { createPodCache } from '../pod-cache/pod-cache-create.js';
+import { cacheNow } from '../pod-cache/pod-cache.js';
 import { PodManager, isStaticPod } from '../pod-manager/pod-manager.js';
 import { startPleg, type PlegRunner } from '../pleg/pleg-runner.js';
 import { createAgentServer, type AgentServer } from '../server/agent-server.js';
@@ -148,7 +149,8 @@ export class Agent {
             logger,
             onThreadRestart: () => metrics.main.threadRestarts.inc(),
             onThreadExit: (threadId) => metrics.aggregator.retireThread(threadId),
-            now: () => clock.now(),
+            // statusNotBeforeMs stamps are cache time (monotonic), not wall time.
+            now: () => cacheNow(clock),
           }));
 
     lifecycle = new PodLifecycle({

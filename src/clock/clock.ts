@@ -10,7 +10,12 @@ export interface TimerHandle {
 export interface Clock {
   /** Wall-clock milliseconds since the epoch (what status timestamps use). */
   now(): number;
-  /** Monotonic milliseconds, for durations. */
+  /**
+   * Monotonic milliseconds, for durations and for every time that crosses threads (pod cache
+   * timestamps, the PLEG's last relist). The real clock reads the process-wide
+   * CLOCK_MONOTONIC (process.hrtime), so every thread of the process reads the same time base
+   * (performance.now() would not: its origin is per thread), and a wall-clock step never moves it.
+   */
   monotonic(): number;
   /** Runs `fn` after `ms`; the returned handle cancels it. Real timers are unref'd when `unref` is set. */
   setTimer(ms: number, fn: () => void, opts?: { unref?: boolean }): TimerHandle;
@@ -23,7 +28,7 @@ export type Random = () => number;
 
 export const realClock: Clock = Object.freeze({
   now: () => Date.now(),
-  monotonic: () => performance.now(),
+  monotonic: () => Number(process.hrtime.bigint()) / 1e6,
   setTimer(ms: number, fn: () => void, opts?: { unref?: boolean }): TimerHandle {
     const t = setTimeout(fn, ms);
     if (opts?.unref) t.unref();

@@ -14,6 +14,8 @@ interface PendingTimer {
 
 export class FakeClock implements Clock {
   #now: number;
+  /** What stepWall added to the wall clock only (a clock step: NTP, an operator's `date -s`). */
+  #wallOffset = 0;
   #seq = 0;
   #timers: PendingTimer[] = [];
 
@@ -22,7 +24,7 @@ export class FakeClock implements Clock {
   }
 
   now(): number {
-    return this.#now;
+    return this.#now + this.#wallOffset;
   }
 
   monotonic(): number {
@@ -37,6 +39,14 @@ export class FakeClock implements Clock {
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return sleepWith(this, ms, signal);
+  }
+
+  /**
+   * Step the wall clock alone (negative: backwards), as NTP or `date -s` does: now() moves,
+   * monotonic() and timers do not.
+   */
+  stepWall(ms: number): void {
+    this.#wallOffset += ms;
   }
 
   /** Number of timers not yet fired or cancelled. */

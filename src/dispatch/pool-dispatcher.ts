@@ -11,6 +11,8 @@
  *  - without `pool.on('error')` an error in an idle worker crashes the process.
  */
 import { Piscina } from 'piscina';
+import { realClock } from '../clock/clock.js';
+import { cacheNow } from '../pod-cache/pod-cache.js';
 import type { Logger } from '../logging/logger.js';
 import { isWorkerToMain, type PodUpdateMessage, type PodWorkerThreadConfig, type WorkerThreadStats } from '../../workers/pod-worker-protocol.js';
 import type { PodDispatcher, PodDispatcherEvents } from './pod-dispatcher.js';
@@ -27,7 +29,7 @@ export interface PoolDispatcherOptions {
   onThreadRestart?: (shard: number) => void;
   /** Called once per dead thread (the metrics aggregator retires its slot). */
   onThreadExit?: (threadId: number) => void;
-  /** Wall clock (ms) for statusNotBeforeMs stamps; default Date.now. */
+  /** Cache time (monotonic ms, cacheNow) for statusNotBeforeMs stamps; default the real clock's. */
   now?: () => number;
 }
 
@@ -94,7 +96,7 @@ export class PoolDispatcher implements PodDispatcher {
       if (id === undefined || live.has(id)) continue;
       this.#table.unbind(id);
       this.#orphanedShards.add(shard);
-      this.#lostAtMs.set(shard, (this.#o.now ?? Date.now)());
+      this.#lostAtMs.set(shard, (this.#o.now ?? (() => cacheNow(realClock)))());
       this.#o.onThreadExit?.(id);
       this.#o.logger.error('pod worker thread exited; its pods will be re-dispatched to a replacement', { threadId: id, shard });
     }

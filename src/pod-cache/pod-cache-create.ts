@@ -18,6 +18,12 @@ export interface PodCacheOptions extends ReaderOptions {
 export interface AttachedPodCache {
   reader: SharedPodCacheReader & PodCacheReader;
   writer: PodCacheWriter;
+  /**
+   * For the thread that owns the other threads (main): after a thread's 'exit' event, release
+   * and repair every cache lock it held (pod-cache-layout.ts, "A writer that dies"). Returns
+   * the number of locks taken over.
+   */
+  recoverThread(threadId: number): number;
 }
 
 export function createPodCache(opts: PodCacheOptions): AttachedPodCache & { buffer: SharedArrayBuffer } {
@@ -34,5 +40,5 @@ export function attachPodCache(buffer: SharedArrayBuffer, opts: ReaderOptions = 
     delete: (uid) => cache.delete(uid),
     updateTime: (ts) => cache.updateTime(ts),
   };
-  return { reader: new SharedPodCacheReader(cache, opts), writer };
+  return { reader: new SharedPodCacheReader(cache, opts), writer, recoverThread: (threadId) => cache.recoverThread(threadId) };
 }

@@ -16,6 +16,8 @@ export type CacheErrorCode =
   | 'ERR_CACHE_BAD_BUFFER'
   /** A slot or lock stayed locked for seconds: a writer thread died inside its critical section. */
   | 'ERR_CACHE_LOCK_STUCK'
+  /** Stored as an entry's error: the thread writing it died mid-write (see recoverThread). */
+  | 'ERR_CACHE_WRITER_DIED'
   /** A stored payload failed to decode although its sequence word was stable (a bug). */
   | 'ERR_CACHE_CORRUPT';
 

@@ -13,7 +13,8 @@
  * │  16  INDEX_SIZE     i32    creator (once)                 all: buckets, power of two      │
  * │  20  NOTIFY         i32    every writer: Atomics.add      waiters: Atomics.wait(Async)    │
  * │                            after each publish, then Atomics.notify (a generation counter) │
- * │  24  ALLOC_LOCK     i32    writers, CAS 0→1 / store 0      guards INDEX, FREE, slot owners │
+ * │  24  ALLOC_LOCK     i32    writers, CAS 0→owner / store 0  guards INDEX, FREE, slot owners │
+ * │                            (owner = the holder's threadId + 1, so a dead holder is known) │
  * │  28  INDEX_SEQ      i32    holder of ALLOC_LOCK           readers: seqlock of the index   │
  * │                            (odd while the index is being rebuilt to drop tombstones)      │
  * │  32  SLOTS_USED     i32    holder of ALLOC_LOCK           stats                           │
@@ -22,7 +23,9 @@
  * │  44  BYTES_USED     i32    slot writers, Atomics.add      stats                           │
  * │  48  FULL_TOTAL     i32    writers, Atomics.add           stats (ERR_CACHE_FULL count)    │
  * │  52  OVERSIZE_TOTAL i32    writers, Atomics.add           stats                           │
- * │  56  (reserved)                                                                           │
+ * │  56  RECOVERED      i32    recoverThread: Atomics.add     PLEG: reinspect every pod when  │
+ * │                                                           it moves (count of recoveries)  │
+ * │  60  (reserved)                                                                           │
  * │  64  GLOBAL_TS      i64    updateTime: CAS loop, max only readers: Atomics.load; UNSET =   │
  * │                                                           -2^63 (kubelet's nil timestamp) │
  * │  72  (reserved to 128)                                                                    │
@@ -38,20 +41,22 @@
  * │ +0   SEQ          i32  seqlock: even = stable, odd = a writer is inside                    │
  * │ +4   UID_LEN      i32  0 = slot free; else byte length of UID                             │
  * │ +8   PAYLOAD_LEN  i32  0 = no entry yet (slot reserved); else bytes of PAYLOAD            │
- * │ +12  (pad)                                                                                │
+ * │ +12  LOCK         i32  writer's owner id (threadId + 1) while it holds the slot, else 0    │
  * │ +16  TIMESTAMP    f64  entry timestamp, ms                                                │
  * │ +24  UID          64 bytes, UTF-8                                                         │
  * │ +88  PAYLOAD      BYTES_PER_SLOT bytes: pod-status-codec encoding of {status, error}      │
- * │ Everything after SEQ is written only by the thread that moved SEQ from even to odd.       │
+ * │ Everything after LOCK is written only by the thread whose owner id is in LOCK.            │
  * └───────────────────────────────────────────────────────────────────────────────────────────┘
  *
  * Publication protocol (any writer thread):
  *   1. encode the entry into a private buffer (outside any lock; size checked here);
- *   2. acquire the slot: CAS SEQ from an even s to s+1 (two writers never interleave);
+ *   2. acquire the slot: CAS LOCK 0 → owner (two writers never interleave), then SEQ s → s+1
+ *      (odd: readers wait);
  *   3. check UID still names the pod (it may have been deleted and the slot reused: retry) and
  *      that the stored TIMESTAMP is not newer (newer wins: release unchanged, 'stale');
  *   4. write TIMESTAMP, PAYLOAD, PAYLOAD_LEN with plain stores;
- *   5. Atomics.store(SEQ, s+2) — publishes; then Atomics.add(NOTIFY, 1) and Atomics.notify.
+ *   5. Atomics.store(SEQ, s+2) — publishes (s when nothing was written); Atomics.store(LOCK, 0);
+ *      then Atomics.add(NOTIFY, 1) and Atomics.notify.
  * Readers (any thread): s0 = Atomics.load(SEQ); if odd, back off and retry; copy UID,
  * TIMESTAMP and PAYLOAD out; s1 = Atomics.load(SEQ); if s1 !== s0 the read was torn: retry.
  * Payloads are decoded only from the private copy after the check, so a reader never decodes
@@ -69,13 +74,24 @@
  *   - bytes: an entry whose encoding exceeds BYTES_PER_SLOT is replaced by an entry with an
  *     empty status and error ERR_CACHE_ENTRY_TOO_LARGE (OVERSIZE_TOTAL += 1); `set` returns
  *     'oversize'. Readers see the error; never a truncated or older status.
- *   - a writer that dies inside its critical section (worker.terminate()) leaves SEQ odd;
- *     readers and writers give up after LOCK_STUCK_WAITS × 1 ms with ERR_CACHE_LOCK_STUCK.
+ *
+ * A writer that dies inside a critical section (worker.terminate(), a crash) leaves its owner id
+ * in LOCK / ALLOC_LOCK and maybe SEQ odd. Locks are recoverable: the main thread, told by the
+ * thread's 'exit' event, calls recoverThread(threadId), which takes over every lock word holding
+ * that owner id and repairs what it guarded:
+ *   - a slot with SEQ odd may hold a torn payload: when it had an entry (PAYLOAD_LEN > 0) the
+ *     entry becomes an empty status with error ERR_CACHE_WRITER_DIED at the stored TIMESTAMP
+ *     (pod workers never sync on an entry's error; the PLEG rewrites it), SEQ moves to even;
+ *   - ALLOC_LOCK: INDEX, FREE, SLOTS_USED, TOMBSTONES and BYTES_USED are rebuilt from the slots
+ *     (a slot is owned iff UID_LEN > 0), INDEX_SEQ ends even;
+ *   - RECOVERED += 1 and NOTIFY moves, so the PLEG reinspects every pod at its next relist.
+ * Until then, readers and writers waiting on such a lock give up after LOCK_STUCK_WAITS × 1 ms
+ * with ERR_CACHE_LOCK_STUCK (callers treat it per pod and retry), never forever.
  */
 import { CacheError } from './pod-cache-errors.js';
 
 export const MAGIC = 0x53484331;
-export const LAYOUT_VERSION = 1;
+export const LAYOUT_VERSION = 2;
 
 /** Int32 word indexes of the header fields. */
 export const H = Object.freeze({
@@ -93,6 +109,7 @@ export const H = Object.freeze({
   BYTES_USED: 11,
   FULL_TOTAL: 12,
   OVERSIZE_TOTAL: 13,
+  RECOVERED: 14,
 });
 /** BigInt64 index of GLOBAL_TS (byte 64). */
 export const GLOBAL_TS_I64 = 8;
@@ -101,10 +118,13 @@ export const GLOBAL_TS_UNSET = -(2n ** 63n);
 export const HEADER_BYTES = 128;
 export const MAX_UID_BYTES = 64;
 /** Slot field byte offsets, relative to the slot start. */
-export const S = Object.freeze({ SEQ: 0, UID_LEN: 4, PAYLOAD_LEN: 8, TIMESTAMP: 16, UID: 24, PAYLOAD: 88 });
+export const S = Object.freeze({ SEQ: 0, UID_LEN: 4, PAYLOAD_LEN: 8, LOCK: 12, TIMESTAMP: 16, UID: 24, PAYLOAD: 88 });
 export const SLOT_HEADER_BYTES = S.PAYLOAD;
-/** 1 ms waits before a lock is declared stuck (≈ 3 s). */
-export const LOCK_STUCK_WAITS = 3000;
+/**
+ * 1 ms waits before a lock is declared stuck (≈ 1 s). Critical sections last microseconds; a
+ * lock held longer belongs to a dead thread, which recoverThread releases once its exit is seen.
+ */
+export const LOCK_STUCK_WAITS = 1000;
 
 export const POD_CACHE_DEFAULTS = Object.freeze({
   /** A typical 2-container pod encodes to ~760 bytes (64-hex ids); 4 KiB fits ~12 container instances. */

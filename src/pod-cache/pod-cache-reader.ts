@@ -87,6 +87,11 @@ export class SharedPodCacheReader implements PodCacheReader {
     return this.#cache.stats();
   }
 
+  /** Number of dead-thread lock recoveries so far (moves when entries were repaired). */
+  recoveries(): number {
+    return this.#cache.recoveries();
+  }
+
   /** Number of getNewerThan calls still waiting on this thread (for tests and metrics). */
   get pendingWaits(): number {
     return this.#subs.size;

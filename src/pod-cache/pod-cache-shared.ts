@@ -6,6 +6,7 @@
  * One SharedPodCache object per thread (it owns private scratch buffers); all of them view the
  * same memory. Waiting (getNewerThan) lives in pod-cache-waiter.ts.
  */
+import { threadId } from 'node:worker_threads';
 import type { WireError } from '../cri/cri-errors.js';
 import { CacheError } from './pod-cache-errors.js';
 import {
@@ -32,6 +33,8 @@ export class SharedPodCache {
   /** Set by #readSlot: the entry timestamp and payload length of the last matching read. */
   #lastTs = 0;
   #lastLen = 0;
+  /** This thread's owner id in LOCK / ALLOC_LOCK words: threadId + 1 (0 means free). */
+  readonly #owner = threadId + 1;
 
   constructor(buffer: SharedArrayBuffer, layout: PodCacheLayout) {
     this.layout = layout;
@@ -248,6 +251,96 @@ export class SharedPodCache {
     };
   }
 
+  // ---- recovery of a dead thread's locks ------------------------------------------------
+
+  /**
+   * Release and repair every lock held by a thread that has EXITED (its 'exit' event was seen;
+   * calling this for a live thread corrupts the cache). See "A writer that dies" in
+   * pod-cache-layout.ts. Returns the number of lock words taken over (0: it held none).
+   */
+  recoverThread(deadThreadId: number): number {
+    const dead = deadThreadId + 1;
+    if (dead === this.#owner) throw new CacheError('ERR_CACHE_INVALID_OPTION', 'recoverThread: a thread cannot recover itself');
+    const i32 = this.#i32;
+    let recovered = 0;
+    const allocTaken = Atomics.compareExchange(i32, H.ALLOC_LOCK, dead, this.#owner) === dead;
+    if (allocTaken) recovered++;
+    for (let slot = 0; slot < this.layout.capacity; slot++) {
+      const base = this.layout.slotsByte + slot * this.layout.slotStride;
+      const seqIdx = base / 4;
+      const lockIdx = seqIdx + S.LOCK / 4;
+      if (Atomics.compareExchange(i32, lockIdx, dead, this.#owner) !== dead) continue;
+      recovered++;
+      const s = Atomics.load(i32, seqIdx);
+      if ((s & 1) === 1) {
+        const ulen = i32[seqIdx + 1] ?? 0;
+        const len = i32[seqIdx + 2] ?? 0;
+        if (ulen > 0 && ulen <= MAX_UID_BYTES && len > 0) {
+          // The payload may be torn: replace it by an error entry at the stored timestamp.
+          const uid = this.#bytes.toString('utf8', base + S.UID, base + S.UID + ulen);
+          const payload = this.#encoder.encode(emptyPodStatus(uid), { code: 'ERR_CACHE_WRITER_DIED', message: `thread ${deadThreadId} died while writing this entry` });
+          if (payload.length <= this.layout.bytesPerSlot) {
+            payload.copy(this.#bytes, base + S.PAYLOAD);
+            i32[seqIdx + 2] = payload.length;
+          } else {
+            i32[seqIdx + 2] = 0;
+          }
+        } else if (ulen < 0 || ulen > MAX_UID_BYTES) {
+          i32[seqIdx + 1] = 0;
+          i32[seqIdx + 2] = 0;
+        }
+        Atomics.store(i32, seqIdx, s + 1);
+      }
+      Atomics.store(i32, lockIdx, 0);
+      Atomics.notify(i32, seqIdx);
+      Atomics.notify(i32, lockIdx);
+    }
+    if (allocTaken) {
+      try {
+        this.#rebuildAllocLocked();
+      } finally {
+        this.#unlockAlloc();
+      }
+    }
+    if (recovered > 0) {
+      Atomics.add(i32, H.RECOVERED, 1);
+      this.#publish();
+    }
+    return recovered;
+  }
+
+  /** How many recoveries happened (the PLEG reinspects every pod when this moves). */
+  recoveries(): number {
+    return Atomics.load(this.#i32, H.RECOVERED);
+  }
+
+  /** Under ALLOC_LOCK: rebuild INDEX, FREE and the counters from the slots (owned iff UID_LEN > 0). */
+  #rebuildAllocLocked(): void {
+    const i32 = this.#i32;
+    const free = this.layout.freeByte / 4;
+    // INDEX_SEQ odd (a dead rebuild) stays odd through ours; even becomes odd.
+    if ((Atomics.load(i32, H.INDEX_SEQ) & 1) === 0) Atomics.add(i32, H.INDEX_SEQ, 1);
+    let used = 0;
+    let bytes = 0;
+    let top = 0;
+    for (let slot = this.layout.capacity - 1; slot >= 0; slot--) {
+      const base = this.layout.slotsByte + slot * this.layout.slotStride;
+      const ulen = i32[base / 4 + 1] ?? 0;
+      if (ulen > 0) {
+        used++;
+        bytes += i32[base / 4 + 2] ?? 0;
+      } else {
+        i32[free + top++] = slot;
+      }
+    }
+    Atomics.store(i32, H.FREE_TOP, top);
+    Atomics.store(i32, H.SLOTS_USED, used);
+    Atomics.store(i32, H.BYTES_USED, bytes);
+    this.#fillIndexLocked();
+    Atomics.add(i32, H.INDEX_SEQ, 1);
+    Atomics.notify(i32, H.INDEX_SEQ);
+  }
+
   // ---- slot allocation (ALLOC_LOCK) ---------------------------------------------------
 
   /** A slot naming the uid (in #uidScratch): the existing one, or a fresh one from FREE. */
@@ -305,9 +398,17 @@ export class SharedPodCache {
   /** Drop tombstones: re-insert every owned slot. Readers retry while INDEX_SEQ is odd. */
   #rebuildIndexLocked(): void {
     const i32 = this.#i32;
+    Atomics.add(i32, H.INDEX_SEQ, 1);
+    this.#fillIndexLocked();
+    Atomics.add(i32, H.INDEX_SEQ, 1);
+    Atomics.notify(i32, H.INDEX_SEQ);
+  }
+
+  /** Under ALLOC_LOCK with INDEX_SEQ odd: every bucket from the owned slots, no tombstones. */
+  #fillIndexLocked(): void {
+    const i32 = this.#i32;
     const index = this.layout.indexByte / 4;
     const mask = this.layout.indexSize - 1;
-    Atomics.add(i32, H.INDEX_SEQ, 1);
     for (let b = 0; b <= mask; b++) Atomics.store(i32, index + b, 0);
     for (let slot = 0; slot < this.layout.capacity; slot++) {
       const base = this.layout.slotsByte + slot * this.layout.slotStride;
@@ -318,30 +419,35 @@ export class SharedPodCache {
       Atomics.store(i32, index + b, slot + 1);
     }
     Atomics.store(i32, H.TOMBSTONES, 0);
-    Atomics.add(i32, H.INDEX_SEQ, 1);
-    Atomics.notify(i32, H.INDEX_SEQ);
   }
 
   // ---- locks ---------------------------------------------------------------------------
 
+  /** Take the slot's LOCK (owner id), then make SEQ odd. Returns the even SEQ before. */
   #acquire(seqIdx: number): number {
+    const lockIdx = seqIdx + S.LOCK / 4;
     for (let waits = 0; ; ) {
-      const s = Atomics.load(this.#i32, seqIdx);
-      if ((s & 1) === 0 && Atomics.compareExchange(this.#i32, seqIdx, s, s + 1) === s) return s;
-      waits = this.#backoff(seqIdx, s, waits);
+      const held = Atomics.compareExchange(this.#i32, lockIdx, 0, this.#owner);
+      if (held === 0) break;
+      waits = this.#backoff(lockIdx, held, waits);
     }
+    // Only LOCK holders move SEQ, so it is even here (recoverThread leaves it even too).
+    return Atomics.add(this.#i32, seqIdx, 1);
   }
 
   /** Publish (s+2) after a write; restore s when nothing was written (readers need not retry). */
   #release(seqIdx: number, s: number, wrote: boolean): void {
     Atomics.store(this.#i32, seqIdx, wrote ? s + 2 : s);
+    Atomics.store(this.#i32, seqIdx + S.LOCK / 4, 0);
     Atomics.notify(this.#i32, seqIdx);
+    Atomics.notify(this.#i32, seqIdx + S.LOCK / 4, 1);
   }
 
   #lockAlloc(): void {
     for (let waits = 0; ; ) {
-      if (Atomics.compareExchange(this.#i32, H.ALLOC_LOCK, 0, 1) === 0) return;
-      waits = this.#backoff(H.ALLOC_LOCK, 1, waits);
+      const held = Atomics.compareExchange(this.#i32, H.ALLOC_LOCK, 0, this.#owner);
+      if (held === 0) return;
+      waits = this.#backoff(H.ALLOC_LOCK, held, waits);
     }
   }
 

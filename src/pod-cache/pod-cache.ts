@@ -10,10 +10,14 @@
  * set by {@link PodCacheWriter.updateTime}; individual entries may be newer. The PLEG therefore
  * calls `updateTime(t)` only AFTER every `set(..., t)` of a relist.
  *
- * Timestamps are integer wall-clock milliseconds (Clock.now()). The kubelet uses time.Time (ns);
- * at ms resolution two writes can share a timestamp, which is why "newer" is strict (`>`) in
- * {@link PodCacheReader.getNewerThan} and "not older" (`>=`) wins in `set`.
+ * Timestamps are integer MONOTONIC milliseconds ({@link cacheNow}: Clock.monotonic(), which is
+ * one process-wide time base that every thread reads alike), never wall-clock: a wall-clock step
+ * backwards would make every new write older than the entries already there ('stale') and
+ * freeze the cache while waits on the global timestamp still resolved. The kubelet uses
+ * time.Time (ns); at ms resolution two writes can share a timestamp, which is why "newer" is
+ * strict (`>`) in {@link PodCacheReader.getNewerThan} and "not older" (`>=`) wins in `set`.
  */
+import type { Clock } from '../clock/clock.js';
 import type { WireError } from '../cri/cri-errors.js';
 import type { RuntimePodStatus } from './runtime-pod-status.js';
 
@@ -85,4 +89,9 @@ export interface PodCacheStats {
   fullTotal: number;
   /** Entries replaced by an ERR_CACHE_ENTRY_TOO_LARGE error entry (for a metric). */
   oversizeTotal: number;
+}
+
+/** The cache's time now: integer ms of the clock's process-wide monotonic time base. */
+export function cacheNow(clock: Pick<Clock, 'monotonic'>): number {
+  return Math.floor(clock.monotonic());
 }

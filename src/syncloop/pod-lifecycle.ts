@@ -11,7 +11,7 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Clock } from '../clock/clock.js';
-import type { CacheEntry } from '../pod-cache/pod-cache.js';
+import { cacheNow, type CacheEntry } from '../pod-cache/pod-cache.js';
 import type { PodUpdate } from '../config/pod-update.js';
 import type { Logger } from '../logging/logger.js';
 import { podFields } from '../logging/logger.js';
@@ -198,7 +198,7 @@ export class PodLifecycle {
    */
   handleShardRestarted(shard: number, shards: number): void {
     let n = 0;
-    const statusNotBeforeMs = this.#d.clock.now();
+    const statusNotBeforeMs = cacheNow(this.#d.clock);
     for (const [uid, w] of this.#workerState) {
       if (shardOf(uid, shards) !== shard) continue;
       n++;

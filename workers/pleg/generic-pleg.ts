@@ -4,7 +4,7 @@
  * (pleg-thread.ts wires it to a worker thread).
  *
  * Each relist (every relistPeriodMs after the previous one ends, like wait.Until):
- *   1. t = clock.now(); ListPodSandbox + ListContainers (both, unfiltered). On failure: log,
+ *   1. t = cacheNow(clock) (monotonic); ListPodSandbox + ListContainers (both, unfiltered). On failure: log,
  *      count, keep the old records, do not touch the cache (health ages).
  *   2. lastRelist = t (the kubelet records it right after the list succeeds).
  *   3. per pod: events from each container/sandbox old → new state (generateEvents); pods with
@@ -29,7 +29,7 @@ import type { Clock, TimerHandle } from '../../src/clock/clock.js';
 import type { RuntimeService } from '../../src/cri/runtime-service.js';
 import { silentLogger, type Logger } from '../../src/logging/logger.js';
 import { CacheError } from '../../src/pod-cache/pod-cache-errors.js';
-import type { PodCacheReader, PodCacheWriter } from '../../src/pod-cache/pod-cache.js';
+import { cacheNow, type PodCacheReader, type PodCacheWriter } from '../../src/pod-cache/pod-cache.js';
 import type { RuntimePodStatus } from '../../src/pod-cache/runtime-pod-status.js';
 import { BulkPodStatusBuilder, groupByPod, type RelistPod } from '../runtime-status/bulk-pod-status.js';
 import { plegHealth, type PlegHealth } from './pleg-health.js';
@@ -38,7 +38,7 @@ import { PodRecords } from './pleg-records.js';
 
 /** One relist's outcome, delivered to the sink whether or not it succeeded. */
 export interface RelistReport {
-  /** The relist timestamp (wall ms, clock.now() before listing). */
+  /** The relist timestamp (cache time: monotonic ms, taken before listing). */
   timestampMs: number;
   ok: boolean;
   /** kubelet_pleg_relist_duration_seconds observation. */
@@ -188,7 +188,7 @@ export class GenericPleg {
     return plegHealth(this.#lastRelistMonotonic, this.#clock.monotonic(), this.#thresholdMs);
   }
 
-  /** Wall-clock ms of the last successful relist start, undefined before the first. */
+  /** Cache time (monotonic ms) of the last successful relist start, undefined before the first. */
   lastRelistMs(): number | undefined {
     return this.#lastRelistMs;
   }
@@ -231,7 +231,7 @@ export class GenericPleg {
     const signal = this.#abort.signal;
     if (signal.aborted) return;
     const startMono = this.#clock.monotonic();
-    const timestampMs = this.#clock.now();
+    const timestampMs = cacheNow(this.#clock);
     const intervalSeconds = this.#lastRelistMonotonic === undefined ? null : (startMono - this.#lastRelistMonotonic) / 1000;
     let runtimeCounts: RuntimeCounts | undefined;
     const report = (ok: boolean, events: PodLifecycleEvent[], discarded: number): void => {

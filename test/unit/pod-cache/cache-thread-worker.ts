@@ -9,7 +9,8 @@
  *  - script: runs {set|updateTime} steps sent by the test, acking each.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, threadId, workerData } from 'node:worker_threads';
+import { H, S, readLayout } from '../../../src/pod-cache/pod-cache-layout.js';
 import { attachPodCache } from '../../../src/pod-cache/pod-cache-create.js';
 import { podUid, typicalPodStatus } from './pod-status-fixtures.js';
 
@@ -17,7 +18,9 @@ export type WorkerRole =
   | { role: 'writer'; buffer: SharedArrayBuffer; pods: number; versions: number[] }
   | { role: 'reader'; buffer: SharedArrayBuffer; pods: number; stop: SharedArrayBuffer }
   | { role: 'waiter'; buffer: SharedArrayBuffer; pods: number; until: number }
-  | { role: 'script'; buffer: SharedArrayBuffer };
+  | { role: 'script'; buffer: SharedArrayBuffer }
+  /** Die inside critical sections: hold slot `slot` (SEQ odd, payload half-overwritten) and ALLOC_LOCK, post 'holding', block. */
+  | { role: 'hold'; buffer: SharedArrayBuffer; slot: number };
 
 export type ScriptStep = { op: 'set'; pod: number; version: number; ts: number } | { op: 'updateTime'; ts: number };
 
@@ -88,6 +91,20 @@ async function main(): Promise<WorkerReport | undefined> {
         else writer.updateTime(step.ts);
         port.postMessage('done');
       });
+      return undefined;
+    }
+    case 'hold': {
+      // Exactly the state a writer leaves when it dies between steps 2 and 5 of the publication
+      // protocol (pod-cache-layout.ts) while also holding ALLOC_LOCK.
+      const l = readLayout(data.buffer);
+      const i32 = new Int32Array(data.buffer);
+      const base = l.slotsByte + data.slot * l.slotStride;
+      if (Atomics.compareExchange(i32, base / 4 + S.LOCK / 4, 0, threadId + 1) !== 0) throw new Error('slot already locked');
+      Atomics.add(i32, base / 4, 1);
+      new Uint8Array(data.buffer, base + S.PAYLOAD, 16).fill(0xff);
+      if (Atomics.compareExchange(i32, H.ALLOC_LOCK, 0, threadId + 1) !== 0) throw new Error('alloc already locked');
+      port.postMessage('holding');
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
       return undefined;
     }
     default: {

@@ -1,0 +1,61 @@
+/**
+ * Locks held by a thread that died inside a cache critical section are recoverable: the
+ * thread's slot and ALLOC_LOCK words carry its owner id, and recoverThread (called by the main
+ * thread on the thread's 'exit') releases them, turns the possibly torn entry into an
+ * ERR_CACHE_WRITER_DIED error entry, rebuilds the index and free list, and counts a recovery.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
+import { createPodCache } from '../../../src/pod-cache/pod-cache-create.js';
+import { CacheError } from '../../../src/pod-cache/pod-cache-errors.js';
+import { podUid, typicalPodStatus } from './pod-status-fixtures.js';
+import type { WorkerRole } from './cache-thread-worker.js';
+
+const WORKER = new URL('./cache-thread-worker.js', import.meta.url);
+
+test('a thread dead inside set and slot allocation: stuck locks are bounded, then recovered whole', async () => {
+  const c = createPodCache({ capacity: 8 });
+  c.writer.set(podUid(0), typicalPodStatus(0, 1), null, 10); // slot 0
+  c.writer.set(podUid(1), typicalPodStatus(1, 1), null, 10); // slot 1
+  c.writer.updateTime(10);
+
+  const worker = new Worker(WORKER, { workerData: { role: 'hold', buffer: c.buffer, slot: 0 } satisfies WorkerRole });
+  const [msg] = (await Promise.race([once(worker, 'message'), once(worker, 'error').then(([e]) => Promise.reject(e as Error))])) as [string];
+  assert.equal(msg, 'holding');
+  const deadId = worker.threadId;
+  await worker.terminate();
+
+  // Before recovery: a reader of the held slot gives up (bounded, ≈ 1 s) with a typed error;
+  // other pods read fine (lock-free), a new pod cannot get a slot (ALLOC_LOCK held).
+  assert.throws(() => c.reader.get(podUid(0)), (e: unknown) => e instanceof CacheError && e.code === 'ERR_CACHE_LOCK_STUCK');
+  assert.deepEqual(c.reader.get(podUid(1))?.status, typicalPodStatus(1, 1));
+  assert.throws(() => c.writer.set(podUid(2), typicalPodStatus(2, 1), null, 11), (e: unknown) => e instanceof CacheError && e.code === 'ERR_CACHE_LOCK_STUCK');
+
+  assert.equal(c.reader.recoveries(), 0);
+  assert.equal(c.recoverThread(deadId), 2, 'the slot lock and ALLOC_LOCK');
+  assert.equal(c.recoverThread(deadId), 0, 'idempotent');
+  assert.equal(c.reader.recoveries(), 1);
+
+  // The torn entry is an error entry (never the half-written bytes), at its stored timestamp.
+  const e0 = c.reader.get(podUid(0));
+  assert.equal(e0?.error?.code, 'ERR_CACHE_WRITER_DIED');
+  assert.equal(e0?.status.sandboxes.length, 0);
+  assert.equal(e0?.timestampMs, 10);
+  assert.deepEqual(c.reader.get(podUid(1))?.status, typicalPodStatus(1, 1));
+  // Writers and slot allocation work again; the free list and counters were rebuilt.
+  assert.equal(c.writer.set(podUid(0), typicalPodStatus(0, 2), null, 12), 'stored');
+  assert.deepEqual(c.reader.get(podUid(0))?.status, typicalPodStatus(0, 2));
+  for (let p = 2; p < 8; p++) c.writer.set(podUid(p), typicalPodStatus(p, 1), null, 12);
+  assert.equal(c.reader.stats().slotsUsed, 8);
+  assert.throws(() => c.writer.set(podUid(8), typicalPodStatus(8, 1), null, 12), (e: unknown) => e instanceof CacheError && e.code === 'ERR_CACHE_FULL');
+  c.writer.delete(podUid(3));
+  assert.equal(c.writer.set(podUid(8), typicalPodStatus(8, 1), null, 13), 'stored');
+  assert.deepEqual(c.reader.uids().sort(), [0, 1, 2, 4, 5, 6, 7, 8].map(podUid).sort());
+});
+
+test('recoverThread refuses the calling thread itself', () => {
+  const c = createPodCache({ capacity: 2 });
+  assert.throws(() => c.recoverThread(0), (e: unknown) => e instanceof CacheError && e.code === 'ERR_CACHE_INVALID_OPTION');
+});
