@@ -87,6 +87,11 @@ export class SharedPodCacheReader implements PodCacheReader {
     return this.#cache.stats();
   }
 
+  /** The pod's entry timestamp without decoding the entry, or undefined without one. */
+  entryTimestamp(uid: string): number | undefined {
+    return this.#cache.entryTimestamp(uid);
+  }
+
   /** Number of dead-thread lock recoveries so far (moves when entries were repaired). */
   recoveries(): number {
     return this.#cache.recoveries();

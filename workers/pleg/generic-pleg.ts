@@ -79,8 +79,11 @@ export function countRuntime(pods: Iterable<RelistPod>): RuntimeCounts {
 
 export type RelistSink = (report: RelistReport) => void;
 
-/** What the PLEG reads back from the cache: old IPs (get) and, when offered, the sweep's uids. */
-type PlegCacheReader = Pick<PodCacheReader, 'get'> & Partial<Pick<PodCacheReader, 'uids'>>;
+/**
+ * What the PLEG reads back from the cache: old IPs (get) and, when offered, the sweep's uids
+ * and the count of dead-writer recoveries (an entry repaired after a thread died mid-write).
+ */
+type PlegCacheReader = Pick<PodCacheReader, 'get'> & Partial<Pick<PodCacheReader, 'uids'>> & { recoveries?(): number; entryTimestamp?(uid: string): number | undefined };
 
 export interface PlegCounters {
   relistTotal: number;
@@ -88,6 +91,8 @@ export interface PlegCounters {
   discardEventsTotal: number;
   inspectErrorsTotal: number;
   cacheFullTotal: number;
+  /** Pods whose handling threw in a relist (a cache error); the relist went on with the others. */
+  podErrorsTotal: number;
   inspectCallsTotal: number;
   podsTracked: number;
   eventsInFlight: number;
@@ -130,6 +135,8 @@ export class GenericPleg {
   readonly #builder: BulkPodStatusBuilder;
   /** Pods whose status fetch failed (or was not delivered) last relist: inspect again. */
   #reinspect = new Set<string>();
+  /** Pods that get a PodSync event with this relist even without container events. */
+  readonly #forceSync = new Set<string>();
   /** IPs last written per pod, when no cacheReader is given. */
   readonly #lastIps = new Map<string, string[]>();
   #lastRelistMs: number | undefined;
@@ -139,7 +146,15 @@ export class GenericPleg {
   #timer: TimerHandle | undefined;
   #state: Lifecycle = 'idle';
   readonly #abort = new AbortController();
-  readonly #counters = { relistTotal: 0, relistErrorsTotal: 0, discardEventsTotal: 0, inspectErrorsTotal: 0, cacheFullTotal: 0 };
+  readonly #counters = { relistTotal: 0, relistErrorsTotal: 0, discardEventsTotal: 0, inspectErrorsTotal: 0, cacheFullTotal: 0, podErrorsTotal: 0 };
+  /** The cache's recovery count last seen: when it moves, every listed pod is reinspected. */
+  #recoveriesSeen = 0;
+  /**
+   * Per pod, the timestamp of the cache entry last checked against a listing (the PLEG's own
+   * writes, and worker-published entries already found consistent): only entries written by
+   * someone else since then are decoded and checked (see #vanished).
+   */
+  readonly #checkedTs = new Map<string, number>();
 
   constructor(opts: GenericPlegOptions) {
     for (const k of ['runtime', 'cache', 'clock', 'sink'] as const) {
@@ -255,6 +270,26 @@ export class GenericPleg {
     runtimeCounts = countRuntime(pods.values());
     this.#records.setCurrent(pods);
     this.#builder.retainOnly(pods);
+    const recoveries = this.#cacheReader?.recoveries?.() ?? 0;
+    if (recoveries !== this.#recoveriesSeen) {
+      // A thread died mid-write and its entries were repaired into error entries: rewrite all.
+      this.#recoveriesSeen = recoveries;
+      for (const uid of pods.keys()) this.#reinspect.add(uid);
+    }
+    // Objects a worker published that the runtime lost (restarted without them) while the pod
+    // itself is still listed: the records saw no change, so only the entry shows it.
+    for (const uid of pods.keys()) {
+      if (this.#reinspect.has(uid)) continue;
+      try {
+        if (this.#vanished(uid, pods.get(uid)!, timestampMs)) {
+          this.#log.v(2).info('PLEG: objects in the cache are gone from the runtime; reinspecting', { podUID: uid });
+          this.#reinspect.add(uid);
+          this.#forceSync.add(uid);
+        }
+      } catch (err) {
+        this.#podError(uid, err);
+      }
+    }
 
     const changed = new Map<string, PodLifecycleEvent[]>();
     for (const uid of this.#records.uids()) {
@@ -282,35 +317,50 @@ export class GenericPleg {
     let room = Math.max(0, this.#capacity - this.#inFlight);
     let discarded = 0;
     for (const [uid, events] of changed) {
-      const deliver = events.filter((e) => e.type !== 'ContainerChanged');
-      const result = built.get(uid);
-      if (!result) {
-        // Not listed any more: no visible containers or sandboxes.
-        this.#log.v(4).info('PLEG: Delete status for pod', { podUID: uid });
-        this.#cache.delete(uid);
-        this.#lastIps.delete(uid);
-      } else {
-        result.status.ips = this.#preserveIps(uid, result.status);
-        const stored = this.#store(uid, result.status, result.error, timestampMs);
-        if (result.error || stored === 'failed') {
-          if (result.error) {
-            this.#counters.inspectErrorsTotal++;
-            this.#log.v(4).info('PLEG: Ignoring events for pod', { pod: `${result.status.namespace}/${result.status.name}`, podUID: uid, err: result.error.message });
+      // One pod's cache error (a stuck lock, a corrupt entry) must not abort the relist of all.
+      try {
+        const deliver = events.filter((e) => e.type !== 'ContainerChanged');
+        const result = built.get(uid);
+        if (!result) {
+          // Not listed any more: no visible containers or sandboxes.
+          this.#log.v(4).info('PLEG: Delete status for pod', { podUID: uid });
+          const had = this.#hadObjects(uid);
+          this.#cache.delete(uid);
+          this.#lastIps.delete(uid);
+          this.#checkedTs.delete(uid);
+          // A pod whose objects vanished without the events saying so (never seen, or seen
+          // only by a failed inspection) still needs a sync, or it waits for the periodic resync.
+          if (had && deliver.length === 0) deliver.push({ id: uid, type: 'PodSync', data: '' });
+        } else {
+          result.status.ips = this.#preserveIps(uid, result.status);
+          const stored = this.#store(uid, result.status, result.error, timestampMs);
+          if (result.error || stored === 'failed') {
+            if (result.error) {
+              this.#counters.inspectErrorsTotal++;
+              this.#log.v(4).info('PLEG: Ignoring events for pod', { pod: `${result.status.namespace}/${result.status.name}`, podUID: uid, err: result.error.message });
+            }
+            needsReinspection.add(uid);
+            continue;
           }
-          needsReinspection.add(uid);
+          if (stored === 'stale') needsReinspection.add(uid);
+          else this.#checkedTs.set(uid, timestampMs);
+          this.#logExits(events, result.status);
+          if (this.#forceSync.has(uid) && deliver.length === 0) deliver.push({ id: uid, type: 'PodSync', data: '' });
+        }
+        if (deliver.length > room) {
+          // No room: the record stays old, so these events are generated again next relist.
+          discarded += deliver.length;
+          if (this.#forceSync.has(uid)) needsReinspection.add(uid);
           continue;
         }
-        if (stored === 'stale') needsReinspection.add(uid);
-        this.#logExits(events, result.status);
+        room -= deliver.length;
+        this.#forceSync.delete(uid);
+        this.#records.update(uid);
+        out.push(...deliver);
+      } catch (err) {
+        this.#podError(uid, err);
+        needsReinspection.add(uid);
       }
-      if (deliver.length > room) {
-        // No room: the record stays old, so these events are generated again next relist.
-        discarded += deliver.length;
-        continue;
-      }
-      room -= deliver.length;
-      this.#records.update(uid);
-      out.push(...deliver);
     }
 
     // Entries this relist did not list and never tracked were published by pod workers (their
@@ -320,17 +370,24 @@ export class GenericPleg {
     if (this.#cacheReader?.uids) {
       for (const uid of this.#cacheReader.uids()) {
         if (pods.has(uid) || this.#records.has(uid)) continue;
-        const entry = this.#cacheReader.get(uid);
-        if (!entry || entry.timestampMs >= timestampMs) continue;
-        if (entry.status.sandboxes.length === 0 && entry.status.containers.length === 0) continue;
-        this.#log.v(2).info('PLEG: pod published by a worker is gone from the runtime', { podUID: uid });
-        this.#cache.delete(uid);
-        if (room > 0) {
-          out.push({ id: uid, type: 'PodSync', data: '' });
-          room--;
+        try {
+          const entry = this.#cacheReader.get(uid);
+          if (!entry || entry.timestampMs >= timestampMs) continue;
+          if (entry.status.sandboxes.length === 0 && entry.status.containers.length === 0) continue;
+          this.#log.v(2).info('PLEG: pod published by a worker is gone from the runtime', { podUID: uid });
+          this.#cache.delete(uid);
+          this.#checkedTs.delete(uid);
+          if (room > 0) {
+            out.push({ id: uid, type: 'PodSync', data: '' });
+            room--;
+          }
+        } catch (err) {
+          this.#podError(uid, err);
         }
       }
     }
+    for (const uid of this.#checkedTs.keys()) if (!pods.has(uid) && !this.#records.has(uid)) this.#checkedTs.delete(uid);
+    for (const uid of this.#forceSync) if (!pods.has(uid) && !needsReinspection.has(uid)) this.#forceSync.delete(uid);
 
     // After every write of this relist, never before.
     this.#cache.updateTime(timestampMs);
@@ -342,6 +399,38 @@ export class GenericPleg {
     this.#reinspect = needsReinspection;
     this.#inFlight += out.length;
     report(true, out, discarded);
+  }
+
+  #podError(uid: string, err: unknown): void {
+    this.#counters.podErrorsTotal++;
+    this.#log.error('PLEG: pod skipped in this relist', { podUID: uid, code: err instanceof CacheError ? err.code : 'ERR_PLEG_POD', err: String(err) });
+  }
+
+  /** Whether the pod's cache entry shows any sandbox or container. */
+  #hadObjects(uid: string): boolean {
+    const e = this.#cacheReader?.get(uid);
+    return e !== undefined && (e.status.sandboxes.length > 0 || e.status.containers.length > 0);
+  }
+
+  /**
+   * Whether the pod's entry, written by someone else (a pod worker's fresh status) before this
+   * relist's listing, names a sandbox or container the listing does not have: the runtime lost
+   * it (restarted without recent objects). Entries are decoded only when their timestamp moved
+   * since the last check, so a steady node costs one timestamp read per pod.
+   */
+  #vanished(uid: string, listed: RelistPod, relistTs: number): boolean {
+    const reader = this.#cacheReader;
+    if (!reader) return false;
+    const checked = this.#checkedTs.get(uid);
+    if (reader.entryTimestamp && reader.entryTimestamp(uid) === checked) return false;
+    const entry = reader.get(uid);
+    if (!entry || entry.timestampMs === checked) return false;
+    if (entry.timestampMs >= relistTs) return false; // published after the listing: judge next relist
+    this.#checkedTs.set(uid, entry.timestampMs);
+    const ids = new Set<string>();
+    for (const s of listed.sandboxes) ids.add(s.id);
+    for (const c of listed.containers) ids.add(c.id);
+    return entry.status.sandboxes.some((s) => !ids.has(s.id)) || entry.status.containers.some((c) => !ids.has(c.id));
   }
 
   #store(uid: string, status: RuntimePodStatus, error: { code: string; message: string } | null, ts: number): 'stored' | 'stale' | 'failed' {

@@ -2,8 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../../src/clock/fake-clock.js';
 import { CriError } from '../../../src/cri/cri-errors.js';
+import { CacheError } from '../../../src/pod-cache/pod-cache-errors.js';
 import { createPodCache } from '../../../src/pod-cache/pod-cache-create.js';
 import type { PodCacheWriter } from '../../../src/pod-cache/pod-cache.js';
+import type { RuntimeContainerStatus } from '../../../src/pod-cache/runtime-pod-status.js';
 import { GenericPleg, type RelistReport } from '../../../workers/pleg/generic-pleg.js';
 import type { PodLifecycleEvent } from '../../../workers/pleg/pleg-events.js';
 import { FakeRuntime } from './fake-runtime.js';
@@ -238,4 +240,57 @@ test('each successful relist reports what it listed: pods with a ready sandbox a
   await relist();
   assert.equal(reports.at(-1)?.ok, false);
   assert.equal(reports.at(-1)?.runtimeCounts, undefined, 'a failed relist reports no counts (the gauges keep their last values)');
+});
+
+test('runtime lost a container a worker published while the sandbox survived: reinspected and PodSync at the next relist', async () => {
+  const { runtime, reader, writer, relist, clock } = setup();
+  runtime.addSandbox('s1', 'A');
+  assert.deepEqual(await relist(), [['ContainerStarted', 's1']]);
+  // The pod worker created and started c1 and published it; the runtime then restarted
+  // without it before any relist listed it. The PLEG's records see no change for A.
+  const seen = reader.get('A');
+  assert.ok(seen);
+  const c1: RuntimeContainerStatus = {
+    id: 'c1', podSandboxId: 's1', name: 'app', state: 'CONTAINER_RUNNING', createdAtNs: '5', startedAtNs: '6', finishedAtNs: '0',
+    exitCode: 0, reason: '', message: '', image: 'i', imageRef: 'i', hash: '', restartCount: 0, attempt: 0,
+  };
+  writer.set('A', { ...seen.status, containers: [c1] }, null, clock.now() + 1);
+  assert.deepEqual(await relist(), [['PodSync', '']]);
+  assert.deepEqual(reader.get('A')?.status.containers, [], 'the entry shows what the runtime has');
+  assert.deepEqual(await relist(), [], 'once');
+});
+
+test('a pod seen only by a failed inspection, then lost by the runtime, gets a PodSync', async () => {
+  const { runtime, reader, relist } = setup();
+  runtime.addSandbox('s1', 'A');
+  runtime.addContainer('c1', 's1', 'app');
+  runtime.start('c1');
+  runtime.failStatusOf.set('c1', new CriError('ERR_CRI_UNAVAILABLE', 'ContainerStatus', 'runtime going down'));
+  assert.deepEqual(await relist(), []);
+  assert.equal(reader.get('A')?.error?.code, 'ERR_CRI_UNAVAILABLE');
+  runtime.failStatusOf.clear();
+  runtime.remove('c1');
+  runtime.remove('s1');
+  assert.deepEqual(await relist(), [['PodSync', '']]);
+  assert.equal(reader.get('A'), undefined);
+});
+
+test('a cache error on one pod skips that pod only: the relist completes, others get their events', async () => {
+  const { runtime, relist, pleg } = setup({
+    cache: (w) => ({
+      ...w,
+      delete: (uid: string) => {
+        if (uid === 'B') throw new CacheError('ERR_CACHE_LOCK_STUCK', 'stuck');
+        w.delete(uid);
+      },
+    }),
+  });
+  runtime.addSandbox('sb', 'B');
+  assert.deepEqual(await relist(), [['ContainerStarted', 'sb']]);
+  runtime.remove('sb');
+  runtime.addSandbox('sa', 'A');
+  assert.deepEqual(await relist(), [['ContainerStarted', 'sa']]);
+  assert.equal(pleg.counters().podErrorsTotal, 1);
+  assert.equal(pleg.counters().relistErrorsTotal, 0);
+  assert.equal(pleg.healthy().healthy, true);
 });
