@@ -37,7 +37,7 @@ import type { PodResultMessage, PodUpdateMessage, PodWorkerState, WorkerThreadSt
 
 /** What the loop needs from the pod cache (satisfied by the SharedArrayBuffer cache reader). */
 export interface PodStatusWaiter {
-  getNewerThan(uid: string, minTimestampMs: number, signal?: AbortSignal): Promise<{ status: RuntimePodStatus; timestampMs: number }>;
+  getNewerThan(uid: string, minTimestampMs: number, signal?: AbortSignal): Promise<{ status: RuntimePodStatus; error?: WireError | null; timestampMs: number }>;
 }
 
 /** Fetches a pod's status from the runtime and publishes it to the cache at a timestamp > afterMs. */
@@ -224,6 +224,10 @@ export class PodWorkers {
       let result: Omit<PodResultMessage, 'kind' | 'threadId' | 'uid' | 'durationMs' | 'state' | 'work'> = {};
       try {
         const entry = await this.#d.cache.getNewerThan(rec.uid, rec.lastSyncTimeMs, ac.signal);
+        // As the kubelet (managePodLoop: "error determining status"): never act on a status
+        // stored with an error (its values are placeholders); the PLEG reinspects the pod and
+        // its events bring the pod back, or the error backoff retries.
+        if (entry.error) throw Object.assign(new Error(`error determining status: ${entry.error.message}`), { code: entry.error.code });
         rec.inFlight = work;
         rec.statusTimestampMs = entry.timestampMs;
         result = await this.#doWork(rec, work, update.updateType, entry.status, ac.signal);
