@@ -32,8 +32,7 @@ import { cacheNow } from '../pod-cache/pod-cache.js';
 import { PodManager, isStaticPod } from '../pod-manager/pod-manager.js';
 import { startPleg, type PlegRunner } from '../pleg/pleg-runner.js';
 import { createAgentServer, type AgentServer } from '../server/agent-server.js';
-import { formatGoDuration, syncLoopCheck } from '../server/health-checks.js';
-import type { HealthCheckResult } from '../server/server-sources.js';
+import { plegCheck, syncLoopCheck } from '../server/health-checks.js';
 import { StatusManager } from '../status/status-manager.js';
 import { PodLifecycle } from '../syncloop/pod-lifecycle.js';
 import { SyncLoop } from '../syncloop/sync-loop.js';
@@ -83,6 +82,11 @@ export class Agent {
   /** The pod dispatcher (a PoolDispatcher with threads, InlineDispatcher with --workers 0). */
   get dispatcher(): PodDispatcher | undefined {
     return this.#dispatcher;
+  }
+
+  /** The supervised PLEG thread (undefined before start). */
+  get pleg(): PlegRunner | undefined {
+    return this.#pleg;
   }
 
   /** Where the HTTP server listens (undefined when disabled). */
@@ -148,7 +152,12 @@ export class Agent {
             events,
             logger,
             onThreadRestart: () => metrics.main.threadRestarts.inc(),
-            onThreadExit: (threadId) => metrics.aggregator.retireThread(threadId),
+            onThreadExit: (threadId) => {
+              metrics.aggregator.retireThread(threadId);
+              // It may have died inside a cache write: release and repair what it held.
+              const n = cache.recoverThread(threadId);
+              if (n > 0) logger.error('recovered pod cache locks of a dead pod-worker thread', { threadId, locks: n });
+            },
             // statusNotBeforeMs stamps are cache time (monotonic), not wall time.
             now: () => cacheNow(clock),
           }));
@@ -206,7 +215,19 @@ export class Agent {
           for (const [state, n] of Object.entries(r.runtimeCounts.containers) as [ContainerStateLabel, number][]) metrics.main.runningContainers(state).set(n);
         }
       },
-      onExit: () => logger.error('the PLEG thread died: pod status will go stale; /healthz will report it'),
+      clock,
+      onThreadExit: (threadId) => {
+        const n = cache.recoverThread(threadId);
+        if (n > 0) logger.error('recovered pod cache locks of the dead PLEG thread', { threadId, locks: n });
+      },
+      onRestart: () => metrics.main.threadRestarts.inc(),
+    });
+    // As the kubelet's runtimeState.addHealthCheck("PLEG", pleg.Healthy): an unhealthy PLEG is a
+    // runtime error, so the sync loop backs off instead of acting on a cache nobody refreshes.
+    const pleg = this.#pleg;
+    runtimeHealth.addHealthCheck('PLEG', () => {
+      const h = pleg.health();
+      return h.healthy ? undefined : h.reason;
     });
 
     if (c.podManifestPath) {
@@ -231,7 +252,6 @@ export class Agent {
     });
 
     if (c.port !== 0) {
-      const pleg = this.#pleg;
       this.#server = createAgentServer({
         address: c.address,
         port: c.port,
@@ -241,7 +261,7 @@ export class Agent {
         health: {
           checks: () => [
             syncLoopCheck({ clock, latestLoopEntry: () => loop.lastIterationMs, resyncIntervalMs: c.syncFrequencyMs }),
-            plegCheckWall(pleg.lastRelistMs(), clock.now(), c.plegRelistThresholdMs),
+            plegCheck({ clock, lastRelistMs: () => pleg.lastRelistMs(), thresholdMs: c.plegRelistThresholdMs }),
           ],
         },
       });
@@ -276,13 +296,4 @@ function primaryHostIP(): string {
     for (const a of addrs ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
   }
   return '127.0.0.1';
-}
-
-/** The kubelet's PLEG health check on wall-clock times (the PLEG thread reports Date.now() values). */
-function plegCheckWall(lastRelistMs: number | undefined, nowMs: number, thresholdMs: number): HealthCheckResult {
-  if (lastRelistMs === undefined) return { name: 'pleg', ok: true };
-  const elapsed = nowMs - lastRelistMs;
-  return elapsed > thresholdMs
-    ? { name: 'pleg', ok: false, reason: `pleg was last seen active ${formatGoDuration(elapsed)} ago; threshold is ${formatGoDuration(thresholdMs)}` }
-    : { name: 'pleg', ok: true };
 }

@@ -5,6 +5,7 @@
  * (the kubelet's baseRuntimeSyncThreshold), so a briefly overloaded main thread or runtime does
  * not stop pod work. Either error makes the sync loop back off. NetworkReady false is reported
  * but does not block: host-network pods still run (containerd without CNI config reports it).
+ * Added checks (the PLEG's health, as the kubelet adds "PLEG") are runtime errors too.
  */
 import type { Clock, TimerHandle } from '../clock/clock.js';
 import type { VersionResponse } from '../cri/cri-types.js';
@@ -27,6 +28,8 @@ export class RuntimeHealth {
   #lastAnswerMs: number | undefined;
   #timer: TimerHandle | undefined;
   #stopped = false;
+  /** Other readiness checks (the kubelet's runtimeState health checks): name → reason when failing. */
+  readonly #checks: { name: string; check: () => string | undefined }[] = [];
 
   constructor(deps: RuntimeHealthDeps) {
     this.#d = deps;
@@ -51,8 +54,19 @@ export class RuntimeHealth {
     void this.#check();
   }
 
+  /** Adds a readiness check (kubelet runtimeState.addHealthCheck): a reason while it fails. */
+  addHealthCheck(name: string, check: () => string | undefined): void {
+    this.#checks.push({ name, check });
+  }
+
+  /** Why the runtime is not ready (empty when ready): the CRI status, then every failing check. */
   errors(): string[] {
-    return this.#errors;
+    const failing: string[] = [];
+    for (const c of this.#checks) {
+      const reason = c.check();
+      if (reason !== undefined) failing.push(`${c.name} is not healthy: ${reason}`);
+    }
+    return failing.length === 0 ? this.#errors : [...this.#errors, ...failing];
   }
 
   async #check(): Promise<void> {

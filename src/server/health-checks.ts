@@ -4,11 +4,12 @@
  *
  *   syncloop — server.go syncLoopHealthCheck: fails when the sync loop has not been entered for
  *              max(2 × resync interval, 5m); message "sync Loop took longer than expected".
- *   pleg     — generic.go Healthy: fails when the last relist started more than the threshold
- *              ago (default 3m); message "pleg was last seen active <d> ago; threshold is <t>".
- * Durations print as Go's time.Duration.String() does, so the text matches the kubelet's.
+ *   pleg     — generic.go Healthy (src/pleg/pleg-health.ts): fails before the first successful
+ *              relist and when the last one started more than the threshold ago (default 3m);
+ *              "pleg was last seen active <d> ago; threshold is <t>".
  */
 import type { Clock } from '../clock/clock.js';
+import { plegHealth } from '../pleg/pleg-health.js';
 import type { HealthCheckResult } from './server-sources.js';
 
 export const SYNC_LOOP_MIN_THRESHOLD_MS = 5 * 60_000;
@@ -33,52 +34,13 @@ export function syncLoopCheck(deps: SyncLoopCheckDeps): HealthCheckResult {
 
 export interface PlegCheckDeps {
   clock: Pick<Clock, 'monotonic'>;
-  /** Monotonic ms when the last relist started; undefined before the first (then healthy). */
-  lastRelist(): number | undefined;
-  thresholdMs?: number;
+  /** Monotonic ms of the last successful relist start (the PLEG thread's report); undefined before the first. */
+  lastRelistMs(): number | undefined;
+  thresholdMs: number;
 }
 
+/** /healthz/pleg: the one PLEG health check (src/pleg/pleg-health.ts) as a HealthCheckResult. */
 export function plegCheck(deps: PlegCheckDeps): HealthCheckResult {
-  const threshold = deps.thresholdMs ?? PLEG_RELIST_THRESHOLD_MS;
-  const last = deps.lastRelist();
-  if (last === undefined) return { name: 'pleg', ok: true };
-  const elapsed = deps.clock.monotonic() - last;
-  if (elapsed > threshold) {
-    return {
-      name: 'pleg',
-      ok: false,
-      reason: `pleg was last seen active ${formatGoDuration(elapsed)} ago; threshold is ${formatGoDuration(threshold)}`,
-    };
-  }
-  return { name: 'pleg', ok: true };
-}
-
-/** Go's time.Duration.String() for a duration given in (fractional) milliseconds. */
-export function formatGoDuration(ms: number): string {
-  let ns = Math.round(ms * 1e6);
-  if (ns === 0) return '0s';
-  const sign = ns < 0 ? '-' : '';
-  ns = Math.abs(ns);
-  if (ns < 1e9) {
-    if (ns < 1e3) return `${sign}${ns}ns`;
-    if (ns < 1e6) return `${sign}${trimFraction(ns, 1e3)}µs`;
-    return `${sign}${trimFraction(ns, 1e6)}ms`;
-  }
-  const h = Math.floor(ns / 3.6e12);
-  ns -= h * 3.6e12;
-  const m = Math.floor(ns / 6e10);
-  ns -= m * 6e10;
-  const s = `${trimFraction(ns, 1e9)}s`;
-  if (h > 0) return `${sign}${h}h${m}m${s}`;
-  if (m > 0) return `${sign}${m}m${s}`;
-  return `${sign}${s}`;
-}
-
-/** `value / unit` with the fraction's trailing zeros removed (exact: integer arithmetic). */
-function trimFraction(value: number, unit: number): string {
-  const whole = Math.floor(value / unit);
-  const frac = value - whole * unit;
-  if (frac === 0) return String(whole);
-  const digits = String(unit).length - 1;
-  return `${whole}.${String(frac).padStart(digits, '0').replace(/0+$/, '')}`;
+  const h = plegHealth(deps.lastRelistMs(), deps.clock.monotonic(), deps.thresholdMs);
+  return h.healthy ? { name: 'pleg', ok: true } : { name: 'pleg', ok: false, reason: h.reason };
 }

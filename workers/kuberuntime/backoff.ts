@@ -105,16 +105,4 @@ export class Backoff {
   }
 }
 
-/** A duration as Go's time.Duration.String() prints it ("10s", "1m20s", "5m0s", "1.5s", "500ms"). */
-export function formatGoDuration(ms: number): string {
-  if (ms === 0) return '0s';
-  if (ms < 1000) return `${ms}ms`;
-  const totalSeconds = ms / 1000;
-  const h = Math.floor(totalSeconds / 3600);
-  const m = Math.floor((totalSeconds % 3600) / 60);
-  const s = totalSeconds - h * 3600 - m * 60;
-  const sec = `${Math.round(s * 1e6) / 1e6}s`;
-  if (h > 0) return `${h}h${m}m${sec}`;
-  if (m > 0) return `${m}m${sec}`;
-  return sec;
-}
+export { formatGoDuration } from '../../src/agent/duration.js';

@@ -32,7 +32,7 @@ import { CacheError } from '../../src/pod-cache/pod-cache-errors.js';
 import { cacheNow, type PodCacheReader, type PodCacheWriter } from '../../src/pod-cache/pod-cache.js';
 import type { RuntimePodStatus } from '../../src/pod-cache/runtime-pod-status.js';
 import { BulkPodStatusBuilder, groupByPod, type RelistPod } from '../runtime-status/bulk-pod-status.js';
-import { plegHealth, type PlegHealth } from './pleg-health.js';
+import { plegHealth, type PlegHealth } from '../../src/pleg/pleg-health.js';
 import type { PodLifecycleEvent } from './pleg-events.js';
 import { PodRecords } from './pleg-records.js';
 

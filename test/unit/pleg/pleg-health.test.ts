@@ -4,7 +4,8 @@ import { FakeClock } from '../../../src/clock/fake-clock.js';
 import { CriError } from '../../../src/cri/cri-errors.js';
 import { createPodCache } from '../../../src/pod-cache/pod-cache-create.js';
 import { GenericPleg } from '../../../workers/pleg/generic-pleg.js';
-import { formatGoDuration, plegHealth } from '../../../workers/pleg/pleg-health.js';
+import { formatGoDuration } from '../../../src/agent/duration.js';
+import { plegHealth } from '../../../src/pleg/pleg-health.js';
 import { FakeRuntime } from './fake-runtime.js';
 
 test('durations print like Go\'s time.Duration', () => {

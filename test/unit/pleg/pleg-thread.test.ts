@@ -24,11 +24,17 @@ test('pleg thread relists the runtime, fills the shared cache, batches events, a
   const options: PlegStartOptions = { endpoint: rt.endpoint, cacheBuffer: buffer, relistPeriodMs: 20, relistThresholdMs: 180_000 };
   const worker = new Worker(THREAD, { workerData: options });
   const messages: PlegOutbound[] = [];
-  const waitFor = (pred: (m: PlegOutbound) => boolean): Promise<PlegOutbound> => new Promise((resolve, reject) => {
+  // Every wait is bounded (generous: a loaded 2-core machine), and fails naming what it awaited.
+  const waitFor = (pred: (m: PlegOutbound) => boolean, boundMs = 20_000): Promise<PlegOutbound> => new Promise((resolve, reject) => {
     const found = messages.find(pred);
     if (found) return resolve(found);
+    const timer = setTimeout(() => {
+      worker.off('message', onMsg);
+      reject(new Error(`no matching PLEG message within ${boundMs} ms; got ${messages.map((m) => m.type).join(',')}`));
+    }, boundMs);
     const onMsg = (m: PlegOutbound): void => {
       if (pred(m)) {
+        clearTimeout(timer);
         worker.off('message', onMsg);
         resolve(m);
       }

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../../src/clock/fake-clock.js';
-import { formatGoDuration, plegCheck, syncLoopCheck } from '../../../src/server/health-checks.js';
+import { formatGoDuration } from '../../../src/agent/duration.js';
+import { plegCheck, syncLoopCheck } from '../../../src/server/health-checks.js';
 
 test('formatGoDuration prints like Go time.Duration.String()', () => {
   assert.equal(formatGoDuration(0), '0s');
@@ -15,11 +16,11 @@ test('formatGoDuration prints like Go time.Duration.String()', () => {
   assert.equal(formatGoDuration(0.002), '2µs');
 });
 
-test('pleg check fails past the 3m threshold with the kubelet message', () => {
+test('/healthz/pleg (the agent\'s wired check): fails before the first relist and past the threshold with the kubelet message', () => {
   const clock = new FakeClock();
   let last: number | undefined;
-  const check = () => plegCheck({ clock, lastRelist: () => last });
-  assert.deepEqual(check(), { name: 'pleg', ok: true });
+  const check = () => plegCheck({ clock, lastRelistMs: () => last, thresholdMs: 180_000 });
+  assert.deepEqual(check(), { name: 'pleg', ok: false, reason: 'pleg has yet to be successful' });
   last = clock.monotonic();
   clock.step(180_000);
   assert.equal(check().ok, true, 'exactly at the threshold is still healthy');
