@@ -87,13 +87,13 @@ test('a runtime on the same socket again: /healthz recovers to ok and the pods a
     return r.status === 200 && r.body === 'ok' ? true : undefined;
   }, { what: '/healthz ok again', timeoutMs: 60_000, intervalMs: 250 });
   assert.deepEqual(await a.get('/healthz/pleg'), { status: 200, body: 'ok' });
-  // The new runtime started empty; the agent brings every pod back. The bound is the periodic
-  // resync (--sync-frequency 1m, jittered up to 1.5×) plus slack: PLEG-driven re-creation is
-  // usually within seconds, but not always yet (see the report of this test's commit: after
-  // some outages the pods wait for the resync), and convergence is what is asserted here.
+  // The new runtime started empty; the agent brings every pod back from the PLEG's next relists
+  // (objects gone → events / PodSync), with the CRI channels reconnecting within the kubelet's
+  // 3 s backoff cap. 15 s is far below the periodic resync (--sync-frequency 1m, jittered up to
+  // 1.5×): a pod left to the resync fails this test.
   let running = 0;
   const t0 = Date.now();
-  await pollUntil(async () => ((running = await runningInRuntime()) === PODS ? true : undefined), { what: `${PODS} pods re-created in the new runtime`, timeoutMs: 150_000, intervalMs: 500 })
+  await pollUntil(async () => ((running = await runningInRuntime()) === PODS ? true : undefined), { what: `${PODS} pods re-created in the new runtime`, timeoutMs: 15_000, intervalMs: 250 })
     .catch((err: unknown) => {
       // What the agent was doing says why (a stuck backoff, a PLEG that never noticed, ...).
       throw new Error(`${err instanceof Error ? err.message : String(err)}; ${running}/${PODS} running; agent log tail:\n${a.logs.slice(-25).join('\n')}`);
