@@ -8,7 +8,7 @@
  * main sends 'ack' with the number of events it consumed (frees capacity) → main sends
  * 'stop' → thread drains the relist in progress, posts 'stopped', exits.
  *
- * Times are wall-clock ms (Date.now() domain): performance.now() origins differ per thread.
+ * Times are cache time: Clock.monotonic() ms, one process-wide base (see pod-cache.ts cacheNow).
  */
 import type { WireError } from '../../src/cri/cri-errors.js';
 import type { PlegCounters, RuntimeCounts } from './generic-pleg.js';
@@ -46,7 +46,7 @@ export type PlegInbound =
 export interface PlegHealthSnapshot {
   healthy: boolean;
   reason: string;
-  /** Last successful relist start (wall ms), null before the first. */
+  /** Last successful relist start (cache time, monotonic ms), null before the first. */
   lastRelistMs: number | null;
   counters: PlegCounters;
 }
