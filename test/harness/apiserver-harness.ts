@@ -61,10 +61,12 @@ export interface StartControlPlaneOptions {
   /** Bound on etcd health + apiserver /readyz, per start and per restart (default 120 s). Not counting a first-time build. */
   readonly startTimeoutMs?: number;
   /**
-   * The apiserver's `--watch-cache` (default true, as in a real cluster). With the watch cache a
-   * watch is served from the apiserver's memory and a too-old resourceVersion is one older than
-   * the cache's window; with `false` watches go to etcd, so after `compact()` any watch (re)started
-   * from a resourceVersion below the compacted revision gets 410 Gone.
+   * The apiserver's `--watch-cache` (default **false** here; true in a real cluster). Without the
+   * watch cache every watch is served by etcd, so `compact()` makes any watch (re)started from a
+   * resourceVersion seen before it get 410 Gone — deterministic expiry for tests. With it, a watch
+   * is served from the apiserver's memory, compaction changes nothing, and 410 comes only for a
+   * resourceVersion older than the cache's window (e.g. one from before `restartApiserver()`).
+   * Lists, gets and request counts behave the same either way.
    */
   readonly watchCache?: boolean;
   /**
@@ -123,7 +125,13 @@ export interface ControlPlane {
   tokenKubeconfig(userName?: string): string;
   /** Runs kubectl with the admin kubeconfig (unless `opts.kubeconfig`); never rejects for a non-zero exit. */
   kubectl(args: readonly string[], opts?: KubectlOptions): Promise<KubectlResult>;
-  /** Compacts etcd at its current revision (etcdctl) and returns that revision. */
+  /**
+   * Writes a key outside the apiserver's prefix twice (so the revision moves past every
+   * resourceVersion a client has seen), compacts etcd at the new current revision (etcdctl) and
+   * returns it. With `watchCache: false` (the default), any watch started afterwards from an older
+   * resourceVersion gets 410 Gone (an ERROR event with code 410). A watch already open stays open:
+   * it expires when it next restarts (its timeout, or `restartApiserver()`).
+   */
   compact(): Promise<number>;
   /** SIGKILLs the apiserver and waits until it is gone. etcd keeps running. Idempotent. */
   killApiserver(): Promise<void>;
@@ -326,7 +334,7 @@ class Instance implements ControlPlane {
     return file;
   }
 
-  kubectl(args: readonly string[], opts: KubectlOptions = {}): Promise<KubectlResult> {
+  async kubectl(args: readonly string[], opts: KubectlOptions = {}): Promise<KubectlResult> {
     this.#checkRunning();
     const timeoutMs = opts.timeoutMs ?? 60_000;
     const kubeconfig = opts.kubeconfig ?? this.adminKubeconfig;
@@ -361,6 +369,12 @@ class Instance implements ControlPlane {
 
   async compact(): Promise<number> {
     this.#checkRunning();
+    // The bump: a watch from resourceVersion r asks etcd for revisions from r+1, which counts as
+    // compacted only when r+1 < the compaction revision. Two writes outside /registry put the
+    // compaction revision at least two past any r a client has seen (r ≤ R → r+1 ≤ R+1 < R+2),
+    // so every such watch gets 410, even from a client that has missed nothing.
+    await this.#etcdctl(['put', '/shardlet-harness/compact-bump', 'a']);
+    await this.#etcdctl(['put', '/shardlet-harness/compact-bump', 'b']);
     const status = JSON.parse(await this.#etcdctl(['endpoint', 'status', '--write-out=json'])) as Array<{ Status?: { header?: { revision?: number } } }>;
     const rev = status[0]?.Status?.header?.revision;
     if (typeof rev !== 'number' || !Number.isSafeInteger(rev) || rev < 1) {
@@ -444,7 +458,7 @@ export async function startControlPlane(opts: StartControlPlaneOptions = {}): Pr
     const layout = controlPlaneLayout(tmpDir, slotPorts(slot.slot));
     const pki = createPki(tools.openssl, layout.pkiDir);
     const tokens = writeTokenFile(layout.tokenFile, [TOKEN_ADMIN, ...(opts.tokenUsers ?? [])]);
-    const args = apiserverArgs(layout, pki, { watchCache: opts.watchCache ?? true, extraArgs: opts.extraApiserverArgs ?? [] });
+    const args = apiserverArgs(layout, pki, { watchCache: opts.watchCache ?? false, extraArgs: opts.extraApiserverArgs ?? [] });
     instance = new Instance({ layout, pki, tokens, tools, slot, apiserverArgs: args, startTimeoutMs: opts.startTimeoutMs ?? 120_000 });
     await instance.startEtcd();
     await instance.startApiserver();

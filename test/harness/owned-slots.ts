@@ -79,12 +79,18 @@ function reclaimIfStale(dir: string, n: number, reclaim: StaleSlotReclaimer): vo
   fs.rmSync(grave, { recursive: true, force: true });
 }
 
-/** Claims the lowest free slot (reclaiming stale ones on the way). Throws when all are taken. */
+/**
+ * Claims the lowest free slot. Every stale slot in the registry is reclaimed first, not only
+ * those below the one taken: a killed run's processes never outlive the next claim.
+ * Throws when all are taken.
+ */
 export function claimSlot(opts: ClaimSlotOptions): OwnedSlot {
   fs.mkdirSync(opts.dir, { recursive: true });
+  for (const name of fs.readdirSync(opts.dir)) {
+    if (/^slot-\d+$/.test(name)) reclaimIfStale(opts.dir, Number(name.slice('slot-'.length)), opts.reclaim);
+  }
   for (let n = 1; n <= opts.max; n++) {
     if (opts.skip?.has(n)) continue;
-    reclaimIfStale(opts.dir, n, opts.reclaim);
     const p = path.join(opts.dir, `slot-${n}`);
     try {
       fs.mkdirSync(p);
