@@ -81,3 +81,15 @@ export function signal(pid: number, sig: NodeJS.Signals): void {
     // already gone: fine, callers only want it dead
   }
 }
+
+/**
+ * The distro's etcd daemon (the `etcd-server` package's service): `/usr/bin/etcd` started without
+ * `--data-dir` (Debian's unit passes it through the environment; the harness always passes the
+ * flag, so its instances never match).
+ */
+export function findSystemEtcdPids(): number[] {
+  return listProcesses()
+    .filter((p) => p.argv[0] === '/usr/bin/etcd' || p.argv[0] === 'etcd')
+    .filter((p) => !p.argv.some((a) => a === '--data-dir' || a.startsWith('--data-dir=')))
+    .map((p) => p.pid);
+}

@@ -5,9 +5,13 @@
  * Installs, with apt and only when something is missing, what the containerd harness, the CRI
  * contract suite and the Prometheus scrape test need: containerd, runc, the CNI plugins, gcc +
  * libc6-dev (the static pause program), busybox-static (the busybox image) and prometheus.
+ * Then what the kube-apiserver harness needs (apiserver-install.ts): etcd-server, etcd-client,
+ * openssl, a kubectl, and kube-apiserver built from Debian's `kubernetes` source package, cached
+ * under /var/cache/shardlet-tools (~6 min the first time, with progress on stderr; a no-op later).
  *
  * Contract:
- * - Idempotent, and fast when everything is present: one `dpkg-query` plus a few `stat`s, no apt.
+ * - Idempotent, and fast when everything is present: two `dpkg-query`s, a few `stat`s and the
+ *   build script's cache check (`apt-cache showsrc`), no apt-get.
  * - Root only (CI is root). Non-root with something missing exits 1 with a clear message;
  *   non-root with everything present is fine (nothing to do).
  * - Never leaves the system containerd running: if installing containerd started the distro
@@ -16,17 +20,11 @@
  * - `apt-get` waits up to 10 min for the dpkg lock: other engineers (or another test driver) may
  *   be installing at the same moment.
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { ensureControlPlaneTools } from './apiserver-install.js';
+import { aptInstall, missingPackages as missingOf, shInherit as sh, type Requirement } from './apt-packages.js';
 import { findSystemContainerdPids } from './host-processes.js';
-
-/** One required Debian package and the files that prove it is usable. */
-interface Requirement {
-  readonly pkg: string;
-  /** Absolute paths that must exist (commands, plugins); checked in addition to dpkg status. */
-  readonly paths: readonly string[];
-}
 
 export const REQUIREMENTS: readonly Requirement[] = Object.freeze([
   { pkg: 'containerd', paths: ['/usr/bin/containerd', '/usr/bin/ctr', '/usr/bin/containerd-shim-runc-v2'] },
@@ -38,35 +36,8 @@ export const REQUIREMENTS: readonly Requirement[] = Object.freeze([
   { pkg: 'prometheus', paths: ['/usr/bin/prometheus'] },
 ]);
 
-/** dpkg status of each package in one call: `install ok installed` means present. */
-function installedPackages(pkgs: readonly string[]): Set<string> {
-  const r = spawnSync('dpkg-query', ['-W', '-f=${Package} ${db:Status-Status}\\n', ...pkgs], { encoding: 'utf8' });
-  const out = new Set<string>();
-  for (const line of (r.stdout ?? '').split('\n')) {
-    const [name, status] = line.trim().split(' ');
-    if (name && status === 'installed') out.add(name);
-  }
-  return out;
-}
-
 export function missingPackages(): string[] {
-  const installed = installedPackages(REQUIREMENTS.map((r) => r.pkg));
-  return REQUIREMENTS.filter((r) => !installed.has(r.pkg) || r.paths.some((p) => !fs.existsSync(p))).map((r) => r.pkg);
-}
-
-function sh(cmd: string, args: string[], env?: NodeJS.ProcessEnv): number {
-  process.stdout.write(`prepare: $ ${cmd} ${args.join(' ')}\n`);
-  const r = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } });
-  if (r.error) process.stderr.write(`prepare: ${cmd}: ${r.error.message}\n`);
-  return r.status ?? 1;
-}
-
-const APT_ENV: NodeJS.ProcessEnv = { DEBIAN_FRONTEND: 'noninteractive' };
-const APT_LOCK_WAIT = ['-o', 'DPkg::Lock::Timeout=600'];
-
-function install(pkgs: string[]): number {
-  if (sh('apt-get', [...APT_LOCK_WAIT, 'update'], APT_ENV) !== 0) return 1;
-  return sh('apt-get', [...APT_LOCK_WAIT, 'install', '-y', '--no-install-recommends', ...pkgs], APT_ENV);
+  return missingOf(REQUIREMENTS);
 }
 
 /**
@@ -90,7 +61,8 @@ function stopSystemContainerd(): void {
   }
 }
 
-export function prepare(): number {
+/** The apt packages of the containerd harness, contract suite and Prometheus test. */
+function preparePackages(): number {
   const missing = missingPackages();
   if (missing.length === 0) return 0;
   if (process.getuid?.() !== 0) {
@@ -102,7 +74,7 @@ export function prepare(): number {
     return 1;
   }
   process.stdout.write(`prepare: installing ${missing.join(' ')}\n`);
-  if (install(missing) !== 0) {
+  if (aptInstall(missing) !== 0) {
     process.stderr.write('prepare: apt-get install failed\n');
     return 1;
   }
@@ -115,6 +87,24 @@ export function prepare(): number {
   return 0;
 }
 
+/** etcd, etcdctl, kubectl, openssl and the cached kube-apiserver build (apiserver-install.ts). */
+async function prepareControlPlane(): Promise<number> {
+  try {
+    const tools = await ensureControlPlaneTools();
+    process.stdout.write(`prepare: kube-apiserver harness ready (${tools.kubeApiserver})\n`);
+    return 0;
+  } catch (err) {
+    process.stderr.write(`prepare: kube-apiserver harness: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}
+
+export async function prepare(): Promise<number> {
+  const code = preparePackages();
+  if (code !== 0) return code;
+  return prepareControlPlane();
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  process.exitCode = prepare();
+  process.exitCode = await prepare();
 }
