@@ -196,13 +196,14 @@ export class PodReflector {
     } finally {
       signal.removeEventListener('abort', onStop);
     }
+    // A watch that delivered shows the server works: the next failure starts the backoff over.
+    if (delivered > 0) this.#backoffMs = REFLECTOR_DEFAULTS.backoffInitialMs;
     if (gone) {
       this.#d.logger.info('api pod source: resourceVersion expired (410), relisting', { resourceVersion: this.#rv });
       return 'relist';
     }
     if (failed) return 'backoff';
-    if (delivered > 0) this.#backoffMs = REFLECTOR_DEFAULTS.backoffInitialMs;
-    else if (this.#d.clock.monotonic() - started < REFLECTOR_DEFAULTS.shortWatchMs) return 'backoff';
+    if (delivered === 0 && this.#d.clock.monotonic() - started < REFLECTOR_DEFAULTS.shortWatchMs) return 'backoff';
     return 'continue';
   }
 
