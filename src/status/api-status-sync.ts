@@ -8,8 +8,8 @@
  * - Coalescing: a new status replaces the pending one (counted as coalesced); only the newest
  *   is ever written. A status equal to what the API holds is not written (a pending one that
  *   went back to it is dropped).
- * - Terminal phases never go back: once `api` or `sent` is Succeeded/Failed, a non-terminal
- *   status is ignored.
+ * - Terminal phases never go back: once the API's status or any status accepted since is
+ *   Succeeded/Failed, a non-terminal status is ignored.
  * - Writes are strategic-merge PATCHes of pods/NAME/status carrying metadata.uid (no GET first,
  *   no resourceVersion): a pod deleted and recreated under the same name answers 422 (and a
  *   deleted one 404); the record is then dropped and never written again.
@@ -72,6 +72,8 @@ interface PodRecord {
   api: ApiPodStatus;
   sent: ApiPodStatus | undefined;
   pending: ApiPodStatus | undefined;
+  /** The newest status accepted (pending, in flight or written), for the terminal-phase rule. */
+  latest: ApiPodStatus;
   /** When the oldest unwritten change arrived (clock.now()). */
   pendingSinceMs: number | undefined;
   runningReported: boolean;
@@ -125,10 +127,11 @@ export class ApiStatusSync implements ApiStatusSink {
     rec.pod = pod;
     const next = normalizeStatus(status);
     const base = rec.sent ?? rec.api;
-    if (!isTerminalPhaseName(phaseOf(next)) && (isTerminalPhaseName(phaseOf(rec.sent)) || isTerminalPhaseName(phaseOf(rec.api)))) {
+    if (!isTerminalPhaseName(phaseOf(next)) && isTerminalPhaseName(phaseOf(rec.latest))) {
       this.#d.logger.v(3).info('ignoring a non-terminal status for a terminal pod', { ...podFields(pod), phase: phaseOf(next) ?? '' });
       return;
     }
+    rec.latest = next;
     if (statusUnchanged(base, next)) {
       if (rec.pending !== undefined) {
         rec.pending = undefined;
@@ -167,7 +170,7 @@ export class ApiStatusSync implements ApiStatusSink {
     if (rec === undefined) {
       const api = normalizeStatus(pod.status);
       rec = {
-        ref: { namespace: ns, name, uid }, pod, api, sent: undefined, pending: undefined, pendingSinceMs: undefined,
+        ref: { namespace: ns, name, uid }, pod, api, sent: undefined, pending: undefined, latest: api, pendingSinceMs: undefined,
         runningReported: phaseOf(api) === 'Running', terminated: false, deleted: false, dropped: false, queued: undefined, inFlight: false,
       };
       this.#records.set(uid, rec);
