@@ -33,7 +33,7 @@ import { podFields } from '../logging/logger.js';
 import { apiErrorMessage, isAborted, isConflict, isInvalid, isNotFound } from '../apiserver/api-errors.js';
 import type { PodDeleter, PodRef, PodStatusWriter } from '../apiserver/api-roles.js';
 import type { RequestPriority, RequestThrottle } from '../apiserver/token-bucket.js';
-import { isTerminalPhaseName, normalizeStatus, phaseOf, statusUnchanged, type ApiPodStatus } from './status-normalize.js';
+import { changedFields, isTerminalPhaseName, normalizeStatus, phaseOf, statusUnchanged, type ApiPodStatus } from './status-normalize.js';
 
 /** What the status manager forwards for API pods. */
 export interface ApiStatusSink {
@@ -72,6 +72,8 @@ interface PodRecord {
   api: ApiPodStatus;
   sent: ApiPodStatus | undefined;
   pending: ApiPodStatus | undefined;
+  /** The status of the PATCH in flight (the base for comparisons until it is answered). */
+  writing: ApiPodStatus | undefined;
   /** The newest status accepted (pending, in flight or written), for the terminal-phase rule. */
   latest: ApiPodStatus;
   /** When the oldest unwritten change arrived (clock.now()). */
@@ -83,6 +85,16 @@ interface PodRecord {
   dropped: boolean;
   queued: RequestPriority | undefined;
   inFlight: boolean;
+}
+
+/**
+ * Whether a status read from the API was written by a kubelet (it has container statuses). Then
+ * a field it lacks is one the server does not store (version skew: a 1.20 server drops
+ * status.hostIPs), not one to write: after an agent restart, adopted pods would otherwise all be
+ * rewritten once for nothing.
+ */
+function readBackByKubelet(api: ApiPodStatus): boolean {
+  return Array.isArray(api['containerStatuses']);
 }
 
 export class ApiStatusSync implements ApiStatusSink {
@@ -126,13 +138,13 @@ export class ApiStatusSync implements ApiStatusSink {
     if (rec === undefined || rec.dropped || rec.deleted) return;
     rec.pod = pod;
     const next = normalizeStatus(status);
-    const base = rec.sent ?? rec.api;
+    const base = rec.writing ?? rec.sent ?? rec.api;
     if (!isTerminalPhaseName(phaseOf(next)) && isTerminalPhaseName(phaseOf(rec.latest))) {
       this.#d.logger.v(3).info('ignoring a non-terminal status for a terminal pod', { ...podFields(pod), phase: phaseOf(next) ?? '' });
       return;
     }
     rec.latest = next;
-    if (statusUnchanged(base, next)) {
+    if (statusUnchanged(base, next, rec.writing === undefined && rec.sent === undefined && readBackByKubelet(rec.api))) {
       if (rec.pending !== undefined) {
         rec.pending = undefined;
         rec.pendingSinceMs = undefined;
@@ -142,6 +154,7 @@ export class ApiStatusSync implements ApiStatusSink {
       return;
     }
     if (rec.pending !== undefined) this.#d.onCoalesced?.();
+    else if (this.#d.logger.verbosity >= 5) this.#d.logger.v(5).info('pod status changed', { ...podFields(pod), fields: changedFields(base, next).join(',') });
     rec.pending = next;
     rec.pendingSinceMs ??= this.#d.clock.now();
     this.#maybeQueue(rec);
@@ -170,7 +183,7 @@ export class ApiStatusSync implements ApiStatusSink {
     if (rec === undefined) {
       const api = normalizeStatus(pod.status);
       rec = {
-        ref: { namespace: ns, name, uid }, pod, api, sent: undefined, pending: undefined, latest: api, pendingSinceMs: undefined,
+        ref: { namespace: ns, name, uid }, pod, api, sent: undefined, pending: undefined, writing: undefined, latest: api, pendingSinceMs: undefined,
         runningReported: phaseOf(api) === 'Running', terminated: false, deleted: false, dropped: false, queued: undefined, inFlight: false,
       };
       this.#records.set(uid, rec);
@@ -257,11 +270,13 @@ export class ApiStatusSync implements ApiStatusSink {
     const since = rec.pendingSinceMs ?? this.#d.clock.now();
     rec.pending = undefined;
     rec.pendingSinceMs = undefined;
+    rec.writing = status;
     const body: Record<string, unknown> = { ...status };
     // Fields this agent wrote before and no longer reports are cleared (two-way merge semantics).
     for (const k of Object.keys(rec.sent ?? {})) if (!(k in body)) body[k] = null;
     try {
       await this.#d.writer.patchPodStatus(rec.ref, body, { tokenHeld: true, signal });
+      rec.writing = undefined;
       rec.sent = status;
       if (phaseOf(status) === 'Running') rec.runningReported = true;
       this.#succeeded();
@@ -269,6 +284,7 @@ export class ApiStatusSync implements ApiStatusSink {
       this.#d.onSynced?.(Math.max(0, this.#d.clock.now() - since) / 1000);
       this.#d.logger.v(4).info('pod status written', { ...podFields(rec.pod), phase: phaseOf(status) ?? '' });
     } catch (err) {
+      rec.writing = undefined;
       if (isInvalid(err) || isNotFound(err)) {
         rec.dropped = true;
         this.#d.onPatch?.('dropped');

@@ -269,3 +269,31 @@ async function waitFor(cond: () => boolean, ms = 5_000): Promise<void> {
     await new Promise((r) => setImmediate(r));
   }
 }
+
+test('a status equal to the one being written is not written again (no double PATCH per change)', async () => {
+  const s = setup();
+  s.api.auto = false;
+  s.sync.start();
+  const p = pod('a', 'u-a');
+  s.sync.setStatus(p, running());
+  const first = await s.api.call(0);
+  s.sync.setStatus(p, running()); // the worker reports the same status while the PATCH is in flight
+  first.resolve();
+  s.sync.setStatus(pod('marker', 'u-m'), running());
+  const next = await s.api.call(1);
+  next.resolve();
+  assert.equal(next.ref.uid, 'u-m');
+  await s.sync.close();
+});
+
+test('version skew: fields a kubelet-written API status lacks (server drops them) do not make adopted pods rewrite', async () => {
+  const s = setup();
+  s.sync.start();
+  const st = { ...running(), hostIPs: [{ ip: '10.0.0.1' }] } as V1PodStatus;
+  const readBack = JSON.parse(JSON.stringify(running('2026-11-21T10:00:01Z'))) as V1PodStatus;
+  (readBack.startTime as unknown) = '2026-11-21T10:00:00Z';
+  s.sync.setStatus(pod('adopted', 'u-a', readBack), st);
+  s.sync.setStatus(pod('marker', 'u-m'), running());
+  assert.equal((await s.api.call(0)).ref.uid, 'u-m');
+  await s.sync.close();
+});
