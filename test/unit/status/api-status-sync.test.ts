@@ -270,6 +270,9 @@ async function waitFor(cond: () => boolean, ms = 5_000): Promise<void> {
   }
 }
 
+/** A status change that is queued at normal priority (not a first Running). */
+const normalMark: V1PodStatus = { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }] };
+
 test('a status equal to the one being written is not written again (no double PATCH per change)', async () => {
   const s = setup();
   s.api.auto = false;
@@ -279,10 +282,14 @@ test('a status equal to the one being written is not written again (no double PA
   const first = await s.api.call(0);
   s.sync.setStatus(p, running()); // the worker reports the same status while the PATCH is in flight
   first.resolve();
-  s.sync.setStatus(pod('marker', 'u-m'), running());
+  s.sync.setStatus(pod('marker', 'u-m'), normalMark); // normal priority, like the duplicate would be
   const next = await s.api.call(1);
   next.resolve();
   assert.equal(next.ref.uid, 'u-m');
+  s.sync.setStatus(pod('marker2', 'u-m2'), normalMark);
+  const last = await s.api.call(2);
+  last.resolve();
+  assert.equal(last.ref.uid, 'u-m2', 'no second PATCH of the same status');
   await s.sync.close();
 });
 
@@ -293,7 +300,7 @@ test('version skew: fields a kubelet-written API status lacks (server drops them
   const readBack = JSON.parse(JSON.stringify(running('2026-11-21T10:00:01Z'))) as V1PodStatus;
   (readBack.startTime as unknown) = '2026-11-21T10:00:00Z';
   s.sync.setStatus(pod('adopted', 'u-a', readBack), st);
-  s.sync.setStatus(pod('marker', 'u-m'), running());
+  s.sync.setStatus(pod('marker', 'u-m'), normalMark); // normal priority, like the duplicate would be
   assert.equal((await s.api.call(0)).ref.uid, 'u-m');
   await s.sync.close();
 });
