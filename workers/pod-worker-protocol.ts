@@ -28,6 +28,12 @@ export interface KillOptions {
   removed: boolean;
   /** Why (for logs): 'removed from source', 'rejected: OutOfpods', 'orphaned', … */
   reason: string;
+  /**
+   * Terminate the pod even if this worker never knew it (an API pod that already had a
+   * deletionTimestamp when this agent first saw it): stop what the runtime holds and report it
+   * terminated. Without it such a kill is ignored (see PodWorkers.update).
+   */
+  terminateUnknown?: boolean;
 }
 
 export interface PodUpdateMessage {

@@ -120,7 +120,7 @@ export class PodWorkers {
       // A kill for a pod this worker never knew is ignored unless it is a removal (clean up
       // whatever the runtime holds) or a re-dispatch after a thread restart (the pod was being
       // terminated on the dead thread: finish that here).
-      if (msg.updateType === 'kill' && msg.kill?.removed !== true && msg.statusNotBeforeMs === undefined) return;
+      if (msg.updateType === 'kill' && msg.kill?.removed !== true && msg.kill?.terminateUnknown !== true && msg.statusNotBeforeMs === undefined) return;
       rec = {
         uid: msg.uid,
         pod: msg.pod,

@@ -79,6 +79,8 @@ export class PodLifecycle {
         // (and listed) until its source REMOVEs it.
         for (const pod of u.pods) {
           this.#d.podManager.addOrUpdate(pod);
+          const w = this.#workerState.get(pod.metadata?.uid ?? '');
+          if (w) w.pod = pod; // carries the deletionTimestamp the status manager acts on
           this.#kill(pod, { removed: false, reason: 'deleted', ...graceOverride(pod) });
         }
         return;
@@ -103,6 +105,13 @@ export class PodLifecycle {
       this.#d.podManager.addOrUpdate(pod);
       if (this.#workerState.has(uid)) {
         this.#send(pod, 'update');
+        continue;
+      }
+      if (pod.metadata?.deletionTimestamp) {
+        // Deleted while this agent was away (or before it ever ran the pod): never admitted,
+        // only terminated — whatever the runtime still holds of it is stopped, then the status
+        // manager writes the terminal status and finishes the deletion.
+        this.#kill(pod, { removed: false, reason: 'deleted', terminateUnknown: true, ...graceOverride(pod) });
         continue;
       }
       const verdict = this.#d.admitter.admit(pod, this.#active);
@@ -182,6 +191,7 @@ export class PodLifecycle {
     w.state = msg.state;
     if (w.state !== 'syncing') this.#deactivate(w);
     if (msg.apiStatus) this.#d.statusManager.setStatus(w.pod, msg.apiStatus, msg.imagePullWindow);
+    if (msg.state === 'terminated') this.#d.statusManager.podTerminated(w.pod);
     if (msg.forgotten) {
       this.#workerState.delete(msg.uid);
       this.#d.workQueue.forget(msg.uid);
