@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { Logger } from '../logging/logger.js';
+import { stderrSink, type Logger } from '../logging/logger.js';
 import type { PlegEvent } from '../syncloop/pleg-events.js';
 import type { PlegOutbound, PlegStartOptions, RuntimeCounts } from '../../workers/pleg/pleg-protocol.js';
 
@@ -64,7 +64,7 @@ export function startPleg(o: PlegRunnerOptions): Promise<PlegRunner> {
           if (m.health.lastRelistMs !== null) lastRelist = m.health.lastRelistMs;
           return;
         case 'log':
-          process.stderr.write(m.line + '\n');
+          stderrSink(m.line);
           return;
         case 'stopped':
           return;
