@@ -28,6 +28,11 @@ export interface KillOptions {
   removed: boolean;
   /** Why (for logs): 'removed from source', 'rejected: OutOfpods', 'orphaned', … */
   reason: string;
+  /**
+   * Leave the pod's log directory in place at cleanup (orphans: the kubelet kills them with a
+   * 1 s grace and leaves their logs to its garbage collection).
+   */
+  keepLogs?: boolean;
 }
 
 export interface PodUpdateMessage {
@@ -81,6 +86,13 @@ export interface PodResultMessage {
   requeueAfterMs?: number;
   /** The pod is fully gone from the runtime and the worker forgot it. */
   forgotten?: boolean;
+  /**
+   * With `forgotten`: the pod-cache time (the worker's Clock.now()) at which its objects were
+   * known gone. A cache entry for the pod stamped at or before it comes from a relist that began
+   * before the removal (the PLEG may store it after the worker dropped the entry): housekeeping
+   * must not take it for an orphan and kill the pod a second time.
+   */
+  forgottenAtMs?: number;
   /** When the pod's image pulls happened (sync results; kubelet_pod_start_sli_duration_seconds excludes it). */
   imagePullWindow?: ImagePullWindow;
   durationMs: number;

@@ -98,6 +98,8 @@ interface PodRecord {
   gracePeriodSeconds: number | undefined;
   /** The pod is gone from config: clean up and forget after termination. */
   removed: boolean;
+  /** Cleanup leaves the log directory (orphans; see KillOptions.keepLogs). */
+  keepLogs: boolean;
 }
 
 export class PodWorkers {
@@ -132,6 +134,7 @@ export class PodWorkers {
         statusTimestampMs: 0,
         gracePeriodSeconds: undefined,
         removed: false,
+        keepLogs: msg.kill?.keepLogs === true,
       };
       this.#pods.set(msg.uid, rec);
     }
@@ -249,7 +252,7 @@ export class PodWorkers {
         this.#d.hooks?.podForgotten(rec.uid);
       }
       this.#statsChanged();
-      this.#d.emit({ kind: 'podResult', threadId: this.#d.threadId, uid: rec.uid, state: rec.state, work, durationMs, ...result, ...(forgotten ? { forgotten } : {}) });
+      this.#d.emit({ kind: 'podResult', threadId: this.#d.threadId, uid: rec.uid, state: rec.state, work, durationMs, ...result, ...(forgotten ? { forgotten, forgottenAtMs: this.#d.clock.now() } : {}) });
       if (forgotten) return;
     }
   }
@@ -318,7 +321,7 @@ export class PodWorkers {
         return { apiStatus: out.apiStatus };
       }
       case 'cleanup': {
-        const out = await d.syncer.cleanupPod({ pod: rec.pod, runtimeStatus: status, signal });
+        const out = await d.syncer.cleanupPod({ pod: rec.pod, runtimeStatus: status, signal, ...(rec.keepLogs ? { keepLogs: true } : {}) });
         if (out.error) return { error: out.error, requeueAfterMs: this.#jitter(this.#errorBackoffMs()) };
         // No status refresh: the pod is gone, and its cache entry is dropped when it is forgotten.
         this.#markEnd(rec, status);
