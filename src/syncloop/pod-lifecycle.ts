@@ -210,8 +210,12 @@ export class PodLifecycle {
     for (const [uid, w] of this.#workerState) {
       if (shardOf(uid, shards) !== shard) continue;
       n++;
-      if (w.kill) this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'kill', pod: w.pod, kill: w.kill, statusNotBeforeMs });
-      else this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'create', pod: w.pod, statusNotBeforeMs });
+      // The new thread knows nothing of the pod: carry the reported status over (startTime,
+      // transition times; activeDeadlineSeconds counts from that startTime).
+      const prev = this.#d.statusManager.get(uid);
+      const previousStatus = prev === undefined ? {} : { previousStatus: prev };
+      if (w.kill) this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'kill', pod: w.pod, kill: w.kill, statusNotBeforeMs, ...previousStatus });
+      else this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'create', pod: w.pod, statusNotBeforeMs, ...previousStatus });
     }
     this.#d.logger.info('re-dispatched pods of a restarted worker thread', { shard, pods: n });
   }

@@ -18,7 +18,7 @@ import type { ProbeResultsReader } from '../prober/probe-results.js';
 import { computePodActions } from './compute-pod-actions.js';
 import { checkCrashBackoff, startContainer, type StartDeps } from './container-start.js';
 import type { KuberuntimeMetrics } from './kuberuntime-deps.js';
-import { purgeInitContainers, pruneDeadInstances } from './container-prune.js';
+import { purgeInitContainers, pruneDeadInstances, removeStrayCreated } from './container-prune.js';
 import { killContainer, killPod } from './kill-pod.js';
 import { errorMessage, rethrowIfAborted, type SyncFailure } from './kuberuntime-errors.js';
 import { appContainers, initContainers, isHostNetwork } from './pod-spec.js';
@@ -57,6 +57,8 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
     killPod: actions.killPod, createSandbox: actions.createSandbox, attempt: actions.attempt,
     nextInit: actions.nextInitContainerToStart ?? null, toStart: actions.containersToStart.length, toKill: actions.containersToKill.size,
   });
+
+  if (await removeStrayCreated(deps, status, signal)) result.mutated = true;
 
   if (actions.killPod) {
     const failures = await killPod(deps, { pod, status, signal });
