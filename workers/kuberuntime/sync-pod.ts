@@ -80,6 +80,16 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
     const began = deps.clock.monotonic();
     try {
       await deps.logDirs.mkdir(sandboxConfig.logDirectory ?? '');
+    } catch (err) {
+      // The containers cannot get a log file: say why on each of them (a waiting reason with the
+      // errno and path, as the kubelet shows containerd's CreateContainerError), not only in logs.
+      const message = errorMessage(err);
+      deps.logger.error('cannot create the pod log directory', { dir: sandboxConfig.logDirectory ?? '', error: message });
+      for (const c of appContainers(pod)) result.startResults.push({ containerName: c.name, failure: { reason: 'CreateContainerError', message } });
+      result.failures.push({ reason: 'CreateContainerError', message });
+      return result;
+    }
+    try {
       sandboxId = await deps.runtime.runPodSandbox({ config: sandboxConfig }, { signal });
       deps.metrics?.runPodSandbox('', (deps.clock.monotonic() - began) / 1000);
       deps.metrics?.startedPod();
