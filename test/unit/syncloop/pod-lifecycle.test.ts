@@ -146,6 +146,17 @@ test('a restarted shard gets every one of its pods again, kills included', () =>
   for (const m of sent) assert.equal(m.statusNotBeforeMs, clock.now(), `${m.uid}: statusNotBeforeMs`);
 });
 
+test('a re-dispatch carries the last reported status, so startTime survives a thread restart', () => {
+  const { lc, sent } = setup();
+  lc.handleConfigUpdate({ op: 'ADD', source: 'file', pods: [pod('a')] });
+  const startTime = new Date('2026-01-01T00:00:05Z');
+  lc.handlePodResult({ kind: 'podResult', threadId: 1, uid: 'a', state: 'syncing', work: 'sync', durationMs: 1, apiStatus: { phase: 'Running', startTime } });
+  sent.length = 0;
+  lc.handleShardRestarted(0, 1);
+  assert.equal(sent.length, 1);
+  assert.equal(sent[0]?.previousStatus?.startTime?.getTime(), startTime.getTime());
+});
+
 test('admission usage is kept incrementally: requests count while active and are released by a kill or a finished pod', async () => {
   const { admitWithUsage } = await import('../../../src/admission/admit-pod.js');
   const clock = new FakeClock();
