@@ -6,6 +6,8 @@
  * One line per record: {"ts": ISO-8601, "level": "info"|"error", "v": n, "msg": ..., ...fields}.
  * The sink is injected so tests capture lines and worker threads can forward theirs.
  */
+import fs from 'node:fs';
+
 export type LogFields = Record<string, string | number | boolean | null | undefined>;
 
 export interface Logger {
@@ -27,9 +29,67 @@ export interface LoggerOptions {
   fields?: LogFields;
 }
 
-const stderrSink: LogSink = (line) => {
-  process.stderr.write(line + '\n');
-};
+/** A sink that never throws and counts what it could not write (see {@link createFdSink}). */
+export interface FdSink extends LogSink {
+  /** Lines dropped since the sink was created (write errors: ENOSPC, EPIPE, EIO, EAGAIN, ...). */
+  dropped(): number;
+}
+
+export interface FdSinkOptions {
+  fd: number;
+  /** The write call (default fs.writeSync); returns bytes written or throws the errno error. */
+  write?: (fd: number, data: Buffer, offset: number, length: number) => number;
+}
+
+/**
+ * A log sink writing synchronously to a file descriptor, surviving every write error.
+ *
+ * Why not `process.stderr.write`: a failed write there (stderr on a full disk: ENOSPC; a closed
+ * pipe: EPIPE) is emitted as an 'error' event on the stream, which nothing can usefully handle:
+ * unhandled, it kills the process (exit 1, crash-looping under a supervisor); handled, the
+ * stream is destroyed and every later line is lost even after space returns. Here each line is
+ * one `write(2)` of its own: a failure drops that line (counted), and the first line written
+ * after a run of failures is preceded by a record saying how many were lost and why, so the
+ * log recovers by itself when space returns. Worker threads write to the same fd directly
+ * (no hop through the main thread), one whole line per call.
+ */
+export function createFdSink(o: FdSinkOptions): FdSink {
+  const write = o.write ?? ((fd, data, offset, length) => fs.writeSync(fd, data, offset, length));
+  let dropped = 0;
+  let droppedSinceLastWrite = 0;
+  let lastError = '';
+  const writeAll = (text: string): boolean => {
+    const buf = Buffer.from(text);
+    let off = 0;
+    try {
+      while (off < buf.length) off += write(o.fd, buf, off, buf.length - off);
+      return true;
+    } catch (err) {
+      lastError = typeof (err as { code?: unknown })?.code === 'string' ? (err as { code: string }).code : String(err);
+      return false;
+    }
+  };
+  const sink = ((line: string): void => {
+    if (droppedSinceLastWrite > 0) {
+      const notice = JSON.stringify({ ts: new Date().toISOString(), level: 'error', v: 0, msg: 'log lines dropped: write to the log failed', dropped: droppedSinceLastWrite, error: lastError });
+      if (!writeAll(notice + '\n')) {
+        dropped++;
+        droppedSinceLastWrite++;
+        return;
+      }
+      droppedSinceLastWrite = 0;
+    }
+    if (!writeAll(line + '\n')) {
+      dropped++;
+      droppedSinceLastWrite++;
+    }
+  }) as FdSink;
+  sink.dropped = () => dropped;
+  return sink;
+}
+
+/** The process's stderr (fd 2), shared by every logger of this thread that takes no sink. */
+export const stderrSink: FdSink = createFdSink({ fd: 2 });
 
 const noop: Pick<Logger, 'info'> = Object.freeze({ info: () => {} });
 

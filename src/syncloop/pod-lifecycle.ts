@@ -57,6 +57,13 @@ export class PodLifecycle {
   /** Pod UIDs seen in the runtime (from PLEG events), with names for orphan kills. */
   readonly #runtimePods = new Set<string>();
   /**
+   * Pods a worker forgot after removing their objects, with the pod-cache time it did so
+   * (PodResultMessage.forgottenAtMs). Until the cache shows the pod at a later time, or not at
+   * all, its entry is a relist's view from before the removal (the PLEG may store it after the
+   * worker dropped the entry), not an orphan. Pruned by housekeeping once the entry is gone.
+   */
+  readonly #forgottenAt = new Map<string, number>();
+  /**
    * Admission's view, kept incrementally so admitting N pods costs O(N), not O(N²):
    * invariant: count/used are the number and summed requests of mirrors with `requests` set.
    */
@@ -194,6 +201,7 @@ export class PodLifecycle {
     if (msg.state === 'terminated') this.#d.statusManager.podTerminated(w.pod);
     if (msg.forgotten) {
       this.#workerState.delete(msg.uid);
+      if (msg.forgottenAtMs !== undefined) this.#forgottenAt.set(msg.uid, msg.forgottenAtMs);
       this.#d.workQueue.forget(msg.uid);
       if (!this.#d.podManager.has(msg.uid)) this.#d.statusManager.remove(msg.uid);
       return;
@@ -212,8 +220,12 @@ export class PodLifecycle {
     for (const [uid, w] of this.#workerState) {
       if (shardOf(uid, shards) !== shard) continue;
       n++;
-      if (w.kill) this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'kill', pod: w.pod, kill: w.kill, statusNotBeforeMs });
-      else this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'create', pod: w.pod, statusNotBeforeMs });
+      // The new thread knows nothing of the pod: carry the reported status over (startTime,
+      // transition times; activeDeadlineSeconds counts from that startTime).
+      const prev = this.#d.statusManager.get(uid);
+      const previousStatus = prev === undefined ? {} : { previousStatus: prev };
+      if (w.kill) this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'kill', pod: w.pod, kill: w.kill, statusNotBeforeMs, ...previousStatus });
+      else this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'create', pod: w.pod, statusNotBeforeMs, ...previousStatus });
     }
     this.#d.logger.info('re-dispatched pods of a restarted worker thread', { shard, pods: n });
   }
@@ -224,6 +236,10 @@ export class PodLifecycle {
    */
   housekeeping(): void {
     if (!this.#d.sourcesReady()) return;
+    for (const [uid, at] of this.#forgottenAt) {
+      const entry = this.#d.cache.get(uid);
+      if (entry === undefined || entry.timestampMs > at) this.#forgottenAt.delete(uid);
+    }
     for (const uid of this.#runtimePods) {
       const entry = this.#d.cache.get(uid);
       const present = entry !== undefined && (entry.status.sandboxes.length > 0 || entry.status.containers.length > 0);
@@ -232,10 +248,13 @@ export class PodLifecycle {
         continue;
       }
       if (this.#d.podManager.has(uid) || this.#workerState.has(uid)) continue;
-      const pod: V1Pod = { metadata: { uid, name: entry.status.name, namespace: entry.status.namespace }, spec: { containers: [], terminationGracePeriodSeconds: 30 } };
+      // Removed by its worker after this entry's relist began: not an orphan (see #forgottenAt).
+      if (this.#forgottenAt.has(uid)) continue;
+      const pod: V1Pod = { metadata: { uid, name: entry.status.name, namespace: entry.status.namespace }, spec: { containers: [], terminationGracePeriodSeconds: ORPHAN_GRACE_PERIOD_SECONDS } };
       this.#d.logger.info('killing orphaned runtime pod', podFields(pod));
       this.#d.onOrphan?.();
-      this.#kill(pod, { removed: true, reason: 'orphaned' });
+      // As the kubelet (HandlePodCleanups): a 1 s grace override, logs left to garbage collection.
+      this.#kill(pod, { removed: true, reason: 'orphaned', gracePeriodSeconds: ORPHAN_GRACE_PERIOD_SECONDS, keepLogs: true });
     }
   }
 
@@ -285,6 +304,9 @@ export class PodLifecycle {
     return { desired: { static: st, other }, working: [...working.values()] };
   }
 }
+
+/** The kubelet kills runtime pods no source knows with this grace override (HandlePodCleanups). */
+export const ORPHAN_GRACE_PERIOD_SECONDS = 1;
 
 export interface WorkingPodCount {
   lifecycle: 'sync' | 'terminating' | 'terminated';

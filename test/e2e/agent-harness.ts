@@ -20,6 +20,11 @@ export interface AgentProcessOptions {
   maxPods?: number;
   extraArgs?: readonly string[];
   nodeName?: string;
+  /**
+   * Send the agent's stderr (its log) to this file instead of a pipe (e.g. /dev/full, or a file
+   * on a tiny tmpfs). `logs` then stays empty and readiness is found by polling /healthz/ping.
+   */
+  stderrPath?: string;
 }
 
 export interface AgentProcess {
@@ -32,6 +37,8 @@ export interface AgentProcess {
   stop(): Promise<number | null>;
   /** SIGKILL (a crash). */
   kill(): Promise<void>;
+  /** The process has not exited. */
+  running(): boolean;
 }
 
 export async function freePort(): Promise<number> {
@@ -44,6 +51,7 @@ export async function freePort(): Promise<number> {
 
 export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-agent-'));
+  const httpPort = await freePort();
   const args = [
     shardletMainPath(),
     'agent',
@@ -52,14 +60,16 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
     '--node-name', o.nodeName ?? 'node-e2e',
     '--workers', String(o.workers ?? 2),
     '--max-pods', String(o.maxPods ?? 1000),
-    '--port', String(await freePort()),
+    '--port', String(httpPort),
     '--root-dir', root,
     '--pod-logs-dir', path.join(root, 'pods'),
     '--file-check-frequency', '2s',
     '-v', '2',
     ...(o.extraArgs ?? []),
   ];
-  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const stderrFd = o.stderrPath !== undefined ? fs.openSync(o.stderrPath, 'a') : undefined;
+  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', stderrFd ?? 'pipe'] });
+  if (stderrFd !== undefined) fs.closeSync(stderrFd);
   const logs: string[] = [];
   let port: number | undefined;
   let buf = '';
@@ -87,7 +97,8 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
   try {
     boundPort = await pollUntil(() => {
       if (dead) throw new Error(`agent exited during start:\n${logs.slice(-20).join('\n')}`);
-      return port;
+      if (stderrFd === undefined) return port;
+      return fetch(`http://127.0.0.1:${httpPort}/healthz/ping`).then((r) => (r.ok ? httpPort : undefined), () => undefined);
     }, { what: 'the agent to serve', timeoutMs: 30_000 });
   } catch (err) {
     child.kill('SIGKILL');
@@ -115,6 +126,7 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
       if (!dead) child.kill('SIGKILL');
       await exited;
     },
+    running: () => !dead,
   };
 }
 

@@ -3,6 +3,7 @@
  * validation (a missing or bad field fails construction with an error naming it).
  */
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import type { Clock, Random } from '../../src/clock/clock.js';
 import type { ImageService, RuntimeService } from '../../src/cri/runtime-service.js';
 import type { Logger } from '../../src/logging/logger.js';
@@ -65,12 +66,38 @@ export const KUBERUNTIME_DEFAULTS = Object.freeze({
 
 export const nodeLogDirs: PodLogDirs = Object.freeze({
   async mkdir(dir: string): Promise<void> {
-    await fs.mkdir(dir, { recursive: true, mode: 0o755 });
+    try {
+      await fs.mkdir(dir, { recursive: true, mode: 0o755 });
+    } catch (err) {
+      throw await realMkdirError(dir, err);
+    }
   },
   async remove(dir: string): Promise<void> {
     await fs.rm(dir, { recursive: true, force: true });
   },
 });
+
+/**
+ * Node's recursive mkdir reports ENOENT when a parent cannot be created for another reason (a
+ * read-only filesystem: EROFS; permissions: EACCES), which sent operators looking for a missing
+ * directory. Retry one level at a time to find the real errno, and name the path.
+ */
+async function realMkdirError(dir: string, first: unknown): Promise<Error> {
+  const parts = path.resolve(dir).split(path.sep).filter((p) => p !== '');
+  let cur: string = path.sep;
+  for (const p of parts) {
+    cur = path.join(cur, p);
+    try {
+      await fs.mkdir(cur, { mode: 0o755 });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') continue;
+      return Object.assign(new Error(`create pod log directory "${dir}": ${code ?? 'error'}: ${(err as Error).message}`), { code });
+    }
+  }
+  const code = (first as NodeJS.ErrnoException).code;
+  return Object.assign(new Error(`create pod log directory "${dir}": ${(first as Error).message}`), { code });
+}
 
 export type ResolvedDeps = Required<Omit<KubeRuntimeSyncerDeps, 'probeResults' | 'metrics' | 'onOperation'>> &
   Pick<KubeRuntimeSyncerDeps, 'probeResults' | 'metrics' | 'onOperation'>;
