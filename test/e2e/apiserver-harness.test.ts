@@ -12,7 +12,8 @@
  * - compact() → a watch from a resourceVersion seen before it gets 410; one from after it works;
  * - apiserver_request_total counts the status PATCH; kill/restart keeps port and data;
  * - stop() is idempotent and leaves no process, port or file;
- * - a control plane whose owner was SIGKILLed is reclaimed by the next start.
+ * - a control plane whose owner was SIGKILLed is reclaimed by the next start; one whose owner
+ *   exited without stop() is taken down by the owner's exit hook.
  *
  * The first run on a bare machine builds kube-apiserver (~6 min), hence the generous before-hook
  * bound; later starts take ~5 s.
@@ -113,6 +114,8 @@ test('control plane: node identity, NodeRestriction, status PATCH, compaction 41
   const admin = client(cp.adminKubeconfig);
   const sa = await admin.core.readNamespacedServiceAccount({ name: 'default', namespace: NS });
   assert.equal(sa.metadata?.name, 'default');
+  const rootCa = await admin.core.readNamespacedConfigMap({ name: 'kube-root-ca.crt', namespace: NS });
+  assert.equal(rootCa.data?.['ca.crt'], fs.readFileSync(cp.caFile, 'utf8'));
 
   // Names that would become paths or subjects are refused.
   assert.throws(() => cp!.nodeKubeconfig('../evil'), { code: 'ERR_HARNESS_BAD_NAME' });
@@ -263,4 +266,29 @@ test('a control plane whose owner was SIGKILLed is reclaimed by the next start',
   } finally {
     await next.stop();
   }
+});
+
+test('a process that exits without stop() takes its control plane with it', { timeout: 600_000 }, async () => {
+  const script = `import(${JSON.stringify(harnessModule)}).then(async (m) => {
+    const cp = await m.startControlPlane();
+    process.stdout.write(JSON.stringify({ apiserverPid: cp.apiserverPid, etcdPid: cp.etcdPid, tmpDir: cp.tmpDir }) + '\\n');
+    process.exit(3);
+  });`;
+  const owner = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  owner.stdout.setEncoding('utf8');
+  owner.stdout.on('data', (d: string) => {
+    out += d;
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const code = await Promise.race([
+    new Promise<number | null>((resolve) => owner.once('exit', (c) => resolve(c))),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('owner did not start and exit within 300 s')), 300_000);
+    }),
+  ]).finally(() => clearTimeout(timer));
+  assert.equal(code, 3, out);
+  const info = JSON.parse(out.trim()) as { apiserverPid: number; etcdPid: number; tmpDir: string };
+  assert.equal(fs.existsSync(info.tmpDir), false, 'temp dir removed by the exit hook');
+  await pollUntil(() => (isAlive(info.apiserverPid) || isAlive(info.etcdPid) ? undefined : true), { what: 'the exited owner\'s daemons to die', timeoutMs: 15_000 });
 });

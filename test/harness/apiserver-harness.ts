@@ -27,7 +27,7 @@
  * removes the temp dir. A run killed before stop() leaves both daemons running; the next
  * startControlPlane() on this machine finds the dead owner's slot, SIGKILLs the processes whose
  * command line names that instance's temp dir, and removes the dir. A process that exits without
- * stop() (a crashed test file) SIGKILLs its instances' daemons from an 'exit' hook.
+ * stop() (a crashed test file) tears its instances down from an 'exit' hook (SIGKILL, slot, dir).
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -139,7 +139,13 @@ export interface ControlPlane {
   restartApiserver(): Promise<void>;
   /** GET /metrics with admin credentials (Prometheus text, e.g. apiserver_request_total). */
   metricsText(): Promise<string>;
-  /** Creates namespace `ns` and its ServiceAccount `default` when missing. */
+  /**
+   * Creates namespace `ns` when missing, with what kube-controller-manager (not run here) would
+   * add: the ServiceAccount `default` (pod creation is refused without it) and the ConfigMap
+   * `kube-root-ca.crt` (the CA; the projected `kube-api-access-*` volume of pods that keep
+   * automountServiceAccountToken refers to it). Throws ERR_HARNESS_BAD_NAME unless `ns` is a
+   * DNS-1123 label.
+   */
   ensureNamespace(ns: string): Promise<void>;
   /** Stops everything and removes the temp dir (see module comment). Idempotent. */
   stop(): Promise<void>;
@@ -213,16 +219,19 @@ async function claimPortSlot(tmpDir: string): Promise<OwnedSlot> {
   }
 }
 
-/** Daemons of live instances, SIGKILLed if this process exits without stop(). */
-const liveDaemons = new Set<Daemon>();
+/**
+ * Instances not yet stopped, torn down synchronously (SIGKILL both daemons, give the slot back,
+ * remove the temp dir) if this process exits without stop(): a crashed or forgetful test file
+ * leaves nothing running. (A SIGKILLed process runs no hook; the next claim reclaims its slot.)
+ */
+const liveInstances = new Set<Instance>();
 let exitHookInstalled = false;
-function trackDaemon(d: Daemon): void {
-  liveDaemons.add(d);
-  void d.exited.then(() => liveDaemons.delete(d));
+function trackInstance(i: Instance): void {
+  liveInstances.add(i);
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.on('exit', () => {
-      for (const x of liveDaemons) if (!hasExited(x)) x.child.kill('SIGKILL');
+      for (const x of liveInstances) x.destroySync();
     });
   }
 }
@@ -293,14 +302,12 @@ class Instance implements ControlPlane {
     fs.mkdirSync(this.#layout.etcdDataDir, { recursive: true, mode: 0o700 });
     const d = spawnDaemon(this.tools.etcd, etcdArgs(this.#layout), this.etcdLogPath);
     this.#etcd = d;
-    trackDaemon(d);
     await waitDaemonReady(`etcd on ${this.etcdEndpoint}`, d, this.etcdLogPath, this.#startTimeoutMs, () => etcdHealthy(this.#layout));
   }
 
   async startApiserver(): Promise<void> {
     const d = spawnDaemon(this.tools.kubeApiserver, this.#apiserverArgs, this.apiserverLogPath);
     this.#apiserver = d;
-    trackDaemon(d);
     await waitDaemonReady(`kube-apiserver /readyz on ${this.url}`, d, this.apiserverLogPath, this.#startTimeoutMs, () => apiserverReady(this.url, this.#tls));
   }
 
@@ -427,11 +434,22 @@ class Instance implements ControlPlane {
     };
     await createdOrExists(() => core.createNamespace({ body: { metadata: { name: ns } } }), `namespace ${ns}`);
     await createdOrExists(() => core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: 'default' } } }), `serviceaccount ${ns}/default`);
+    await createdOrExists(
+      () => core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'kube-root-ca.crt' }, data: { 'ca.crt': this.#tls.ca.toString('utf8') } } }),
+      `configmap ${ns}/kube-root-ca.crt`,
+    );
   }
 
   stop(): Promise<void> {
     this.#stopping ??= this.#stop();
     return this.#stopping;
+  }
+
+  /** The exit hook's teardown: synchronous, forceful, no waiting. */
+  destroySync(): void {
+    for (const d of [this.#apiserver, this.#etcd]) if (d && !hasExited(d)) d.child.kill('SIGKILL');
+    this.#slot.release();
+    fs.rmSync(this.tmpDir, { recursive: true, force: true });
   }
 
   async #stop(): Promise<void> {
@@ -441,6 +459,7 @@ class Instance implements ControlPlane {
     await pollUntil(() => (leftovers.some(isAlive) ? undefined : true), { what: 'leftover control-plane processes to exit', timeoutMs: 10_000 });
     this.#slot.release();
     fs.rmSync(this.tmpDir, { recursive: true, force: true, maxRetries: 3 });
+    liveInstances.delete(this);
   }
 }
 
@@ -460,6 +479,7 @@ export async function startControlPlane(opts: StartControlPlaneOptions = {}): Pr
     const tokens = writeTokenFile(layout.tokenFile, [TOKEN_ADMIN, ...(opts.tokenUsers ?? [])]);
     const args = apiserverArgs(layout, pki, { watchCache: opts.watchCache ?? false, extraArgs: opts.extraApiserverArgs ?? [] });
     instance = new Instance({ layout, pki, tokens, tools, slot, apiserverArgs: args, startTimeoutMs: opts.startTimeoutMs ?? 120_000 });
+    trackInstance(instance);
     await instance.startEtcd();
     await instance.startApiserver();
     return instance;
