@@ -9,6 +9,7 @@
  * - a strategic-merge status PATCH by the node identity works (the pod create before it proves the
  *   reflect2 patch: without it the apiserver panics on every pod create), a PATCH carrying another
  *   UID is refused with 422, and one to another node's pod with 403;
+ * - bearer-token kubeconfigs (admin, and a node identity) authenticate;
  * - compact() → a watch from a resourceVersion seen before it gets 410; one from after it works;
  * - apiserver_request_total counts the status PATCH; kill/restart keeps port and data;
  * - stop() is idempotent and leaves no process, port or file;
@@ -22,20 +23,21 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { ApiException, CoreV1Api, KubeConfig, PatchStrategy, Watch, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
 import { startControlPlane, type ControlPlane } from '../harness/apiserver-harness.js';
+import { portFree } from '../harness/apiserver-slots.js';
 import { isAlive } from '../harness/host-processes.js';
 import { pollUntil } from '../harness/poll.js';
 
 const NS = 'smoke';
 const NODE = 'node-a';
 const OTHER_NODE = 'node-b';
+const TOKEN_NODE = 'node-t';
 let cp: ControlPlane | undefined;
 
 before(async () => {
-  cp = await startControlPlane();
+  cp = await startControlPlane({ tokenUsers: [{ name: `system:node:${TOKEN_NODE}`, groups: ['system:nodes'] }] });
 }, { timeout: 30 * 60_000 });
 
 after(async () => {
@@ -69,14 +71,6 @@ async function apiCode(p: Promise<unknown>): Promise<number> {
     if (err instanceof ApiException) return err.code;
     throw err;
   }
-}
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen({ port, host: '127.0.0.1', exclusive: true }, () => srv.close(() => resolve(true)));
-  });
 }
 
 /**
@@ -116,6 +110,14 @@ test('control plane: node identity, NodeRestriction, status PATCH, compaction 41
   assert.equal(sa.metadata?.name, 'default');
   const rootCa = await admin.core.readNamespacedConfigMap({ name: 'kube-root-ca.crt', namespace: NS });
   assert.equal(rootCa.data?.['ca.crt'], fs.readFileSync(cp.caFile, 'utf8'));
+
+  // Bearer tokens: the built-in admin, and a node identity declared at start.
+  const byToken = await cp.kubectl(['get', 'namespace', NS, '-o', 'name'], { kubeconfig: cp.tokenKubeconfig() });
+  assert.equal(byToken.stdout.trim(), `namespace/${NS}`, byToken.stderr);
+  const tokenNode = client(cp.tokenKubeconfig(`system:node:${TOKEN_NODE}`));
+  assert.deepEqual((await tokenNode.core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${TOKEN_NODE}` })).items, []);
+  assert.equal(await apiCode(tokenNode.core.createNamespacedPod({ namespace: NS, body: podManifest('by-token-node', TOKEN_NODE) })), 403, 'the token node is a node');
+  assert.throws(() => cp!.tokenKubeconfig('nobody'), { code: 'ERR_HARNESS_BAD_NAME' });
 
   // Names that would become paths or subjects are refused.
   assert.throws(() => cp!.nodeKubeconfig('../evil'), { code: 'ERR_HARNESS_BAD_NAME' });
