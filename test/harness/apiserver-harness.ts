@@ -66,6 +66,8 @@ export type { TokenUser } from './apiserver-credentials.js';
 
 const TOKEN_ADMIN: TokenUser = Object.freeze({ name: 'shardlet-token-admin', groups: Object.freeze(['system:masters']) });
 const STOP_GRACE_MS = 10_000;
+/** Bound on each API call the harness makes itself (the client library sets none). */
+const API_CALL_TIMEOUT_MS = 30_000;
 
 /**
  * Instances not yet stopped, torn down synchronously (SIGKILL both daemons, give the slot back,
@@ -273,11 +275,18 @@ class Instance implements ControlPlane {
     if (!isDns1123Label(ns)) throw new ControlPlaneHarnessError('ERR_HARNESS_BAD_NAME', `namespace ${JSON.stringify(ns)} is not a DNS-1123 label`);
     const core = this.#coreApi();
     const createdOrExists = async (create: () => Promise<unknown>, what: string): Promise<void> => {
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new ControlPlaneHarnessError('ERR_HARNESS_API', `create ${what}: no answer within ${API_CALL_TIMEOUT_MS} ms`)), API_CALL_TIMEOUT_MS);
+      });
       try {
-        await create();
+        await Promise.race([create(), deadline]);
       } catch (err) {
+        if (err instanceof ControlPlaneHarnessError) throw err;
         if (err instanceof ApiException && err.code === 409) return;
         throw new ControlPlaneHarnessError('ERR_HARNESS_API', `create ${what}: ${err instanceof Error ? err.message : String(err)}`);
+      } finally {
+        clearTimeout(timer);
       }
     };
     await createdOrExists(() => core.createNamespace({ body: { metadata: { name: ns } } }), `namespace ${ns}`);
