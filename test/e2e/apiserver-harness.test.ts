@@ -13,6 +13,7 @@
  * - compact() → a watch from a resourceVersion seen before it gets 410; one from after it works;
  * - apiserver_request_total counts the status PATCH; kill/restart keeps port and data;
  * - stop() is idempotent and leaves no process, port or file;
+ * - two instances at once do not share ports, files, data or trust;
  * - a control plane whose owner was SIGKILLed is reclaimed by the next start; one whose owner
  *   exited without stop() is taken down by the owner's exit hook.
  *
@@ -293,4 +294,22 @@ test('a process that exits without stop() takes its control plane with it', { ti
   const info = JSON.parse(out.trim()) as { apiserverPid: number; etcdPid: number; tmpDir: string };
   assert.equal(fs.existsSync(info.tmpDir), false, 'temp dir removed by the exit hook');
   await pollUntil(() => (isAlive(info.apiserverPid) || isAlive(info.etcdPid) ? undefined : true), { what: 'the exited owner\'s daemons to die', timeoutMs: 15_000 });
+});
+
+test('two control planes at once: own ports, own temp dirs, own data', { timeout: 600_000 }, async () => {
+  const [a, b] = await Promise.all([startControlPlane(), startControlPlane()]);
+  try {
+    assert.notEqual(a.port, b.port);
+    assert.notEqual(a.etcdEndpoint, b.etcdEndpoint);
+    assert.notEqual(a.tmpDir, b.tmpDir);
+    await a.ensureNamespace('only-in-a');
+    const inB = await b.kubectl(['get', 'namespace', 'only-in-a']);
+    assert.notEqual(inB.code, 0, 'b has its own etcd');
+    assert.match(inB.stderr, /NotFound|not found/);
+    // Each CA is its own: a's admin kubeconfig is not trusted by b's server.
+    const cross = await b.kubectl([`--server=${a.url}`, 'get', '--raw', '/readyz', '--request-timeout=10s'], { timeoutMs: 30_000 });
+    assert.notEqual(cross.code, 0, 'b\'s CA does not verify a\'s serving certificate');
+  } finally {
+    await Promise.all([a.stop(), b.stop()]);
+  }
 });
