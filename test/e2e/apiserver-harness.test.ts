@@ -9,10 +9,13 @@
  * - a strategic-merge status PATCH by the node identity works (the pod create before it proves the
  *   reflect2 patch: without it the apiserver panics on every pod create), a PATCH carrying another
  *   UID is refused with 422, and one to another node's pod with 403;
+ * - bearer-token kubeconfigs (admin, and a node identity) authenticate;
  * - compact() → a watch from a resourceVersion seen before it gets 410; one from after it works;
  * - apiserver_request_total counts the status PATCH; kill/restart keeps port and data;
  * - stop() is idempotent and leaves no process, port or file;
- * - a control plane whose owner was SIGKILLed is reclaimed by the next start.
+ * - two instances at once do not share ports, files, data or trust;
+ * - a control plane whose owner was SIGKILLed is reclaimed by the next start; one whose owner
+ *   exited without stop() is taken down by the owner's exit hook.
  *
  * The first run on a bare machine builds kube-apiserver (~6 min), hence the generous before-hook
  * bound; later starts take ~5 s.
@@ -21,20 +24,21 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { ApiException, CoreV1Api, KubeConfig, PatchStrategy, Watch, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
 import { startControlPlane, type ControlPlane } from '../harness/apiserver-harness.js';
+import { portFree } from '../harness/apiserver-slots.js';
 import { isAlive } from '../harness/host-processes.js';
 import { pollUntil } from '../harness/poll.js';
 
 const NS = 'smoke';
 const NODE = 'node-a';
 const OTHER_NODE = 'node-b';
+const TOKEN_NODE = 'node-t';
 let cp: ControlPlane | undefined;
 
 before(async () => {
-  cp = await startControlPlane();
+  cp = await startControlPlane({ tokenUsers: [{ name: `system:node:${TOKEN_NODE}`, groups: ['system:nodes'] }] });
 }, { timeout: 30 * 60_000 });
 
 after(async () => {
@@ -68,14 +72,6 @@ async function apiCode(p: Promise<unknown>): Promise<number> {
     if (err instanceof ApiException) return err.code;
     throw err;
   }
-}
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen({ port, host: '127.0.0.1', exclusive: true }, () => srv.close(() => resolve(true)));
-  });
 }
 
 /**
@@ -113,6 +109,16 @@ test('control plane: node identity, NodeRestriction, status PATCH, compaction 41
   const admin = client(cp.adminKubeconfig);
   const sa = await admin.core.readNamespacedServiceAccount({ name: 'default', namespace: NS });
   assert.equal(sa.metadata?.name, 'default');
+  const rootCa = await admin.core.readNamespacedConfigMap({ name: 'kube-root-ca.crt', namespace: NS });
+  assert.equal(rootCa.data?.['ca.crt'], fs.readFileSync(cp.caFile, 'utf8'));
+
+  // Bearer tokens: the built-in admin, and a node identity declared at start.
+  const byToken = await cp.kubectl(['get', 'namespace', NS, '-o', 'name'], { kubeconfig: cp.tokenKubeconfig() });
+  assert.equal(byToken.stdout.trim(), `namespace/${NS}`, byToken.stderr);
+  const tokenNode = client(cp.tokenKubeconfig(`system:node:${TOKEN_NODE}`));
+  assert.deepEqual((await tokenNode.core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${TOKEN_NODE}` })).items, []);
+  assert.equal(await apiCode(tokenNode.core.createNamespacedPod({ namespace: NS, body: podManifest('by-token-node', TOKEN_NODE) })), 403, 'the token node is a node');
+  assert.throws(() => cp!.tokenKubeconfig('nobody'), { code: 'ERR_HARNESS_BAD_NAME' });
 
   // Names that would become paths or subjects are refused.
   assert.throws(() => cp!.nodeKubeconfig('../evil'), { code: 'ERR_HARNESS_BAD_NAME' });
@@ -262,5 +268,48 @@ test('a control plane whose owner was SIGKILLed is reclaimed by the next start',
     assert.equal(r.stdout.trim(), 'ok');
   } finally {
     await next.stop();
+  }
+});
+
+test('a process that exits without stop() takes its control plane with it', { timeout: 600_000 }, async () => {
+  const script = `import(${JSON.stringify(harnessModule)}).then(async (m) => {
+    const cp = await m.startControlPlane();
+    process.stdout.write(JSON.stringify({ apiserverPid: cp.apiserverPid, etcdPid: cp.etcdPid, tmpDir: cp.tmpDir }) + '\\n');
+    process.exit(3);
+  });`;
+  const owner = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  owner.stdout.setEncoding('utf8');
+  owner.stdout.on('data', (d: string) => {
+    out += d;
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const code = await Promise.race([
+    new Promise<number | null>((resolve) => owner.once('exit', (c) => resolve(c))),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('owner did not start and exit within 300 s')), 300_000);
+    }),
+  ]).finally(() => clearTimeout(timer));
+  assert.equal(code, 3, out);
+  const info = JSON.parse(out.trim()) as { apiserverPid: number; etcdPid: number; tmpDir: string };
+  assert.equal(fs.existsSync(info.tmpDir), false, 'temp dir removed by the exit hook');
+  await pollUntil(() => (isAlive(info.apiserverPid) || isAlive(info.etcdPid) ? undefined : true), { what: 'the exited owner\'s daemons to die', timeoutMs: 15_000 });
+});
+
+test('two control planes at once: own ports, own temp dirs, own data', { timeout: 600_000 }, async () => {
+  const [a, b] = await Promise.all([startControlPlane(), startControlPlane()]);
+  try {
+    assert.notEqual(a.port, b.port);
+    assert.notEqual(a.etcdEndpoint, b.etcdEndpoint);
+    assert.notEqual(a.tmpDir, b.tmpDir);
+    await a.ensureNamespace('only-in-a');
+    const inB = await b.kubectl(['get', 'namespace', 'only-in-a']);
+    assert.notEqual(inB.code, 0, 'b has its own etcd');
+    assert.match(inB.stderr, /NotFound|not found/);
+    // Each CA is its own: a's admin kubeconfig is not trusted by b's server.
+    const cross = await b.kubectl([`--server=${a.url}`, 'get', '--raw', '/readyz', '--request-timeout=10s'], { timeoutMs: 30_000 });
+    assert.notEqual(cross.code, 0, 'b\'s CA does not verify a\'s serving certificate');
+  } finally {
+    await Promise.all([a.stop(), b.stop()]);
   }
 });

@@ -14,12 +14,9 @@
  * (~6 min the first time on 2 cores; later starts reuse it). `prepare.ts` does the same before
  * `npm test`; `startControlPlane` does it too when called first (e.g. by `npm run bench`).
  *
- * Isolation: every instance has its own temp dir (`/dev/shm/shardlet-kapi-*` when /dev/shm
- * exists, so etcd's fsyncs cost nothing; else the OS temp dir) holding etcd's data, both logs, the
- * PKI and kubeconfigs, and its own ports from an owned slot (owned-slots.ts, registry
- * `<tmpdir>/shardlet-harness-apiserver-slots`): slot N owns 24000+10N (etcd client), +1 (etcd
- * peer), +2 (apiserver) — below the kernel's ephemeral range, so outgoing connections never hold
- * them, and each is checked free before the slot is kept.
+ * Isolation (apiserver-slots.ts): every instance has its own temp dir (on /dev/shm when present)
+ * with etcd's data, both logs, the PKI and kubeconfigs, and its own three ports from an owned slot,
+ * so several instances (several test files, several engineers) run at once on one machine.
  *
  * Lifecycle: startControlPlane() → running ⇄ (killApiserver → apiserver down → restartApiserver)
  * → stop() → stopped. stop() is idempotent (a second call returns the first call's promise): it
@@ -27,12 +24,10 @@
  * removes the temp dir. A run killed before stop() leaves both daemons running; the next
  * startControlPlane() on this machine finds the dead owner's slot, SIGKILLs the processes whose
  * command line names that instance's temp dir, and removes the dir. A process that exits without
- * stop() (a crashed test file) SIGKILLs its instances' daemons from an 'exit' hook.
+ * stop() (a crashed test file) tears its instances down from an 'exit' hook (SIGKILL, slot, dir).
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { ApiException, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { createPki, isDns1123Label, issueNodeCert, writeKubeconfig, writeTokenFile, CredentialsError, type IssuedToken, type Pki, type TokenUser } from './apiserver-credentials.js';
@@ -53,176 +48,40 @@ import {
   type ControlPlaneLayout,
   type Daemon,
 } from './apiserver-processes.js';
-import { findProcesses, isAlive, signal } from './host-processes.js';
-import { claimSlot, type OwnedSlot } from './owned-slots.js';
+import {
+  ControlPlaneHarnessError,
+  type ControlPlane,
+  type KubectlOptions,
+  type KubectlResult,
+  type StartControlPlaneOptions,
+} from './apiserver-control-plane.js';
+import { claimPortSlot, killInstanceProcesses, makeInstanceDir, slotPorts } from './apiserver-slots.js';
+import { isAlive } from './host-processes.js';
+import type { OwnedSlot } from './owned-slots.js';
 import { pollUntil } from './poll.js';
 
-export interface StartControlPlaneOptions {
-  /** Bound on etcd health + apiserver /readyz, per start and per restart (default 120 s). Not counting a first-time build. */
-  readonly startTimeoutMs?: number;
-  /**
-   * The apiserver's `--watch-cache` (default **false** here; true in a real cluster). Without the
-   * watch cache every watch is served by etcd, so `compact()` makes any watch (re)started from a
-   * resourceVersion seen before it get 410 Gone — deterministic expiry for tests. With it, a watch
-   * is served from the apiserver's memory, compaction changes nothing, and 410 comes only for a
-   * resourceVersion older than the cache's window (e.g. one from before `restartApiserver()`).
-   * Lists, gets and request counts behave the same either way.
-   */
-  readonly watchCache?: boolean;
-  /**
-   * Static bearer-token users, in addition to the built-in `shardlet-token-admin`
-   * (`system:masters`). The token file is read at apiserver start, so they are fixed here.
-   */
-  readonly tokenUsers?: readonly TokenUser[];
-  /** More kube-apiserver flags (appended; a later flag wins). */
-  readonly extraApiserverArgs?: readonly string[];
-}
+export { ControlPlaneHarnessError, type ControlPlane, type KubectlOptions, type KubectlResult, type StartControlPlaneOptions } from './apiserver-control-plane.js';
+export type { ControlPlaneTools } from './apiserver-install.js';
+export type { TokenUser } from './apiserver-credentials.js';
 
-export interface KubectlOptions {
-  /** Kills kubectl after this long (default 60 s); the result then has `timedOut: true`. */
-  readonly timeoutMs?: number;
-  /** Written to kubectl's stdin (e.g. a manifest for `apply -f -`). */
-  readonly stdin?: string;
-  /** Another kubeconfig than the admin one (e.g. `nodeKubeconfig('n1')`). */
-  readonly kubeconfig?: string;
-}
-
-export interface KubectlResult {
-  /** Exit code; null when kubectl was killed (timeout). */
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-  readonly timedOut: boolean;
-}
-
-export interface ControlPlane {
-  /** `https://127.0.0.1:<port>`. */
-  readonly url: string;
-  readonly port: number;
-  /** CA that signed the serving and client certificates. */
-  readonly caFile: string;
-  /** Kubeconfig of `CN=shardlet-admin, O=system:masters`. */
-  readonly adminKubeconfig: string;
-  /** `http://127.0.0.1:<port>` of this instance's etcd. */
-  readonly etcdEndpoint: string;
-  readonly tmpDir: string;
-  readonly apiserverLogPath: string;
-  readonly etcdLogPath: string;
-  readonly tools: ControlPlaneTools;
-  /** PID of the running apiserver; undefined after killApiserver() until restartApiserver(). */
-  readonly apiserverPid: number | undefined;
-  readonly etcdPid: number;
-  /**
-   * Writes (once per name) and returns a kubeconfig with a client certificate
-   * `CN=system:node:<nodeName>, O=system:nodes`. Throws (code ERR_HARNESS_BAD_NAME) unless
-   * `nodeName` is a DNS-1123 subdomain.
-   */
-  nodeKubeconfig(nodeName: string): string;
-  /**
-   * Writes (once per user) and returns a bearer-token kubeconfig for `userName`: the built-in
-   * `shardlet-token-admin` (default) or one of `tokenUsers`. Throws for an unknown user.
-   */
-  tokenKubeconfig(userName?: string): string;
-  /** Runs kubectl with the admin kubeconfig (unless `opts.kubeconfig`); never rejects for a non-zero exit. */
-  kubectl(args: readonly string[], opts?: KubectlOptions): Promise<KubectlResult>;
-  /**
-   * Writes a key outside the apiserver's prefix twice (so the revision moves past every
-   * resourceVersion a client has seen), compacts etcd at the new current revision (etcdctl) and
-   * returns it. With `watchCache: false` (the default), any watch started afterwards from an older
-   * resourceVersion gets 410 Gone (an ERROR event with code 410). A watch already open stays open:
-   * it expires when it next restarts (its timeout, or `restartApiserver()`).
-   */
-  compact(): Promise<number>;
-  /** SIGKILLs the apiserver and waits until it is gone. etcd keeps running. Idempotent. */
-  killApiserver(): Promise<void>;
-  /** SIGKILLs the apiserver if running, starts it again on the same port and etcd data, waits for /readyz. */
-  restartApiserver(): Promise<void>;
-  /** GET /metrics with admin credentials (Prometheus text, e.g. apiserver_request_total). */
-  metricsText(): Promise<string>;
-  /** Creates namespace `ns` and its ServiceAccount `default` when missing. */
-  ensureNamespace(ns: string): Promise<void>;
-  /** Stops everything and removes the temp dir (see module comment). Idempotent. */
-  stop(): Promise<void>;
-}
-
-export class ControlPlaneHarnessError extends Error {
-  override readonly name = 'ControlPlaneHarnessError';
-  readonly code: 'ERR_HARNESS_BAD_NAME' | 'ERR_HARNESS_STOPPED' | 'ERR_HARNESS_ETCDCTL' | 'ERR_HARNESS_API';
-  constructor(code: ControlPlaneHarnessError['code'], message: string) {
-    super(message);
-    this.code = code;
-  }
-}
-
-const TMP_PREFIX = 'shardlet-kapi-';
-const MAX_SLOT = 200;
-const PORT_BASE = 24_000;
 const TOKEN_ADMIN: TokenUser = Object.freeze({ name: 'shardlet-token-admin', groups: Object.freeze(['system:masters']) });
 const STOP_GRACE_MS = 10_000;
+/** Bound on each API call the harness makes itself (the client library sets none). */
+const API_CALL_TIMEOUT_MS = 30_000;
 
-function slotRegistry(): string {
-  return path.join(os.tmpdir(), 'shardlet-harness-apiserver-slots');
-}
-
-function slotPorts(slot: number): { etcdClient: number; etcdPeer: number; apiserver: number } {
-  const base = PORT_BASE + 10 * slot;
-  return { etcdClient: base, etcdPeer: base + 1, apiserver: base + 2 };
-}
-
-function instanceParentDir(): string {
-  return fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir();
-}
-
-/** SIGKILLs the daemons whose command line names `tmpDir` (only ever our own dirs). */
-function killInstanceProcesses(tmpDir: string): number[] {
-  const pids = [...findProcesses('kube-apiserver', tmpDir), ...findProcesses('etcd', tmpDir)].map((p) => p.pid);
-  for (const pid of pids) signal(pid, 'SIGKILL');
-  return pids;
-}
-
-/** Reclaims what a killed earlier run left (owned-slots.ts calls this for a dead owner's slot). */
-function reclaimStaleInstance(_slot: number, staleTmpDir: string | undefined): void {
-  if (staleTmpDir === undefined || !path.basename(staleTmpDir).startsWith(TMP_PREFIX)) return;
-  killInstanceProcesses(staleTmpDir);
-  fs.rmSync(staleTmpDir, { recursive: true, force: true, maxRetries: 3 });
-}
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen({ port, host: '127.0.0.1', exclusive: true }, () => srv.close(() => resolve(true)));
-  });
-}
-
-/** A slot whose three ports are free right now. Slots found busy are held while searching, then given back. */
-async function claimPortSlot(tmpDir: string): Promise<OwnedSlot> {
-  const busy: OwnedSlot[] = [];
-  const skip = new Set<number>();
-  try {
-    for (;;) {
-      const slot = claimSlot({ dir: slotRegistry(), max: MAX_SLOT, tmpDir, reclaim: reclaimStaleInstance, skip });
-      const ports = Object.values(slotPorts(slot.slot));
-      const free = await Promise.all(ports.map(portFree));
-      if (free.every(Boolean)) return slot;
-      busy.push(slot);
-      skip.add(slot.slot);
-    }
-  } finally {
-    for (const b of busy) b.release();
-  }
-}
-
-/** Daemons of live instances, SIGKILLed if this process exits without stop(). */
-const liveDaemons = new Set<Daemon>();
+/**
+ * Instances not yet stopped, torn down synchronously (SIGKILL both daemons, give the slot back,
+ * remove the temp dir) if this process exits without stop(): a crashed or forgetful test file
+ * leaves nothing running. (A SIGKILLed process runs no hook; the next claim reclaims its slot.)
+ */
+const liveInstances = new Set<Instance>();
 let exitHookInstalled = false;
-function trackDaemon(d: Daemon): void {
-  liveDaemons.add(d);
-  void d.exited.then(() => liveDaemons.delete(d));
+function trackInstance(i: Instance): void {
+  liveInstances.add(i);
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.on('exit', () => {
-      for (const x of liveDaemons) if (!hasExited(x)) x.child.kill('SIGKILL');
+      for (const x of liveInstances) x.destroySync();
     });
   }
 }
@@ -293,14 +152,12 @@ class Instance implements ControlPlane {
     fs.mkdirSync(this.#layout.etcdDataDir, { recursive: true, mode: 0o700 });
     const d = spawnDaemon(this.tools.etcd, etcdArgs(this.#layout), this.etcdLogPath);
     this.#etcd = d;
-    trackDaemon(d);
     await waitDaemonReady(`etcd on ${this.etcdEndpoint}`, d, this.etcdLogPath, this.#startTimeoutMs, () => etcdHealthy(this.#layout));
   }
 
   async startApiserver(): Promise<void> {
     const d = spawnDaemon(this.tools.kubeApiserver, this.#apiserverArgs, this.apiserverLogPath);
     this.#apiserver = d;
-    trackDaemon(d);
     await waitDaemonReady(`kube-apiserver /readyz on ${this.url}`, d, this.apiserverLogPath, this.#startTimeoutMs, () => apiserverReady(this.url, this.#tls));
   }
 
@@ -418,20 +275,38 @@ class Instance implements ControlPlane {
     if (!isDns1123Label(ns)) throw new ControlPlaneHarnessError('ERR_HARNESS_BAD_NAME', `namespace ${JSON.stringify(ns)} is not a DNS-1123 label`);
     const core = this.#coreApi();
     const createdOrExists = async (create: () => Promise<unknown>, what: string): Promise<void> => {
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new ControlPlaneHarnessError('ERR_HARNESS_API', `create ${what}: no answer within ${API_CALL_TIMEOUT_MS} ms`)), API_CALL_TIMEOUT_MS);
+      });
       try {
-        await create();
+        await Promise.race([create(), deadline]);
       } catch (err) {
+        if (err instanceof ControlPlaneHarnessError) throw err;
         if (err instanceof ApiException && err.code === 409) return;
         throw new ControlPlaneHarnessError('ERR_HARNESS_API', `create ${what}: ${err instanceof Error ? err.message : String(err)}`);
+      } finally {
+        clearTimeout(timer);
       }
     };
     await createdOrExists(() => core.createNamespace({ body: { metadata: { name: ns } } }), `namespace ${ns}`);
     await createdOrExists(() => core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: 'default' } } }), `serviceaccount ${ns}/default`);
+    await createdOrExists(
+      () => core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'kube-root-ca.crt' }, data: { 'ca.crt': this.#tls.ca.toString('utf8') } } }),
+      `configmap ${ns}/kube-root-ca.crt`,
+    );
   }
 
   stop(): Promise<void> {
     this.#stopping ??= this.#stop();
     return this.#stopping;
+  }
+
+  /** The exit hook's teardown: synchronous, forceful, no waiting. */
+  destroySync(): void {
+    for (const d of [this.#apiserver, this.#etcd]) if (d && !hasExited(d)) d.child.kill('SIGKILL');
+    this.#slot.release();
+    fs.rmSync(this.tmpDir, { recursive: true, force: true });
   }
 
   async #stop(): Promise<void> {
@@ -441,6 +316,7 @@ class Instance implements ControlPlane {
     await pollUntil(() => (leftovers.some(isAlive) ? undefined : true), { what: 'leftover control-plane processes to exit', timeoutMs: 10_000 });
     this.#slot.release();
     fs.rmSync(this.tmpDir, { recursive: true, force: true, maxRetries: 3 });
+    liveInstances.delete(this);
   }
 }
 
@@ -450,7 +326,7 @@ class Instance implements ControlPlane {
  */
 export async function startControlPlane(opts: StartControlPlaneOptions = {}): Promise<ControlPlane> {
   const tools = await ensureControlPlaneTools();
-  const tmpDir = fs.mkdtempSync(path.join(instanceParentDir(), TMP_PREFIX));
+  const tmpDir = makeInstanceDir();
   let slot: OwnedSlot | undefined;
   let instance: Instance | undefined;
   try {
@@ -460,6 +336,7 @@ export async function startControlPlane(opts: StartControlPlaneOptions = {}): Pr
     const tokens = writeTokenFile(layout.tokenFile, [TOKEN_ADMIN, ...(opts.tokenUsers ?? [])]);
     const args = apiserverArgs(layout, pki, { watchCache: opts.watchCache ?? false, extraArgs: opts.extraApiserverArgs ?? [] });
     instance = new Instance({ layout, pki, tokens, tools, slot, apiserverArgs: args, startTimeoutMs: opts.startTimeoutMs ?? 120_000 });
+    trackInstance(instance);
     await instance.startEtcd();
     await instance.startApiserver();
     return instance;
