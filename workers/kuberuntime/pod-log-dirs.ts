@@ -1,0 +1,52 @@
+/**
+ * The pod log directories on disk, confined to `--pod-logs-dir`.
+ *
+ * Every directory the agent creates or deletes for a pod goes through {@link resolveWithinRoot}:
+ * the target is resolved and must lie strictly inside the root (never the root itself, never
+ * beside it). Admission already rejects identifiers that could climb (pod-validation.ts checks
+ * uid, namespace and name); this is the second line, so that a pod that reached a worker some
+ * other way (a runtime label, a future source) still cannot make the agent `rm -rf` or create a
+ * directory anywhere else. The check is lexical: the root is the agent's own directory, and only
+ * the agent and the runtime write into it, so a symlink planted inside it is out of scope (and
+ * `fs.rm` removes a symlink, never its target).
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+/** Log directory operations of the kuberuntime (recursive mkdir and rm -rf of one pod's directory). */
+export interface PodLogDirs {
+  mkdir(dir: string): Promise<void>;
+  remove(dir: string): Promise<void>;
+}
+
+/** A path the agent was asked to touch lies outside its directory: refused, nothing done. */
+export class PathOutsideRootError extends Error {
+  override readonly name = 'PathOutsideRootError';
+  readonly code = 'ERR_PATH_OUTSIDE_ROOT';
+  constructor(readonly root: string, readonly target: string) {
+    super(`refusing to touch ${JSON.stringify(target.slice(0, 512))}: not inside ${JSON.stringify(root)}`);
+  }
+}
+
+/** `target` resolved, if it lies strictly inside `root`; else throws {@link PathOutsideRootError}. */
+export function resolveWithinRoot(root: string, target: string): string {
+  const r = path.resolve(root);
+  const t = path.resolve(r, target);
+  const rel = path.relative(r, t);
+  if (rel === '' || rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel) || target.includes('\0')) {
+    throw new PathOutsideRootError(r, target);
+  }
+  return t;
+}
+
+/** node:fs log directories under `root`; a path outside it is refused before any I/O. */
+export function nodePodLogDirs(root: string): PodLogDirs {
+  return Object.freeze({
+    async mkdir(dir: string): Promise<void> {
+      await fs.mkdir(resolveWithinRoot(root, dir), { recursive: true, mode: 0o755 });
+    },
+    async remove(dir: string): Promise<void> {
+      await fs.rm(resolveWithinRoot(root, dir), { recursive: true, force: true });
+    },
+  });
+}
