@@ -18,6 +18,7 @@ import { PodConfig } from '../config/pod-config.js';
 import { FileSource, HttpSource, type PodSource } from '../config/pod-update.js';
 import { createFileSource } from '../config/source-file.js';
 import { createHttpSource } from '../config/source-http.js';
+import { ThreadManifestDecoder } from '../config/manifest-decode-thread-client.js';
 import { CriClient } from '../cri/cri-client.js';
 import { InlineDispatcher } from '../dispatch/inline-dispatcher.js';
 import type { PodDispatcher, PodDispatcherEvents } from '../dispatch/pod-dispatcher.js';
@@ -64,6 +65,7 @@ export class Agent {
   #pleg: PlegRunner | undefined;
   #dispatcher: PodDispatcher | undefined;
   #sources: PodSource[] = [];
+  #decoder: ThreadManifestDecoder | undefined;
   #podConfig: PodConfig | undefined;
   #loop: SyncLoop | undefined;
   #loopDone: Promise<void> | undefined;
@@ -207,13 +209,15 @@ export class Agent {
       onExit: () => logger.error('the PLEG thread died: pod status will go stale; /healthz will report it'),
     });
 
+    // Manifests are untrusted input: decoded on a thread of their own, with time and memory limits.
+    const decoder = (this.#decoder = new ThreadManifestDecoder({ clock, logger }));
     if (c.podManifestPath) {
       this.#sources.push(
-        createFileSource({ path: c.podManifestPath, nodeName: c.nodeName, sink: podConfig.channel(FileSource), clock, logger, resyncMs: c.fileCheckFrequencyMs }),
+        createFileSource({ path: c.podManifestPath, nodeName: c.nodeName, sink: podConfig.channel(FileSource), clock, logger, resyncMs: c.fileCheckFrequencyMs, decoder }),
       );
     }
     if (c.manifestURL) {
-      this.#sources.push(createHttpSource({ url: c.manifestURL, nodeName: c.nodeName, sink: podConfig.channel(HttpSource), clock, logger, pollMs: c.httpCheckFrequencyMs }));
+      this.#sources.push(createHttpSource({ url: c.manifestURL, nodeName: c.nodeName, sink: podConfig.channel(HttpSource), clock, logger, pollMs: c.httpCheckFrequencyMs, decoder }));
     }
 
     metrics.aggregator.onCollect(() => {
@@ -245,6 +249,9 @@ export class Agent {
       });
       this.#address = await this.#server.listen();
       logger.info('serving', { address: this.#address.address, port: this.#address.port });
+      if (!isLoopbackAddress(this.#address.address)) {
+        logger.error('serving /pods on a non-loopback address without authentication: pod specs, env values included, are readable by anyone who can reach it', { address: this.#address.address, port: this.#address.port });
+      }
     }
 
     this.#loopDone = loop.run(this.#stop.signal);
@@ -258,6 +265,7 @@ export class Agent {
     this.#state = 'stopping';
     this.#stop.abort();
     await Promise.allSettled(this.#sources.map((s) => s.close()));
+    await this.#decoder?.close();
     this.#podConfig?.close();
     await this.#loopDone?.catch(() => {});
     this.#runtimeHealth?.stop();
@@ -283,4 +291,10 @@ function plegCheckWall(lastRelistMs: number | undefined, nowMs: number, threshol
   return elapsed > thresholdMs
     ? { name: 'pleg', ok: false, reason: `pleg was last seen active ${formatGoDuration(elapsed)} ago; threshold is ${formatGoDuration(thresholdMs)}` }
     : { name: 'pleg', ok: true };
+}
+
+/** 127.0.0.0/8, ::1 and IPv4-mapped loopback: the addresses only this machine reaches. */
+export function isLoopbackAddress(address: string): boolean {
+  const a = address.replace(/^::ffff:/i, '');
+  return a === '::1' || a === 'localhost' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a);
 }
