@@ -34,6 +34,7 @@ class RenderFull extends Error {}
  * without bound (cycles and shared subtrees are cut by the node budget).
  */
 export function boundedJson(v: unknown, max: number = MAX_SHOWN_CHARS): string {
+  if (typeof v === 'string') return JSON.stringify(truncateText(v, max));
   let out = '';
   let nodes = 0;
   const put = (s: string): void => {
