@@ -3,7 +3,8 @@
  *
  * Every directory the agent creates or deletes for a pod goes through {@link resolveWithinRoot}:
  * the target is resolved and must lie strictly inside the root (never the root itself, never
- * beside it). Admission already rejects identifiers that could climb (pod-validation.ts checks
+ * beside it); a pod's log directory must moreover be a direct child of the root, so a uid like
+ * `../../default_other_<uid>` cannot name another pod's directory either. Admission already rejects identifiers that could climb (pod-validation.ts checks
  * uid, namespace and name); this is the second line, so that a pod that reached a worker some
  * other way (a runtime label, a future source) still cannot make the agent `rm -rf` or create a
  * directory anywhere else. The check is lexical: the root is the agent's own directory, and only
@@ -28,25 +29,29 @@ export class PathOutsideRootError extends Error {
   }
 }
 
-/** `target` resolved, if it lies strictly inside `root`; else throws {@link PathOutsideRootError}. */
-export function resolveWithinRoot(root: string, target: string): string {
+/**
+ * `target` resolved, if it lies strictly inside `root` (and, with `directChild`, right below it);
+ * else throws {@link PathOutsideRootError}. The one check every pod directory operation uses.
+ */
+export function resolveWithinRoot(root: string, target: string, opts: { directChild?: boolean } = {}): string {
   const r = path.resolve(root);
   const t = path.resolve(r, target);
   const rel = path.relative(r, t);
-  if (rel === '' || rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel) || target.includes('\0')) {
-    throw new PathOutsideRootError(r, target);
-  }
+  // Checked on the raw text too: `a_../../b` normalizes to an innocent-looking `b`.
+  const climbs = target.split(/[\\/]/).some((seg) => seg === '..' || seg === '.');
+  const outside = climbs || rel === '' || rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel) || target.includes('\0');
+  if (outside || (opts.directChild === true && rel.includes(path.sep))) throw new PathOutsideRootError(r, target);
   return t;
 }
 
-/** node:fs log directories under `root`; a path outside it is refused before any I/O. */
+/** node:fs pod log directories, direct children of `root`; any other path is refused before any I/O. */
 export function nodePodLogDirs(root: string): PodLogDirs {
   return Object.freeze({
     async mkdir(dir: string): Promise<void> {
-      await fs.mkdir(resolveWithinRoot(root, dir), { recursive: true, mode: 0o755 });
+      await fs.mkdir(resolveWithinRoot(root, dir, { directChild: true }), { recursive: true, mode: 0o755 });
     },
     async remove(dir: string): Promise<void> {
-      await fs.rm(resolveWithinRoot(root, dir), { recursive: true, force: true });
+      await fs.rm(resolveWithinRoot(root, dir, { directChild: true }), { recursive: true, force: true });
     },
   });
 }
