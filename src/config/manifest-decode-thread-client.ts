@@ -61,6 +61,8 @@ export class ThreadManifestDecoder implements ManifestDecoder {
   #thread: DecoderThread | undefined;
   #tail: Promise<unknown> = Promise.resolve();
   #closed = false;
+  /** Termination of threads stopped after a breach (awaited by close(), not by the call). */
+  #terminations: Promise<unknown>[] = [];
   /** Threads replaced after a timeout or a death (tests and logs). */
   #replaced = 0;
 
@@ -92,6 +94,7 @@ export class ThreadManifestDecoder implements ManifestDecoder {
     this.#closed = true;
     await this.#tail;
     await this.#stop();
+    await Promise.allSettled(this.#terminations);
   }
 
   #start(): DecoderThread {
@@ -132,7 +135,8 @@ export class ThreadManifestDecoder implements ManifestDecoder {
       const why = outcome === 'timeout' ? `decoding took longer than ${this.#timeoutMs} ms` : `decoding failed: ${outcome.died}`;
       this.#replaced++;
       this.#log.error('Manifest decoder thread stopped; a new one will take the next manifest', { origin: ctx.origin, reason: why });
-      await this.#stop();
+      // Answer now; the thread may take a moment to die (close() waits for it).
+      this.#terminations.push(this.#stop());
       return { ok: false, error: new ConfigError('ERR_MANIFEST_TOO_LARGE', ctx.origin, `${why} (limits: ${this.#timeoutMs} ms, ${this.#maxHeapMb} MiB heap)`) };
     } finally {
       timer?.cancel();
