@@ -60,6 +60,8 @@ test('hostile manifests and a hostile URL beside valid pods: the agent stays hea
   writePodManifest(dir, 'web');
   writePodManifest(dir, 'grace', { extraYaml: '' });
   fs.writeFileSync(path.join(dir, 'grace.yaml'), fs.readFileSync(path.join(dir, 'grace.yaml'), 'utf8').replace('terminationGracePeriodSeconds: 2', 'terminationGracePeriodSeconds: 400000000000'));
+  // Valid, and at the int32 limit: the probe's ExecSync deadline must still be one grpc and Node take.
+  writePodManifest(dir, 'probemax', { extraYaml: '    livenessProbe: {exec: {command: ["true"]}, timeoutSeconds: 2147483647, periodSeconds: 1}\n' });
   const a = (agent = await startAgent({ endpoint: sim.endpoint, manifestDir: dir, workers: 2, extraArgs: ['--manifest-url', url, '--http-check-frequency', '1s'] }));
   const victim = path.join(a.root, 'victim');
   fs.mkdirSync(victim);
@@ -89,8 +91,8 @@ test('hostile manifests and a hostile URL beside valid pods: the agent stays hea
 
   await pollUntil(async () => {
     const pods = await a.pods();
-    return pods.length === 2 && pods.every(isRunning) ? true : undefined;
-  }, { what: 'the two valid pods running', timeoutMs: 60_000, intervalMs: 250 });
+    return pods.length === 3 && pods.every(isRunning) ? true : undefined;
+  }, { what: 'the three valid pods running', timeoutMs: 60_000, intervalMs: 250 });
   assert.equal((await a.get('/healthz')).status, 200);
   const longest = Math.max(...a.logs.map((l) => l.length));
   assert.ok(longest < 16 * 1024, `longest log line ${longest} characters`);
@@ -105,7 +107,7 @@ test('hostile manifests and a hostile URL beside valid pods: the agent stays hea
   writePodManifest(dir, 'later');
   await pollUntil(async () => {
     const pods = await a.pods();
-    return pods.length === 3 && pods.every(isRunning) ? true : undefined;
+    return pods.length === 4 && pods.every(isRunning) ? true : undefined;
   }, { what: 'a later pod running (the rewrite has been read meanwhile)', timeoutMs: 60_000, intervalMs: 250 });
   const afterView = (await runtimeView(sim.endpoint)).get(webUid);
   assert.deepEqual(afterView?.sandboxes.map((s) => s.id), before?.sandboxes.map((s) => s.id), 'same sandbox');
@@ -121,14 +123,14 @@ test('hostile manifests and a hostile URL beside valid pods: the agent stays hea
     return !pods.some((p) => p.metadata?.uid === graceUid) && !left?.containers.some((c) => c.state === 'CONTAINER_RUNNING') ? true : undefined;
   }, { what: 'the long-grace pod killed and gone', timeoutMs: 60_000, intervalMs: 250 });
   assert.equal((await a.get('/healthz')).status, 200);
-  assert.ok(!a.logs.some((l) => /worker thread (died|exited)|thread crashed/i.test(l)), 'no worker thread died');
+  assert.ok(!a.logs.some((l) => /(pod worker|PLEG) thread (error|exited|failed)|the PLEG thread died/.test(l)), 'no worker or PLEG thread died');
 
   // Nothing outside the agent's directories.
   assert.ok(fs.existsSync(path.join(victim, 'precious')), 'the victim directory is intact');
   assert.ok(!fs.existsSync(path.join(a.root, 'outside-the-logs-dir')));
   assert.ok(!fs.existsSync(path.join(path.dirname(a.root), 'outside-the-logs-dir')));
   const logDirs = fs.readdirSync(path.join(a.root, 'pods'));
-  assert.ok(logDirs.every((d) => /^default_(web|later|grace)-node-e2e_[0-9a-f]{32}$/.test(d)), logDirs.join(', '));
+  assert.ok(logDirs.every((d) => /^default_(web|later|grace|probemax)-node-e2e_[0-9a-f]{32}$/.test(d)), logDirs.join(', '));
   assert.ok(polls >= 3, `the URL was polled ${polls} times (a new bomb body each time)`);
   assert.equal(await a.stop(), 0);
 });
