@@ -23,6 +23,7 @@ import { TokenBucket } from '../apiserver/token-bucket.js';
 import { ApiStatusSync } from '../status/api-status-sync.js';
 import { createFileSource } from '../config/source-file.js';
 import { createHttpSource } from '../config/source-http.js';
+import { ThreadManifestDecoder } from '../config/manifest-decode-thread-client.js';
 import { CriClient } from '../cri/cri-client.js';
 import { InlineDispatcher } from '../dispatch/inline-dispatcher.js';
 import type { PodDispatcher, PodDispatcherEvents } from '../dispatch/pod-dispatcher.js';
@@ -69,6 +70,7 @@ export class Agent {
   #pleg: PlegRunner | undefined;
   #dispatcher: PodDispatcher | undefined;
   #sources: PodSource[] = [];
+  #decoder: ThreadManifestDecoder | undefined;
   #podConfig: PodConfig | undefined;
   #loop: SyncLoop | undefined;
   #loopDone: Promise<void> | undefined;
@@ -264,13 +266,15 @@ export class Agent {
     if (api) {
       this.#sources.push(new ApiserverPodSource({ lw: api.client, nodeName: c.nodeName, sink: podConfig.channel(ApiserverSource), clock, random, logger }));
     }
+    // Manifests are untrusted input: decoded on a thread of their own, with time and memory limits.
+    const decoder = (this.#decoder = new ThreadManifestDecoder({ clock, logger }));
     if (c.podManifestPath) {
       this.#sources.push(
-        createFileSource({ path: c.podManifestPath, nodeName: c.nodeName, sink: podConfig.channel(FileSource), clock, logger, resyncMs: c.fileCheckFrequencyMs }),
+        createFileSource({ path: c.podManifestPath, nodeName: c.nodeName, sink: podConfig.channel(FileSource), clock, logger, resyncMs: c.fileCheckFrequencyMs, decoder }),
       );
     }
     if (c.manifestURL) {
-      this.#sources.push(createHttpSource({ url: c.manifestURL, nodeName: c.nodeName, sink: podConfig.channel(HttpSource), clock, logger, pollMs: c.httpCheckFrequencyMs }));
+      this.#sources.push(createHttpSource({ url: c.manifestURL, nodeName: c.nodeName, sink: podConfig.channel(HttpSource), clock, logger, pollMs: c.httpCheckFrequencyMs, decoder }));
     }
 
     metrics.aggregator.onCollect(() => {
@@ -301,6 +305,9 @@ export class Agent {
       });
       this.#address = await this.#server.listen();
       logger.info('serving', { address: this.#address.address, port: this.#address.port });
+      if (!isLoopbackAddress(this.#address.address)) {
+        logger.error('serving /pods on a non-loopback address without authentication: pod specs, env values included, are readable by anyone who can reach it', { address: this.#address.address, port: this.#address.port });
+      }
     }
 
     this.#loopDone = loop.run(this.#stop.signal);
@@ -315,6 +322,7 @@ export class Agent {
     this.#state = 'stopping';
     this.#stop.abort();
     await Promise.allSettled(this.#sources.map((s) => s.close()));
+    await this.#decoder?.close();
     this.#podConfig?.close();
     await this.#loopDone?.catch(() => {});
     await this.#apiStatus?.close();
@@ -333,4 +341,10 @@ function primaryHostIP(): string {
     for (const a of addrs ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
   }
   return '127.0.0.1';
+}
+
+/** 127.0.0.0/8, ::1 and IPv4-mapped loopback: the addresses only this machine reaches. */
+export function isLoopbackAddress(address: string): boolean {
+  const a = address.replace(/^::ffff:/i, '');
+  return a === '::1' || a === 'localhost' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a);
 }

@@ -7,6 +7,25 @@
  * The sink is injected so tests capture lines and worker threads can forward theirs.
  */
 import fs from 'node:fs';
+import { truncateText } from './bounded-text.js';
+
+/**
+ * Characters of one string field (or the message) in a log record; longer ones are truncated.
+ * Field values often carry text from manifests or the runtime; this keeps every line bounded
+ * (error messages are already shortened per value where they are built; this is the backstop).
+ */
+export const MAX_LOG_FIELD_CHARS = 8192;
+
+function bounded(fields: LogFields | undefined): LogFields | undefined {
+  if (fields === undefined) return undefined;
+  let out: LogFields | undefined;
+  for (const [k, v] of Object.entries(fields)) {
+    if (typeof v !== 'string' || v.length <= MAX_LOG_FIELD_CHARS) continue;
+    out ??= { ...fields };
+    out[k] = truncateText(v, MAX_LOG_FIELD_CHARS);
+  }
+  return out ?? fields;
+}
 
 export type LogFields = Record<string, string | number | boolean | null | undefined>;
 
@@ -99,7 +118,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
   const now = opts.now ?? Date.now;
   const base = opts.fields ?? {};
   const emit = (level: 'info' | 'error', v: number, msg: string, fields?: LogFields): void => {
-    sink(JSON.stringify({ ts: new Date(now()).toISOString(), level, v, msg, ...base, ...fields }));
+    sink(JSON.stringify({ ts: new Date(now()).toISOString(), level, v, msg: truncateText(msg, MAX_LOG_FIELD_CHARS), ...bounded(base), ...bounded(fields) }));
   };
   const logger: Logger = {
     verbosity,

@@ -48,7 +48,21 @@ interface WorkerMirror {
   requests?: ResourceAmounts;
   /** Set once a kill was sent; re-sent after a thread restart. */
   kill?: KillOptions;
+  /**
+   * The source added the pod again (same uid) while it was being killed after a removal, e.g. a
+   * manifest deleted and written back within the grace period. A pod worker never revives a
+   * terminating pod (the kubelet's rule), so the pod starts afresh once the worker forgets it
+   * (the kubelet's restartRequested); until then its status says so, never "Running".
+   */
+  restartRequested?: boolean;
 }
+
+/** The status of a pod re-added while an earlier instance (same uid) is still being killed. */
+const RESTART_PENDING_STATUS = Object.freeze({
+  phase: 'Pending',
+  reason: 'Terminating',
+  message: 'the pod was removed and added again while it was being killed; it starts again once the kill completes',
+});
 
 export class PodLifecycle {
   readonly #d: PodLifecycleDeps;
@@ -110,7 +124,14 @@ export class PodLifecycle {
     for (const pod of sorted) {
       const uid = pod.metadata?.uid ?? '';
       this.#d.podManager.addOrUpdate(pod);
-      if (this.#workerState.has(uid)) {
+      const existing = this.#workerState.get(uid);
+      if (existing?.kill?.removed === true) {
+        existing.restartRequested = true;
+        this.#d.logger.info('pod added again while being killed; it will start again once the kill completes', podFields(pod));
+        this.#d.statusManager.setStatus(pod, { ...RESTART_PENDING_STATUS });
+        continue;
+      }
+      if (existing) {
         this.#send(pod, 'update');
         continue;
       }
@@ -150,7 +171,9 @@ export class PodLifecycle {
     const uid = pod.metadata?.uid ?? '';
     this.#d.podManager.remove(uid);
     this.#d.workQueue.forget(uid);
-    if (this.#workerState.has(uid)) this.#kill(pod, { removed: true, reason: 'removed from source' });
+    const w = this.#workerState.get(uid);
+    if (w) w.restartRequested = false;
+    if (w) this.#kill(pod, { removed: true, reason: 'removed from source' });
     else this.#d.statusManager.remove(uid);
   }
 
@@ -197,13 +220,18 @@ export class PodLifecycle {
     if (!w) return;
     w.state = msg.state;
     if (w.state !== 'syncing') this.#deactivate(w);
-    if (msg.apiStatus) this.#d.statusManager.setStatus(w.pod, msg.apiStatus, msg.imagePullWindow);
+    // A pod waiting to restart shows RESTART_PENDING_STATUS, not its dying instance's status.
+    if (msg.apiStatus && w.restartRequested !== true) this.#d.statusManager.setStatus(w.pod, msg.apiStatus, msg.imagePullWindow);
     if (msg.state === 'terminated') this.#d.statusManager.podTerminated(w.pod);
     if (msg.forgotten) {
       this.#workerState.delete(msg.uid);
       if (msg.forgottenAtMs !== undefined) this.#forgottenAt.set(msg.uid, msg.forgottenAtMs);
       this.#d.workQueue.forget(msg.uid);
-      if (!this.#d.podManager.has(msg.uid)) this.#d.statusManager.remove(msg.uid);
+      const again = w.restartRequested === true ? this.#d.podManager.get(msg.uid) : undefined;
+      if (again !== undefined) {
+        this.#d.statusManager.remove(msg.uid);
+        this.#handleAdditions([again]);
+      } else if (!this.#d.podManager.has(msg.uid)) this.#d.statusManager.remove(msg.uid);
       return;
     }
     if (msg.requeueAfterMs !== undefined) this.#d.workQueue.enqueue(msg.uid, this.#d.clock.monotonic(), msg.requeueAfterMs);

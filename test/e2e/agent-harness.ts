@@ -30,6 +30,8 @@ export interface AgentProcessOptions {
 export interface AgentProcess {
   readonly pid: number;
   readonly port: number;
+  /** The agent's --root-dir (a fresh temp dir); --pod-logs-dir is `<root>/pods`. */
+  readonly root: string;
   readonly logs: string[];
   pods(): Promise<V1Pod[]>;
   get(pathname: string): Promise<{ status: number; body: string }>;
@@ -112,6 +114,7 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
   return {
     pid: child.pid ?? -1,
     port: boundPort,
+    root,
     logs,
     get,
     async pods() {

@@ -26,10 +26,8 @@ import type { StartResult } from './reason-cache.js';
 import { generatePodSandboxConfig } from './sandbox-config.js';
 
 /** Directory operations for pod log directories (the kubelet creates it; containerd never deletes it). */
-export interface PodLogDirs {
-  mkdir(dir: string): Promise<void>;
-  remove(dir: string): Promise<void>;
-}
+export type { PodLogDirs } from './pod-log-dirs.js';
+import type { PodLogDirs } from './pod-log-dirs.js';
 
 export interface SyncRunDeps extends StartDeps {
   podLogsDir: string;

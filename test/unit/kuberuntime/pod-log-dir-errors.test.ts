@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { nodeLogDirs } from '../../../workers/kuberuntime/kuberuntime-deps.js';
+import { nodePodLogDirs } from '../../../workers/kuberuntime/pod-log-dirs.js';
 import { container, makeHarness, makePod, summary } from './kuberuntime-harness.js';
 
 test('a read-only pod logs dir: the status says EROFS with the path, no sandbox is created', async (t) => {
@@ -20,9 +20,9 @@ test('a read-only pod logs dir: the status says EROFS with the path, no sandbox 
     execFileSync('umount', [mnt]);
     fs.rmSync(mnt, { recursive: true, force: true });
   });
-  await assert.rejects(nodeLogDirs.mkdir(path.join(mnt, 'default_web_uid', 'x')), (err: Error & { code?: string }) => {
+  await assert.rejects(nodePodLogDirs(path.join(mnt, 'pods')).mkdir(path.join(mnt, 'pods', 'default_web_uid')), (err: Error & { code?: string }) => {
     assert.equal(err.code, 'EROFS');
-    assert.match(err.message, new RegExp(`create pod log directory ".*${path.basename(mnt)}/default_web_uid/x": EROFS`));
+    assert.match(err.message, new RegExp(`create pod log directory ".*${path.basename(mnt)}/pods/default_web_uid": EROFS`));
     return true;
   });
 
