@@ -20,6 +20,8 @@ export interface AgentProcessOptions {
   maxPods?: number;
   extraArgs?: readonly string[];
   nodeName?: string;
+  /** --root-dir (default: a fresh temp dir); the same dir lets a restarted agent find its state. */
+  rootDir?: string;
 }
 
 export interface AgentProcess {
@@ -43,7 +45,7 @@ export async function freePort(): Promise<number> {
 }
 
 export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-agent-'));
+  const root = o.rootDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-agent-'));
   const args = [
     shardletMainPath(),
     'agent',
