@@ -142,6 +142,15 @@ export class PodLifecycle {
         this.#kill(pod, { removed: false, reason: 'deleted', terminateUnknown: true, ...graceOverride(pod) });
         continue;
       }
+      if (isTerminalPhase(pod)) {
+        // Already Succeeded/Failed in the API when first seen (the agent restarted after the pod
+        // finished, or another writer ended it): never admitted or started again, as the kubelet's
+        // pod workers treat a pod that is terminal in its config source. Whatever the runtime
+        // still holds of it is stopped; no status goes back (the status sync keeps terminal phases).
+        this.#d.logger.v(2).info('pod already terminal: not admitted', { ...podFields(pod), phase: pod.status?.phase ?? '' });
+        this.#kill(pod, { removed: false, reason: 'terminal', terminateUnknown: true });
+        continue;
+      }
       const verdict = this.#d.admitter.admit(pod, this.#active);
       if (!verdict.admit) {
         this.#d.logger.error('pod rejected by admission', { ...podFields(pod), reason: verdict.reason, message: verdict.message });
@@ -164,6 +173,8 @@ export class PodLifecycle {
     if (!w) return; // rejected pods are never synced
     w.pod = pod;
     if (pod.metadata?.deletionTimestamp) this.#kill(pod, { removed: false, reason: 'deleted', ...graceOverride(pod) });
+    // Being terminated (a terminal pod, a pod already killed): an update never resumes syncing.
+    else if (w.kill) this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'kill', pod, kill: w.kill });
     else this.#send(pod, 'update');
   }
 
@@ -347,6 +358,12 @@ function creationMs(pod: V1Pod): number {
   const t = pod.metadata?.creationTimestamp as unknown;
   const ms = t instanceof Date ? t.getTime() : typeof t === 'string' ? Date.parse(t) : NaN;
   return Number.isFinite(ms) ? ms : 0;
+}
+
+/** The pod's status, as its source delivered it, is Succeeded or Failed. */
+function isTerminalPhase(pod: V1Pod): boolean {
+  const phase = pod.status?.phase;
+  return phase === 'Succeeded' || phase === 'Failed';
 }
 
 function graceOverride(pod: V1Pod): { gracePeriodSeconds?: number } {

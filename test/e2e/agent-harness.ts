@@ -25,6 +25,8 @@ export interface AgentProcessOptions {
    * on a tiny tmpfs). `logs` then stays empty and readiness is found by polling /healthz/ping.
    */
   stderrPath?: string;
+  /** --root-dir (default: a fresh temp dir); the same dir lets a restarted agent find its state. */
+  rootDir?: string;
 }
 
 export interface AgentProcess {
@@ -52,7 +54,7 @@ export async function freePort(): Promise<number> {
 }
 
 export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-agent-'));
+  const root = o.rootDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-agent-'));
   const httpPort = await freePort();
   const args = [
     shardletMainPath(),

@@ -186,3 +186,17 @@ test('admission usage is kept incrementally: requests count while active and are
   assert.ok(sent.some((m) => m.uid === 'e'), 'a finished pod no longer counts');
   assert.deepEqual(lc.activePods().map((p) => p.metadata?.uid).sort(), ['d', 'e']);
 });
+
+test('a pod already Succeeded or Failed in its source when first seen is never admitted or started, only terminated', () => {
+  const { lc, sent, statusManager } = setup({ maxActive: 1 });
+  const done = (uid: string, phase: 'Succeeded' | 'Failed'): V1Pod => ({ ...pod(uid), metadata: { ...pod(uid).metadata, annotations: { 'kubernetes.io/config.source': 'api' } }, status: { phase } });
+  lc.handleConfigUpdate({ op: 'ADD', source: 'api', pods: [done('s', 'Succeeded'), done('f', 'Failed'), pod('live')] });
+  assert.deepEqual(
+    sent.map((m) => [m.uid, m.updateType, m.kill?.reason, m.kill?.terminateUnknown]),
+    [['s', 'kill', 'terminal', true], ['f', 'kill', 'terminal', true], ['live', 'create', undefined, undefined]],
+  );
+  assert.equal(lc.activePods().length, 1, 'terminal pods take no admission room: the live pod fits under max 1');
+  assert.equal(statusManager.get('s'), undefined, 'no status generated for it on the main thread');
+  lc.handleConfigUpdate({ op: 'UPDATE', source: 'api', pods: [done('s', 'Succeeded')] });
+  assert.deepEqual(sent.slice(3).map((m) => [m.uid, m.updateType]), [['s', 'kill']], 'an update of it is a kill again, never a sync');
+});
