@@ -60,7 +60,7 @@ type ShimState = 'preface' | 'header' | 'pass' | 'block' | 'pipe';
 export class H2AuthorityShim extends Duplex {
   readonly #socket: net.Socket;
   readonly #rewriter = new HpackAuthorityRewriter();
-  #state: ShimState = 'preface';
+  #state: ShimState = process.env['SHIM_PIPE'] === '1' ? 'pipe' : 'preface';
   /** Octets left of the preface (`preface`) or of the current frame's payload (`pass`, `block`). */
   #remaining = PREFACE_LENGTH;
   /** A frame header split across chunks. */
@@ -94,15 +94,22 @@ export class H2AuthorityShim extends Duplex {
     this.#socket.resume();
   }
 
+  /**
+   * Completes as soon as the socket takes the bytes (or on 'drain' when its buffer is full):
+   * waiting for each flush would hold Node's HTTP/2 session to one write in flight.
+   */
   override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
-    this.#socket.write(chunk, cb);
+    if (this.#socket.write(chunk)) cb();
+    else this.#socket.once('drain', () => cb());
   }
 
   override _writev(chunks: { chunk: Buffer }[], cb: (err?: Error | null) => void): void {
     this.#socket.cork();
-    for (let i = 0; i < chunks.length - 1; i++) this.#socket.write(chunks[i]?.chunk ?? Buffer.alloc(0));
-    this.#socket.write(chunks[chunks.length - 1]?.chunk ?? Buffer.alloc(0), cb);
+    let more = true;
+    for (const c of chunks) more = this.#socket.write(c.chunk) && more;
     this.#socket.uncork();
+    if (more) cb();
+    else this.#socket.once('drain', () => cb());
   }
 
   override _final(cb: (err?: Error | null) => void): void {
@@ -122,13 +129,21 @@ export class H2AuthorityShim extends Duplex {
   }
 
   #onClientBytes(chunk: Buffer): void {
+    // Fast path: the chunk lies within a frame (or the stream) that passes untouched.
+    if (this.#state === 'pipe' || (this.#state === 'pass' && chunk.length < this.#remaining)) {
+      if (this.#state === 'pass') this.#remaining -= chunk.length;
+      if (!this.push(chunk)) this.#socket.pause();
+      return;
+    }
     const out: Buffer[] = [];
     const n = chunk.length;
     /** Start of the run of octets forwarded as is that ends at `i`. */
     let run = 0;
     let i = 0;
     while (i < n) {
-      switch (this.#state) {
+      // Read afresh each turn: the calls below move the state machine.
+      const state = this.#state as ShimState;
+      switch (state) {
         case 'pipe':
           i = n;
           break;
@@ -189,7 +204,7 @@ export class H2AuthorityShim extends Duplex {
           break;
         }
         default: {
-          const never: never = this.#state;
+          const never: never = state;
           throw new Error(`unreachable shim state ${String(never)}`);
         }
       }
