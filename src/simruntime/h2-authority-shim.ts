@@ -4,7 +4,7 @@
  * `:authority` that Node's HTTP/2 server (nghttp2) would reject is rewritten
  * (hpack-authority-rewriter.ts says why and how). Server → client bytes pass untouched.
  *
- * Shape: a Duplex over one accepted unix socket, handed to grpc-js through
+ * Shape: a Duplex over one accepted unix socket (any Duplex), handed to grpc-js through
  * `Server.createConnectionInjector` (simulated-runtime.ts). Readable side = the client's bytes
  * after rewriting; writable side = the server's bytes, written to the socket.
  *
@@ -28,7 +28,6 @@
  * `_read` resumes it. Memory per connection is bounded by one header block
  * (MAX_HEADER_BLOCK_BYTES) plus one 9-octet frame header.
  */
-import type net from 'node:net';
 import { Duplex } from 'node:stream';
 import { HpackAuthorityRewriter } from './hpack-authority-rewriter.js';
 
@@ -58,7 +57,7 @@ export const MAX_HEADER_BLOCK_BYTES = 256 * 1024;
 type ShimState = 'preface' | 'header' | 'pass' | 'block' | 'pipe';
 
 export class H2AuthorityShim extends Duplex {
-  readonly #socket: net.Socket;
+  readonly #socket: Duplex;
   readonly #rewriter = new HpackAuthorityRewriter();
   #state: ShimState = process.env['SHIM_PIPE'] === '1' ? 'pipe' : 'preface';
   /** Octets left of the preface (`preface`) or of the current frame's payload (`pass`, `block`). */
@@ -71,7 +70,8 @@ export class H2AuthorityShim extends Duplex {
   #frameParts: Buffer[] = [];
   #blockBytes = 0;
 
-  constructor(socket: net.Socket) {
+  /** `socket`: the accepted connection (a net.Socket in the product; any Duplex in tests). */
+  constructor(socket: Duplex) {
     super({ allowHalfOpen: false });
     this.#socket = socket;
     socket.on('data', (chunk: Buffer) => this.#onClientBytes(chunk));
