@@ -24,6 +24,8 @@ export interface AgentProcessOptions {
 
 export interface AgentProcess {
   readonly pid: number;
+  /** The agent's private `--root-dir` (a `shardlet-agent-*` temp dir), removed when the agent exits. */
+  readonly rootDir: string;
   readonly port: number;
   readonly logs: string[];
   pods(): Promise<V1Pod[]>;
@@ -80,7 +82,13 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
       }
     }
   });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // The temp root goes with the process, however it ends (stop, kill, crash, failed start).
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      fs.rmSync(root, { recursive: true, force: true, maxRetries: 3 });
+      resolve(code);
+    }),
+  );
   let dead = false;
   void exited.then(() => (dead = true));
   let boundPort: number;
@@ -91,6 +99,7 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
     }, { what: 'the agent to serve', timeoutMs: 30_000 });
   } catch (err) {
     child.kill('SIGKILL');
+    await exited;
     throw err;
   }
 
@@ -100,6 +109,7 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
   };
   return {
     pid: child.pid ?? -1,
+    rootDir: root,
     port: boundPort,
     logs,
     get,
