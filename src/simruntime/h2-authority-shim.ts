@@ -59,7 +59,7 @@ type ShimState = 'preface' | 'header' | 'pass' | 'block' | 'pipe';
 export class H2AuthorityShim extends Duplex {
   readonly #socket: Duplex;
   readonly #rewriter = new HpackAuthorityRewriter();
-  #state: ShimState = process.env['SHIM_PIPE'] === '1' ? 'pipe' : 'preface';
+  #state: ShimState = 'preface';
   /** Octets left of the preface (`preface`) or of the current frame's payload (`pass`, `block`). */
   #remaining = PREFACE_LENGTH;
   /** A frame header split across chunks. */
