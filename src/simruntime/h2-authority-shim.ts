@@ -122,10 +122,24 @@ export class H2AuthorityShim extends Duplex {
     cb(err);
   }
 
+  /**
+   * Hands one read's worth of bytes on as ONE buffer: each push becomes a separate receive in
+   * Node's HTTP/2 session, which then flushes its answers; pushing the pieces one by one would
+   * turn a read of 64 pipelined requests into 64 receives and 64 socket writes.
+   */
   #emit(out: Buffer[]): void {
-    let more = true;
-    for (const b of out) if (b.length > 0) more = this.push(b) && more;
-    if (!more) this.#socket.pause();
+    let total = 0;
+    let pieces = 0;
+    let only: Buffer | undefined;
+    for (const b of out) {
+      if (b.length === 0) continue;
+      total += b.length;
+      pieces++;
+      only = b;
+    }
+    if (pieces === 0 || only === undefined) return;
+    const bytes = pieces === 1 ? only : Buffer.concat(out, total);
+    if (!this.push(bytes)) this.#socket.pause();
   }
 
   #onClientBytes(chunk: Buffer): void {
