@@ -24,6 +24,11 @@
  * the shim turns into a plain pipe: nghttp2 then judges the connection exactly as it would
  * without the shim (a protocol or compression error ends it).
  *
+ * Cost: Node's HTTP/2 session reads a non-native stream through its JS stream wrapper, and every
+ * header block is parsed (HPACK mirror, Huffman only for inserted strings). With each read
+ * handed on as one buffer (`#emit`), the raw-CRI ceiling on sim/zero measured within the
+ * machine's noise of the native listener (issue 10 item 1 report has the figures).
+ *
  * Backpressure: when the consumer (Node's HTTP/2 session) stops reading, the socket is paused;
  * `_read` resumes it. Memory per connection is bounded by one header block
  * (MAX_HEADER_BLOCK_BYTES) plus one 9-octet frame header.
