@@ -31,6 +31,8 @@ export interface AgentProcessOptions {
 
 export interface AgentProcess {
   readonly pid: number;
+  /** The agent's private `--root-dir` (a `shardlet-agent-*` temp dir), removed when the agent exits. */
+  readonly rootDir: string;
   readonly port: number;
   /** The agent's --root-dir (a fresh temp dir); --pod-logs-dir is `<root>/pods`. */
   readonly root: string;
@@ -94,7 +96,13 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
       }
     }
   });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // The temp root goes with the process, however it ends (stop, kill, crash, failed start).
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      fs.rmSync(root, { recursive: true, force: true, maxRetries: 3 });
+      resolve(code);
+    }),
+  );
   let dead = false;
   void exited.then(() => (dead = true));
   let boundPort: number;
@@ -106,6 +114,7 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
     }, { what: 'the agent to serve', timeoutMs: 30_000 });
   } catch (err) {
     child.kill('SIGKILL');
+    await exited;
     throw err;
   }
 
@@ -115,6 +124,7 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
   };
   return {
     pid: child.pid ?? -1,
+    rootDir: root,
     port: boundPort,
     root,
     logs,

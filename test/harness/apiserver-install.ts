@@ -21,8 +21,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { aptInstall, missingPackages, shInherit, type Requirement } from './apt-packages.js';
-import { findSystemEtcdPids, signal } from './host-processes.js';
+import { ensurePackages, PrepareError, type Requirement } from './apt-packages.js';
 
 export const CONTROL_PLANE_REQUIREMENTS: readonly Requirement[] = Object.freeze([
   { pkg: 'etcd-server', paths: ['/usr/bin/etcd'] },
@@ -55,36 +54,15 @@ export function buildScriptPath(): string {
   return path.resolve(here, '..', '..', '..', 'test', 'harness', 'build-kube-apiserver.sh');
 }
 
-function isRoot(): boolean {
-  return process.getuid?.() === 0;
-}
-
-function stopSystemEtcd(): void {
-  const systemdIsInit = fs.existsSync('/run/systemd/system');
-  if (fs.existsSync('/usr/bin/systemctl') || fs.existsSync('/bin/systemctl')) {
-    shInherit('systemctl', systemdIsInit ? ['disable', '--now', 'etcd'] : ['disable', 'etcd']);
-  }
-  for (const pid of findSystemEtcdPids()) {
-    process.stdout.write(`prepare: stopping system etcd pid ${pid}\n`);
-    signal(pid, 'SIGTERM');
-  }
-}
-
 /** Installs the Debian packages above when missing (root). Synchronous; prints apt's progress. */
 export function installControlPlanePackages(): void {
-  const missing = missingPackages(CONTROL_PLANE_REQUIREMENTS);
-  if (missing.length === 0) return;
-  if (!isRoot()) {
-    throw new ControlPlaneInstallError(
-      'ERR_HARNESS_NOT_ROOT',
-      `missing packages for the kube-apiserver harness: ${missing.join(' ')}; run as root (CI does) or: apt-get install -y ${missing.join(' ')}`,
-    );
+  try {
+    ensurePackages(CONTROL_PLANE_REQUIREMENTS);
+  } catch (err) {
+    if (!(err instanceof PrepareError)) throw err;
+    const code = err.code === 'ERR_PREPARE_NOT_ROOT' ? 'ERR_HARNESS_NOT_ROOT' : 'ERR_HARNESS_INSTALL';
+    throw new ControlPlaneInstallError(code, `kube-apiserver harness: ${err.message}`);
   }
-  process.stdout.write(`prepare: installing ${missing.join(' ')} (kube-apiserver harness)\n`);
-  if (aptInstall(missing) !== 0) throw new ControlPlaneInstallError('ERR_HARNESS_INSTALL', `apt-get install ${missing.join(' ')} failed`);
-  if (missing.includes('etcd-server')) stopSystemEtcd();
-  const still = missingPackages(CONTROL_PLANE_REQUIREMENTS);
-  if (still.length > 0) throw new ControlPlaneInstallError('ERR_HARNESS_INSTALL', `still missing after apt-get install: ${still.join(' ')}`);
 }
 
 /**
