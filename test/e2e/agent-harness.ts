@@ -96,10 +96,12 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
       }
     }
   });
-  // The temp root goes with the process, however it ends (stop, kill, crash, failed start).
+  // A temp root we made goes with the process, however it ends (stop, kill, crash, failed start);
+  // a caller's `rootDir` is the caller's (a restarted agent must find its predecessor's state).
+  const ownsRoot = o.rootDir === undefined;
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code) => {
-      fs.rmSync(root, { recursive: true, force: true, maxRetries: 3 });
+      if (ownsRoot) fs.rmSync(root, { recursive: true, force: true, maxRetries: 3 });
       resolve(code);
     }),
   );
