@@ -12,7 +12,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { V1Pod } from '@kubernetes/client-node';
 import { admitWithUsage } from '../admission/admit-pod.js';
-import { resolveNodeAllocatable } from '../admission/node-allocatable.js';
 import type { Clock, Random } from '../clock/clock.js';
 import { PodConfig } from '../config/pod-config.js';
 import { ApiserverSource, FileSource, HttpSource, type PodSource } from '../config/pod-update.js';
@@ -20,6 +19,12 @@ import { ApiserverPodSource } from '../config/source-apiserver.js';
 import { ApiClient } from '../apiserver/api-client.js';
 import { HttpsTransport } from '../apiserver/https-transport.js';
 import { TokenBucket } from '../apiserver/token-bucket.js';
+import { ObjectApi } from '../apiserver/object-api.js';
+import type { NodeRef } from '../apiserver/object-roles.js';
+import { NodeLease } from '../lease/node-lease.js';
+import { detectMachine, startNodeStatus } from '../node-status/node-agent-wiring.js';
+import { computeNodeResources } from '../node-status/node-resources.js';
+import type { NodeStatusManager } from '../node-status/node-status-manager.js';
 import { ApiStatusSync } from '../status/api-status-sync.js';
 import { createFileSource } from '../config/source-file.js';
 import { createHttpSource } from '../config/source-http.js';
@@ -77,6 +82,13 @@ export class Agent {
   #address: { address: string; port: number } | undefined;
   #transport: HttpsTransport | undefined;
   #apiStatus: ApiStatusSync | undefined;
+  #heartbeatTransport: HttpsTransport | undefined;
+  #nodeStatus: NodeStatusManager | undefined;
+  #nodeLease: NodeLease | undefined;
+  #background: Promise<void>[] = [];
+  #fatal: (err: Error) => void = () => {};
+  /** Settles with an error that ends the agent (a refused node registration); never resolves otherwise. */
+  readonly fatal: Promise<Error> = new Promise<Error>((resolve) => (this.#fatal = resolve));
 
   constructor(deps: AgentDeps) {
     this.#d = deps;
@@ -94,6 +106,16 @@ export class Agent {
   /** The supervised PLEG thread (undefined before start). */
   get pleg(): PlegRunner | undefined {
     return this.#pleg;
+  }
+
+  /** Cluster mode: the node registration and status manager (undefined standalone). */
+  get nodeStatus(): NodeStatusManager | undefined {
+    return this.#nodeStatus;
+  }
+
+  /** Cluster mode: the node lease (undefined standalone). */
+  get nodeLease(): NodeLease | undefined {
+    return this.#nodeLease;
   }
 
   /** Where the HTTP server listens (undefined when disabled). */
@@ -150,7 +172,11 @@ export class Agent {
       onPodStartedSLI: (_pod, seconds) => metrics.main.podStartSliDuration.observe(seconds),
       ...(this.#apiStatus ? { apiSink: this.#apiStatus } : {}),
     });
-    const node = resolveNodeAllocatable(Object.entries(c.nodeAllocatable).map(([k, v]) => `${k}=${v}`).join(',') || undefined);
+    // One allocatable for the Node status and for admission (reserved resources subtracted).
+    const resources = computeNodeResources(detectMachine(c.rootDir), {
+      maxPods: c.maxPods, systemReserved: c.systemReserved, kubeReserved: c.kubeReserved, allocatableOverride: c.nodeAllocatable,
+    });
+    const node = resources.admission;
     const podConfig = (this.#podConfig = new PodConfig({ clock, logger }));
 
     let lifecycle: PodLifecycle | undefined;
@@ -261,9 +287,8 @@ export class Agent {
       return h.healthy ? undefined : h.reason;
     });
 
-    if (api) {
-      this.#sources.push(new ApiserverPodSource({ lw: api.client, nodeName: c.nodeName, sink: podConfig.channel(ApiserverSource), clock, random, logger }));
-    }
+    // The API pod source starts once the Node exists (the kubelet's order), see below.
+    const apiSource = api ? new ApiserverPodSource({ lw: api.client, nodeName: c.nodeName, sink: podConfig.channel(ApiserverSource), clock, random, logger }) : undefined;
     if (c.podManifestPath) {
       this.#sources.push(
         createFileSource({ path: c.podManifestPath, nodeName: c.nodeName, sink: podConfig.channel(FileSource), clock, logger, resyncMs: c.fileCheckFrequencyMs }),
@@ -306,6 +331,41 @@ export class Agent {
     this.#loopDone = loop.run(this.#stop.signal);
     this.#apiStatus?.start();
     for (const s of this.#sources) s.start();
+    if (api && apiSource) {
+      // Heartbeats (node status, lease) have their own client: no token bucket, 10 s timeout, own
+      // connections, so a burst of pod status writes on the main client never delays them.
+      const transport = (this.#heartbeatTransport = await HttpsTransport.fromKubeconfig({ kubeconfigPath: c.kubeconfig!, maxSockets: 4 }));
+      const hbRequests = metrics.main.recorder.counter(sm.heartbeatRequestsTotal);
+      const heartbeat = new ObjectApi(
+        new ApiClient({ transport, throttle: new TokenBucket({ qps: 0, burst: 1, clock }), clock, nodeName: c.nodeName, requestTimeoutMs: 10_000, maxRetries: 1, onRequest: (verb, resource, code) => hbRequests.inc({ verb, resource, code }) }),
+        { requestTimeoutMs: 10_000 },
+      );
+      const nodeUpdates = metrics.main.recorder.counter(sm.nodeStatusUpdatesTotal);
+      const nodeStatus = (this.#nodeStatus = startNodeStatus({
+        config: c, clock, logger, registry: heartbeat, resources, runtime: cri, runtimeVersion: version, runtimeHealth, hostIP: primaryHostIP(),
+        kubeletPort: this.#address?.port ?? c.port,
+        onStatusSync: (result) => nodeUpdates.inc({ result }),
+      }));
+      const lateness = metrics.main.recorder.histogram(sm.nodeLeaseRenewLateness);
+      const lease = (this.#nodeLease = new NodeLease({
+        store: heartbeat, clock, logger, nodeName: c.nodeName, nodeUid: () => nodeStatus.node?.uid, durationSeconds: c.nodeLeaseDurationSeconds,
+        renewIntervalMs: Math.round((c.nodeLeaseDurationSeconds * 1000) / 4),
+        onRenew: (ms, ok) => lateness.observe({ result: ok ? 'ok' : 'failed' }, ms / 1000),
+      }));
+      const signal = this.#stop.signal;
+      const onRegistered = (_node: NodeRef): void => {
+        this.#sources.push(apiSource);
+        apiSource.start();
+        this.#background.push(lease.run(signal));
+      };
+      this.#background.push(
+        nodeStatus.run(signal, onRegistered).catch((err: unknown) => {
+          const e = err instanceof Error ? err : new Error(String(err));
+          logger.error('cluster mode: node registration refused; stopping', { error: e.message });
+          this.#fatal(e);
+        }),
+      );
+    }
     this.#state = 'running';
   }
 
@@ -317,8 +377,10 @@ export class Agent {
     await Promise.allSettled(this.#sources.map((s) => s.close()));
     this.#podConfig?.close();
     await this.#loopDone?.catch(() => {});
+    await Promise.allSettled(this.#background);
     await this.#apiStatus?.close();
     this.#transport?.close();
+    this.#heartbeatTransport?.close();
     this.#runtimeHealth?.stop();
     await Promise.allSettled([this.#dispatcher?.close(), this.#pleg?.close(), this.#server?.close()]);
     this.#metrics?.close();
