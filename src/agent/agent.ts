@@ -22,6 +22,7 @@ import { TokenBucket } from '../apiserver/token-bucket.js';
 import { ObjectApi } from '../apiserver/object-api.js';
 import type { NodeRef } from '../apiserver/object-roles.js';
 import { NodeLease } from '../lease/node-lease.js';
+import { MirrorPodManager } from '../mirror/mirror-pods.js';
 import { detectMachine, startNodeStatus } from '../node-status/node-agent-wiring.js';
 import { computeNodeResources } from '../node-status/node-resources.js';
 import type { NodeStatusManager } from '../node-status/node-status-manager.js';
@@ -85,6 +86,7 @@ export class Agent {
   #heartbeatTransport: HttpsTransport | undefined;
   #nodeStatus: NodeStatusManager | undefined;
   #nodeLease: NodeLease | undefined;
+  #mirrors: MirrorPodManager | undefined;
   #background: Promise<void>[] = [];
   #fatal: (err: Error) => void = () => {};
   /** Settles with an error that ends the agent (a refused node registration); never resolves otherwise. */
@@ -116,6 +118,11 @@ export class Agent {
   /** Cluster mode: the node lease (undefined standalone). */
   get nodeLease(): NodeLease | undefined {
     return this.#nodeLease;
+  }
+
+  /** Cluster mode: the mirror pods of static pods (undefined standalone). */
+  get mirrors(): MirrorPodManager | undefined {
+    return this.#mirrors;
   }
 
   /** Where the HTTP server listens (undefined when disabled). */
@@ -164,6 +171,22 @@ export class Agent {
     metrics.main.cacheSlotsCapacity.set(cache.reader.stats().capacity);
 
     const podManager = new PodManager();
+    let lifecycle: PodLifecycle | undefined;
+    let nodeUid: () => string | undefined = () => undefined;
+    if (api && this.#apiStatus) {
+      const mirrorOps = metrics.main.recorder.counter(sm.mirrorPodOperationsTotal);
+      this.#mirrors = new MirrorPodManager({
+        creator: new ObjectApi(api.client),
+        deleter: api.client,
+        statusSink: this.#apiStatus,
+        desired: () => (lifecycle?.activePods() ?? []).filter(isStaticPod),
+        nodeName: c.nodeName,
+        nodeUid: () => nodeUid(),
+        clock,
+        logger,
+        onOperation: (operation, result) => mirrorOps.inc({ operation, result }),
+      });
+    }
     const workQueue = new WorkQueue();
     const statusManager = new StatusManager({
       clock,
@@ -171,6 +194,7 @@ export class Agent {
       onPodRunning: (_pod, seconds) => metrics.main.podStartDuration.observe(seconds),
       onPodStartedSLI: (_pod, seconds) => metrics.main.podStartSliDuration.observe(seconds),
       ...(this.#apiStatus ? { apiSink: this.#apiStatus } : {}),
+      ...(this.#mirrors ? { staticSink: this.#mirrors } : {}),
     });
     // One allocatable for the Node status and for admission (reserved resources subtracted).
     const resources = computeNodeResources(detectMachine(c.rootDir), {
@@ -179,7 +203,6 @@ export class Agent {
     const node = resources.admission;
     const podConfig = (this.#podConfig = new PodConfig({ clock, logger }));
 
-    let lifecycle: PodLifecycle | undefined;
     const events: PodDispatcherEvents = {
       onMessage: (msg: WorkerToMain) => {
         if (msg.kind === 'podResult') lifecycle?.handlePodResult(msg);
@@ -288,7 +311,9 @@ export class Agent {
     });
 
     // The API pod source starts once the Node exists (the kubelet's order), see below.
-    const apiSource = api ? new ApiserverPodSource({ lw: api.client, nodeName: c.nodeName, sink: podConfig.channel(ApiserverSource), clock, random, logger }) : undefined;
+    // Mirror pods in the API set go to the mirror manager, never to the pod workers.
+    const apiSink = this.#mirrors ? this.#mirrors.splitSink(podConfig.channel(ApiserverSource)) : podConfig.channel(ApiserverSource);
+    const apiSource = api ? new ApiserverPodSource({ lw: api.client, nodeName: c.nodeName, sink: apiSink, clock, random, logger }) : undefined;
     if (c.podManifestPath) {
       this.#sources.push(
         createFileSource({ path: c.podManifestPath, nodeName: c.nodeName, sink: podConfig.channel(FileSource), clock, logger, resyncMs: c.fileCheckFrequencyMs }),
@@ -353,9 +378,11 @@ export class Agent {
         onRenew: (ms, ok) => lateness.observe({ result: ok ? 'ok' : 'failed' }, ms / 1000),
       }));
       const signal = this.#stop.signal;
+      nodeUid = () => nodeStatus.node?.uid;
       const onRegistered = (_node: NodeRef): void => {
         this.#sources.push(apiSource);
         apiSource.start();
+        this.#mirrors?.start();
         this.#background.push(lease.run(signal));
       };
       this.#background.push(
@@ -378,6 +405,7 @@ export class Agent {
     this.#podConfig?.close();
     await this.#loopDone?.catch(() => {});
     await Promise.allSettled(this.#background);
+    await this.#mirrors?.close();
     await this.#apiStatus?.close();
     this.#transport?.close();
     this.#heartbeatTransport?.close();
