@@ -63,6 +63,15 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     hostIP: config.hostIP,
     runtimeName: config.runtimeName,
     metrics,
+    ...(config.recordEvents
+      ? {
+          events: (pod, type, reason, message, fieldPath) =>
+            emit({
+              kind: 'podEvent', threadId, podUID: pod.metadata?.uid ?? '', namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '',
+              type, reason, message: message.slice(0, 1024), ...(fieldPath !== undefined ? { fieldPath } : {}), timestampMs: clock.now(),
+            }),
+        }
+      : {}),
   });
   // Beyond the kubelet: publish the pod's own fresh status right after its CRI calls, so the
   // next sync and the status seen by the main thread do not wait for the next relist.

@@ -23,6 +23,7 @@ import { ObjectApi } from '../apiserver/object-api.js';
 import type { NodeRef } from '../apiserver/object-roles.js';
 import { NodeLease } from '../lease/node-lease.js';
 import { MirrorPodManager } from '../mirror/mirror-pods.js';
+import { EventRecorder } from '../events/event-recorder.js';
 import { detectMachine, startNodeStatus } from '../node-status/node-agent-wiring.js';
 import { computeNodeResources } from '../node-status/node-resources.js';
 import type { NodeStatusManager } from '../node-status/node-status-manager.js';
@@ -87,6 +88,8 @@ export class Agent {
   #nodeStatus: NodeStatusManager | undefined;
   #nodeLease: NodeLease | undefined;
   #mirrors: MirrorPodManager | undefined;
+  #events: EventRecorder | undefined;
+  #eventsTransport: HttpsTransport | undefined;
   #background: Promise<void>[] = [];
   #fatal: (err: Error) => void = () => {};
   /** Settles with an error that ends the agent (a refused node registration); never resolves otherwise. */
@@ -170,6 +173,17 @@ export class Agent {
     const cache = createPodCache({ capacity: Math.max(1024, c.maxPods * 2 + 64) });
     metrics.main.cacheSlotsCapacity.set(cache.reader.stats().capacity);
 
+    if (c.kubeconfig) {
+      // Events have their own client and throttle (--event-qps / --event-burst) and connections.
+      const transport = (this.#eventsTransport = await HttpsTransport.fromKubeconfig({ kubeconfigPath: c.kubeconfig, maxSockets: 2 }));
+      const results = metrics.main.recorder.counter(sm.eventsTotal);
+      this.#events = new EventRecorder({
+        writer: new ObjectApi(new ApiClient({ transport, throttle: new TokenBucket({ qps: c.eventRecordQPS, burst: c.eventBurst, clock }), clock, nodeName: c.nodeName, maxRetries: 1 })),
+        clock, logger, host: c.nodeName, onResult: (result) => results.inc({ result }),
+      });
+      this.#events.start();
+    }
+    const recorder = this.#events;
     const podManager = new PodManager();
     let lifecycle: PodLifecycle | undefined;
     let nodeUid: () => string | undefined = () => undefined;
@@ -206,7 +220,8 @@ export class Agent {
     const events: PodDispatcherEvents = {
       onMessage: (msg: WorkerToMain) => {
         if (msg.kind === 'podResult') lifecycle?.handlePodResult(msg);
-        else this.#loop?.pushProbeUpdate(msg.update);
+        else if (msg.kind === 'probe') this.#loop?.pushProbeUpdate(msg.update);
+        else recorder?.record({ kind: 'Pod', namespace: msg.namespace, name: msg.name, uid: msg.podUID, ...(msg.fieldPath ? { fieldPath: msg.fieldPath } : {}) }, msg.type, msg.reason, msg.message);
       },
       onShardRestarted: (shard, shards) => lifecycle?.handleShardRestarted(shard, shards),
     };
@@ -221,6 +236,7 @@ export class Agent {
       runtimeRequestTimeoutMs: c.runtimeRequestTimeoutMs,
       syncFrequencyMs: c.syncFrequencyMs,
       metricsBuffer: metrics.arena.buffer,
+      recordEvents: recorder !== undefined,
     };
     const dispatcher = (this.#dispatcher =
       c.workers === 0
@@ -366,10 +382,13 @@ export class Agent {
         { requestTimeoutMs: 10_000 },
       );
       const nodeUpdates = metrics.main.recorder.counter(sm.nodeStatusUpdatesTotal);
+      const nodeRef = { kind: 'Node' as const, namespace: '', name: c.nodeName, uid: c.nodeName };
       const nodeStatus = (this.#nodeStatus = startNodeStatus({
         config: c, clock, logger, registry: heartbeat, resources, runtime: cri, runtimeVersion: version, runtimeHealth, hostIP: primaryHostIP(),
         kubeletPort: this.#address?.port ?? c.port,
         onStatusSync: (result) => nodeUpdates.inc({ result }),
+        // As the kubelet's nodeRef, node events name the node with its name as UID.
+        onReadyChange: (ready) => recorder?.record(nodeRef, 'Normal', ready ? 'NodeReady' : 'NodeNotReady', `Node ${c.nodeName} status is now: ${ready ? 'NodeReady' : 'NodeNotReady'}`),
       }));
       const lateness = metrics.main.recorder.histogram(sm.nodeLeaseRenewLateness);
       const lease = (this.#nodeLease = new NodeLease({
@@ -380,6 +399,7 @@ export class Agent {
       const signal = this.#stop.signal;
       nodeUid = () => nodeStatus.node?.uid;
       const onRegistered = (_node: NodeRef): void => {
+        recorder?.record(nodeRef, 'Normal', 'Starting', 'Starting kubelet.');
         this.#sources.push(apiSource);
         apiSource.start();
         this.#mirrors?.start();
@@ -406,6 +426,8 @@ export class Agent {
     await this.#loopDone?.catch(() => {});
     await Promise.allSettled(this.#background);
     await this.#mirrors?.close();
+    await this.#events?.close();
+    this.#eventsTransport?.close();
     await this.#apiStatus?.close();
     this.#transport?.close();
     this.#heartbeatTransport?.close();

@@ -46,6 +46,7 @@ export interface NodeStatusWiring {
   hostIP: string;
   kubeletPort: number;
   onStatusSync?: (result: 'patched' | 'unchanged' | 'failed') => void;
+  onReadyChange?: (ready: boolean) => void;
 }
 
 export function startNodeStatus(w: NodeStatusWiring): NodeStatusManager {
@@ -67,5 +68,6 @@ export function startNodeStatus(w: NodeStatusWiring): NodeStatusManager {
     updateFrequencyMs: c.nodeStatusUpdateFrequencyMs,
     reportFrequencyMs: c.nodeStatusReportFrequencyMs,
     ...(w.onStatusSync ? { onStatusSync: w.onStatusSync } : {}),
+    ...(w.onReadyChange ? { onReadyChange: (ready: boolean) => w.onReadyChange!(ready) } : {}),
   });
 }

@@ -9,6 +9,7 @@ import type { ImageService, RuntimeService } from '../../src/cri/runtime-service
 import type { Logger } from '../../src/logging/logger.js';
 import type { ProbeResultsReader } from '../prober/probe-results.js';
 import type { PodLogDirs } from './sync-pod.js';
+import type { PodEventRecorder } from './pod-events.js';
 
 /** The metrics this module records (a role slice of workers/metrics WorkerMetrics). */
 export interface KuberuntimeMetrics {
@@ -53,6 +54,8 @@ export interface KubeRuntimeSyncerDeps {
   /** Log directory operations (default: node:fs, recursive mkdir and rm -rf). */
   logDirs?: PodLogDirs;
   metrics?: KuberuntimeMetrics;
+  /** Cluster mode: the kubelet's pod events (Pulled, Created, Started, Killing, BackOff, ...). */
+  events?: PodEventRecorder;
   onOperation?: (ev: KuberuntimeOperationEvent) => void;
 }
 
@@ -99,8 +102,8 @@ async function realMkdirError(dir: string, first: unknown): Promise<Error> {
   return Object.assign(new Error(`create pod log directory "${dir}": ${(first as Error).message}`), { code });
 }
 
-export type ResolvedDeps = Required<Omit<KubeRuntimeSyncerDeps, 'probeResults' | 'metrics' | 'onOperation'>> &
-  Pick<KubeRuntimeSyncerDeps, 'probeResults' | 'metrics' | 'onOperation'>;
+export type ResolvedDeps = Required<Omit<KubeRuntimeSyncerDeps, 'probeResults' | 'metrics' | 'onOperation' | 'events'>> &
+  Pick<KubeRuntimeSyncerDeps, 'probeResults' | 'metrics' | 'onOperation' | 'events'>;
 
 export function resolveDeps(deps: KubeRuntimeSyncerDeps): ResolvedDeps {
   const need = (ok: boolean, field: string, what: string): void => {
