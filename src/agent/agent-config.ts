@@ -11,6 +11,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadYaml } from '@kubernetes/client-node';
 import { parseDurationMs } from './duration.js';
+import { computeNodeResources, NodeResourcesError } from '../node-status/node-resources.js';
 import { NodeLabelError, parseTaints, validateNodeLabels, type Taint } from '../node-status/node-labels.js';
 
 export interface AgentConfig {
@@ -321,9 +322,15 @@ function validate(c: AgentConfig): void {
   if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/i.test(c.nodeName)) fail('--node-name', `must be a DNS-1123 subdomain, got ${JSON.stringify(c.nodeName)}`);
   if (c.syncFrequencyMs < 1_000) fail('--sync-frequency', 'must be at least 1s');
   if (c.plegRelistPeriodMs < 10) fail('--pleg-relist-period', 'must be at least 10ms');
-  for (const k of Object.keys(c.nodeAllocatable)) if (k !== 'cpu' && k !== 'memory' && k !== 'pods') fail('--node-allocatable', `unknown resource ${JSON.stringify(k)} (cpu, memory, pods)`);
+  for (const k of Object.keys(c.nodeAllocatable)) if (k !== 'cpu' && k !== 'memory' && k !== 'ephemeral-storage' && k !== 'pods') fail('--node-allocatable', `unknown resource ${JSON.stringify(k)} (cpu, memory, ephemeral-storage, pods)`);
   for (const [flag, m] of [['--system-reserved', c.systemReserved], ['--kube-reserved', c.kubeReserved]] as const) {
     for (const k of Object.keys(m)) if (k !== 'cpu' && k !== 'memory' && k !== 'ephemeral-storage') fail(flag, `unknown resource ${JSON.stringify(k)} (cpu, memory, ephemeral-storage)`);
+  }
+  try {
+    // Quantities of --system-reserved, --kube-reserved and --node-allocatable, checked once here.
+    computeNodeResources({ cpus: 1, memoryBytes: 1, ephemeralStorageBytes: 1 }, { maxPods: c.maxPods, systemReserved: c.systemReserved, kubeReserved: c.kubeReserved, allocatableOverride: c.nodeAllocatable });
+  } catch (err) {
+    fail('flags', err instanceof NodeResourcesError ? err.message : String(err));
   }
   try {
     validateNodeLabels(c.nodeLabels);

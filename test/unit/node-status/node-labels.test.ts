@@ -34,4 +34,6 @@ test('cluster node flags: defaults and bounds', () => {
   assert.throws(() => parseAgentConfig([...base, '--node-ip', 'not-an-ip']), /--node-ip: must be an IP/);
   assert.throws(() => parseAgentConfig([...base, '--system-reserved', 'gpu=1']), /--system-reserved: unknown resource "gpu"/);
   assert.throws(() => parseAgentConfig([...base, '--node-status-report-frequency', '5s']), /at least --node-status-update-frequency/);
+  assert.throws(() => parseAgentConfig([...base, '--kube-reserved', 'memory=lots']), /--kube-reserved: memory: invalid quantity "lots"/);
+  assert.throws(() => parseAgentConfig([...base, '--node-allocatable', 'cpu=-1']), /--node-allocatable: cpu: invalid quantity/);
 });
