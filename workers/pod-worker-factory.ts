@@ -11,6 +11,7 @@ import { createLogger, type Logger } from '../src/logging/logger.js';
 import { attachPodCache } from '../src/pod-cache/pod-cache-create.js';
 import { cacheNow } from '../src/pod-cache/pod-cache.js';
 import { KubeRuntimeSyncer } from './kuberuntime/kuberuntime-syncer.js';
+import type { PodEventRecorder } from './kuberuntime/pod-events.js';
 import { createWorkerMetrics } from './metrics/worker-metrics.js';
 import { ProberManager } from './prober/prober-manager.js';
 import { PodWorkerHost } from './pod-worker-host.js';
@@ -41,12 +42,21 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     onOperation: (ev) => metrics.runtimeOperation(ev.operation, ev.durationSeconds, ev.error !== undefined),
   });
   const cache = attachPodCache(config.cacheBuffer);
+  // Cluster mode: pod events travel to the main thread's recorder, one message each.
+  const events: PodEventRecorder | undefined = config.recordEvents
+    ? (pod, type, reason, message, fieldPath) =>
+        emit({
+          kind: 'podEvent', threadId, podUID: pod.metadata?.uid ?? '', namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '',
+          type, reason, message: message.slice(0, 1024), ...(fieldPath !== undefined ? { fieldPath } : {}), timestampMs: clock.now(),
+        })
+    : undefined;
   const prober = new ProberManager({
     runtime: cri,
     clock,
     random,
     logger,
     hostIP: config.hostIP || '127.0.0.1',
+    ...(events ? { events } : {}),
     onUpdate: (update) => emit({ kind: 'probe', threadId, update }),
     onProbe: (type, result, seconds, pod, container) =>
       metrics.probe({ type, result, seconds, container, pod: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '', podUID: pod.metadata?.uid ?? '' }),
@@ -63,6 +73,7 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     hostIP: config.hostIP,
     runtimeName: config.runtimeName,
     metrics,
+    ...(events ? { events } : {}),
   });
   // Beyond the kubelet: publish the pod's own fresh status right after its CRI calls, so the
   // next sync and the status seen by the main thread do not wait for the next relist.

@@ -131,7 +131,22 @@ export interface ProbeUpdateMessage {
   update: ProbeUpdate;
 }
 
-export type WorkerToMain = PodResultMessage | ProbeUpdateMessage;
+/** Cluster mode: one pod event (Pulled, Created, Started, Killing, BackOff, ...) for the main thread's event recorder. */
+export interface PodEventMessage {
+  kind: 'podEvent';
+  threadId: number;
+  podUID: string;
+  namespace: string;
+  name: string;
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+  fieldPath?: string;
+  /** Wall-clock ms when it happened. */
+  timestampMs: number;
+}
+
+export type WorkerToMain = PodResultMessage | ProbeUpdateMessage | PodEventMessage;
 
 /** The one Piscina task a pod-worker thread runs for its lifetime (see the module comment). */
 export interface AttachTask {
@@ -164,9 +179,11 @@ export interface PodWorkerThreadConfig {
   syncFrequencyMs: number;
   /** The shared metrics arena (src/metrics/metrics-arena.ts). */
   metricsBuffer: SharedArrayBuffer;
+  /** Cluster mode: send pod events to the main thread (standalone: none are built). */
+  recordEvents?: boolean;
 }
 
 export function isWorkerToMain(msg: unknown): msg is WorkerToMain {
   const k = (msg as { kind?: unknown } | null)?.kind;
-  return k === 'podResult' || k === 'probe';
+  return k === 'podResult' || k === 'probe' || k === 'podEvent';
 }

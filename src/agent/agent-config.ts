@@ -5,11 +5,14 @@
  * naming the flag or field; defaults are frozen.
  */
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadYaml } from '@kubernetes/client-node';
 import { parseDurationMs } from './duration.js';
+import { computeNodeResources, NodeResourcesError } from '../node-status/node-resources.js';
+import { NodeLabelError, parseTaints, validateNodeLabels, type Taint } from '../node-status/node-labels.js';
 
 export interface AgentConfig {
   podManifestPath: string | undefined;
@@ -39,6 +42,21 @@ export interface AgentConfig {
   /** Node allocatable overrides, e.g. { cpu: '2', memory: '4Gi' }; detected when absent. */
   nodeAllocatable: Record<string, string>;
   verbosity: number;
+  /** Cluster mode, the Node: --node-labels (validated against NodeRestriction's allow-list). */
+  nodeLabels: Record<string, string>;
+  /** --register-with-taints, set when the Node is created. */
+  registerWithTaints: Taint[];
+  /** --system-reserved / --kube-reserved: subtracted from capacity into allocatable. */
+  systemReserved: Record<string, string>;
+  kubeReserved: Record<string, string>;
+  /** --node-ip: the InternalIP address; detected when undefined. */
+  nodeIP: string | undefined;
+  nodeStatusUpdateFrequencyMs: number;
+  nodeStatusReportFrequencyMs: number;
+  nodeLeaseDurationSeconds: number;
+  /** Events client rate limit (0 = unlimited) and burst. */
+  eventRecordQPS: number;
+  eventBurst: number;
 }
 
 export class ConfigError extends Error {
@@ -68,6 +86,16 @@ export const AGENT_DEFAULTS: Readonly<AgentConfig> = Object.freeze({
   podLogsDir: '/var/log/pods',
   nodeAllocatable: {},
   verbosity: 0,
+  nodeLabels: {},
+  registerWithTaints: [],
+  systemReserved: {},
+  kubeReserved: {},
+  nodeIP: undefined,
+  nodeStatusUpdateFrequencyMs: 10_000,
+  nodeStatusReportFrequencyMs: 300_000,
+  nodeLeaseDurationSeconds: 40,
+  eventRecordQPS: 50,
+  eventBurst: 100,
 });
 
 /** flag name → [config-file key, kind]. */
@@ -93,6 +121,16 @@ const FIELDS = {
   'pod-logs-dir': ['podLogsDir', 'string'],
   'node-allocatable': ['nodeAllocatable', 'map'],
   v: ['verbosity', 'int'],
+  'node-labels': ['nodeLabels', 'map'],
+  'register-with-taints': ['registerWithTaints', 'string'],
+  'system-reserved': ['systemReserved', 'map'],
+  'kube-reserved': ['kubeReserved', 'map'],
+  'node-ip': ['nodeIP', 'string'],
+  'node-status-update-frequency': ['nodeStatusUpdateFrequency', 'duration'],
+  'node-status-report-frequency': ['nodeStatusReportFrequency', 'duration'],
+  'node-lease-duration-seconds': ['nodeLeaseDurationSeconds', 'int'],
+  'event-qps': ['eventRecordQPS', 'number'],
+  'event-burst': ['eventBurst', 'int'],
 } as const satisfies Record<string, readonly [string, FieldKind]>;
 
 type FieldKind = 'string' | 'int' | 'number' | 'duration' | 'map';
@@ -127,6 +165,18 @@ Runs the node agent. Flags take precedence over --config.
   --pod-logs-dir DIR                 container logs root (default /var/log/pods)
   --node-allocatable cpu=2,memory=4Gi  override detected node allocatable
   -v N                               log verbosity (default 0)
+
+Cluster mode (--kubeconfig): the Node, its Lease, mirror pods and events
+  --node-labels k=v,...              labels of the Node (kubernetes.io/k8s.io ones only from NodeRestriction's allow-list)
+  --register-with-taints k=v:Effect,...  taints of the Node when this agent creates it
+  --system-reserved cpu=..,memory=..  subtracted from capacity into allocatable (also ephemeral-storage)
+  --kube-reserved cpu=..,memory=..    subtracted from capacity into allocatable
+  --node-ip IP                       the Node's InternalIP (default: detected)
+  --node-status-update-frequency DUR node status computed this often (default 10s)
+  --node-status-report-frequency DUR status written at least this often when unchanged (default 5m)
+  --node-lease-duration-seconds N    lease duration; renewed every quarter of it (default 40)
+  --event-qps N                      events/s of the events client; 0 = unlimited (default 50)
+  --event-burst N                    burst of the events client (default 100)
   -h, --help                         this help
 `;
 
@@ -196,6 +246,16 @@ const KEY_OF: Record<string, keyof AgentConfig> = {
   podLogsDir: 'podLogsDir',
   nodeAllocatable: 'nodeAllocatable',
   verbosity: 'verbosity',
+  nodeLabels: 'nodeLabels',
+  registerWithTaints: 'registerWithTaints',
+  systemReserved: 'systemReserved',
+  kubeReserved: 'kubeReserved',
+  nodeIP: 'nodeIP',
+  nodeStatusUpdateFrequency: 'nodeStatusUpdateFrequencyMs',
+  nodeStatusReportFrequency: 'nodeStatusReportFrequencyMs',
+  nodeLeaseDurationSeconds: 'nodeLeaseDurationSeconds',
+  eventRecordQPS: 'eventRecordQPS',
+  eventBurst: 'eventBurst',
 };
 
 /** Parse argv (and the --config file it names). Returns 'help' for --help. */
@@ -210,7 +270,7 @@ export function parseAgentConfig(argv: readonly string[], readFile: (p: string) 
   }
   const values = parsed.values as Record<string, string | boolean | undefined>;
   if (values['help']) return 'help';
-  const cfg: Record<string, unknown> = { ...AGENT_DEFAULTS, nodeAllocatable: {} };
+  const cfg: Record<string, unknown> = { ...AGENT_DEFAULTS, nodeAllocatable: {}, nodeLabels: {}, registerWithTaints: [], systemReserved: {}, kubeReserved: {} };
   const configPath = values['config'];
   if (typeof configPath === 'string') {
     let doc: unknown;
@@ -232,6 +292,13 @@ export function parseAgentConfig(argv: readonly string[], readFile: (p: string) 
   for (const [flag, [key, kind]] of Object.entries(FIELDS) as [FlagName, readonly [string, FieldKind]][]) {
     const raw = values[flag];
     if (typeof raw === 'string') cfg[KEY_OF[key]!] = convert(`--${flag}`, kind, raw);
+  }
+  if (typeof cfg['registerWithTaints'] === 'string') {
+    try {
+      cfg['registerWithTaints'] = parseTaints(cfg['registerWithTaints']);
+    } catch (err) {
+      fail('--register-with-taints', err instanceof NodeLabelError ? err.message : String(err));
+    }
   }
   const out = cfg as unknown as AgentConfig;
   validate(out);
@@ -255,5 +322,25 @@ function validate(c: AgentConfig): void {
   if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/i.test(c.nodeName)) fail('--node-name', `must be a DNS-1123 subdomain, got ${JSON.stringify(c.nodeName)}`);
   if (c.syncFrequencyMs < 1_000) fail('--sync-frequency', 'must be at least 1s');
   if (c.plegRelistPeriodMs < 10) fail('--pleg-relist-period', 'must be at least 10ms');
-  for (const k of Object.keys(c.nodeAllocatable)) if (k !== 'cpu' && k !== 'memory' && k !== 'pods') fail('--node-allocatable', `unknown resource ${JSON.stringify(k)} (cpu, memory, pods)`);
+  for (const k of Object.keys(c.nodeAllocatable)) if (k !== 'cpu' && k !== 'memory' && k !== 'ephemeral-storage' && k !== 'pods') fail('--node-allocatable', `unknown resource ${JSON.stringify(k)} (cpu, memory, ephemeral-storage, pods)`);
+  for (const [flag, m] of [['--system-reserved', c.systemReserved], ['--kube-reserved', c.kubeReserved]] as const) {
+    for (const k of Object.keys(m)) if (k !== 'cpu' && k !== 'memory' && k !== 'ephemeral-storage') fail(flag, `unknown resource ${JSON.stringify(k)} (cpu, memory, ephemeral-storage)`);
+  }
+  try {
+    // Quantities of --system-reserved, --kube-reserved and --node-allocatable, checked once here.
+    computeNodeResources({ cpus: 1, memoryBytes: 1, ephemeralStorageBytes: 1 }, { maxPods: c.maxPods, systemReserved: c.systemReserved, kubeReserved: c.kubeReserved, allocatableOverride: c.nodeAllocatable });
+  } catch (err) {
+    fail('flags', err instanceof NodeResourcesError ? err.message : String(err));
+  }
+  try {
+    validateNodeLabels(c.nodeLabels);
+  } catch (err) {
+    fail('--node-labels', err instanceof NodeLabelError ? err.message : String(err));
+  }
+  if (c.nodeIP !== undefined && net.isIP(c.nodeIP) === 0) fail('--node-ip', `must be an IP address, got ${JSON.stringify(c.nodeIP)}`);
+  if (c.nodeStatusUpdateFrequencyMs < 1_000) fail('--node-status-update-frequency', 'must be at least 1s');
+  if (c.nodeStatusReportFrequencyMs < c.nodeStatusUpdateFrequencyMs) fail('--node-status-report-frequency', 'must be at least --node-status-update-frequency');
+  if (c.nodeLeaseDurationSeconds < 4 || c.nodeLeaseDurationSeconds > 3600) fail('--node-lease-duration-seconds', `must be in [4, 3600], got ${c.nodeLeaseDurationSeconds}`);
+  if (c.eventRecordQPS > 100_000) fail('--event-qps', `must be at most 100000, got ${c.eventRecordQPS}`);
+  if (c.eventBurst < 1 || c.eventBurst > 100_000) fail('--event-burst', `must be in [1, 100000], got ${c.eventBurst}`);
 }

@@ -12,7 +12,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { V1Pod } from '@kubernetes/client-node';
 import { admitWithUsage } from '../admission/admit-pod.js';
-import { resolveNodeAllocatable } from '../admission/node-allocatable.js';
 import type { Clock, Random } from '../clock/clock.js';
 import { PodConfig } from '../config/pod-config.js';
 import { ApiserverSource, FileSource, HttpSource, type PodSource } from '../config/pod-update.js';
@@ -20,6 +19,14 @@ import { ApiserverPodSource } from '../config/source-apiserver.js';
 import { ApiClient } from '../apiserver/api-client.js';
 import { HttpsTransport } from '../apiserver/https-transport.js';
 import { TokenBucket } from '../apiserver/token-bucket.js';
+import { ObjectApi } from '../apiserver/object-api.js';
+import type { NodeRef } from '../apiserver/object-roles.js';
+import { NodeLease } from '../lease/node-lease.js';
+import { MirrorPodManager } from '../mirror/mirror-pods.js';
+import { EventRecorder } from '../events/event-recorder.js';
+import { detectMachine, startNodeStatus } from '../node-status/node-agent-wiring.js';
+import { computeNodeResources } from '../node-status/node-resources.js';
+import type { NodeStatusManager } from '../node-status/node-status-manager.js';
 import { ApiStatusSync } from '../status/api-status-sync.js';
 import { createFileSource } from '../config/source-file.js';
 import { createHttpSource } from '../config/source-http.js';
@@ -79,6 +86,16 @@ export class Agent {
   #address: { address: string; port: number } | undefined;
   #transport: HttpsTransport | undefined;
   #apiStatus: ApiStatusSync | undefined;
+  #heartbeatTransport: HttpsTransport | undefined;
+  #nodeStatus: NodeStatusManager | undefined;
+  #nodeLease: NodeLease | undefined;
+  #mirrors: MirrorPodManager | undefined;
+  #events: EventRecorder | undefined;
+  #eventsTransport: HttpsTransport | undefined;
+  #background: Promise<void>[] = [];
+  #fatal: (err: Error) => void = () => {};
+  /** Settles with an error that ends the agent (a refused node registration); never resolves otherwise. */
+  readonly fatal: Promise<Error> = new Promise<Error>((resolve) => (this.#fatal = resolve));
 
   constructor(deps: AgentDeps) {
     this.#d = deps;
@@ -96,6 +113,21 @@ export class Agent {
   /** The supervised PLEG thread (undefined before start). */
   get pleg(): PlegRunner | undefined {
     return this.#pleg;
+  }
+
+  /** Cluster mode: the node registration and status manager (undefined standalone). */
+  get nodeStatus(): NodeStatusManager | undefined {
+    return this.#nodeStatus;
+  }
+
+  /** Cluster mode: the node lease (undefined standalone). */
+  get nodeLease(): NodeLease | undefined {
+    return this.#nodeLease;
+  }
+
+  /** Cluster mode: the mirror pods of static pods (undefined standalone). */
+  get mirrors(): MirrorPodManager | undefined {
+    return this.#mirrors;
   }
 
   /** Where the HTTP server listens (undefined when disabled). */
@@ -143,7 +175,34 @@ export class Agent {
     const cache = createPodCache({ capacity: Math.max(1024, c.maxPods * 2 + 64) });
     metrics.main.cacheSlotsCapacity.set(cache.reader.stats().capacity);
 
+    if (c.kubeconfig) {
+      // Events have their own client and throttle (--event-qps / --event-burst) and connections.
+      const transport = (this.#eventsTransport = await HttpsTransport.fromKubeconfig({ kubeconfigPath: c.kubeconfig, maxSockets: 2 }));
+      const results = metrics.main.recorder.counter(sm.eventsTotal);
+      this.#events = new EventRecorder({
+        writer: new ObjectApi(new ApiClient({ transport, throttle: new TokenBucket({ qps: c.eventRecordQPS, burst: c.eventBurst, clock }), clock, nodeName: c.nodeName, maxRetries: 1 })),
+        clock, logger, host: c.nodeName, onResult: (result) => results.inc({ result }),
+      });
+      this.#events.start();
+    }
+    const recorder = this.#events;
     const podManager = new PodManager();
+    let lifecycle: PodLifecycle | undefined;
+    let nodeUid: () => string | undefined = () => undefined;
+    if (api && this.#apiStatus) {
+      const mirrorOps = metrics.main.recorder.counter(sm.mirrorPodOperationsTotal);
+      this.#mirrors = new MirrorPodManager({
+        creator: new ObjectApi(api.client),
+        deleter: api.client,
+        statusSink: this.#apiStatus,
+        desired: () => (lifecycle?.activePods() ?? []).filter(isStaticPod),
+        nodeName: c.nodeName,
+        nodeUid: () => nodeUid(),
+        clock,
+        logger,
+        onOperation: (operation, result) => mirrorOps.inc({ operation, result }),
+      });
+    }
     const workQueue = new WorkQueue();
     const statusManager = new StatusManager({
       clock,
@@ -151,15 +210,20 @@ export class Agent {
       onPodRunning: (_pod, seconds) => metrics.main.podStartDuration.observe(seconds),
       onPodStartedSLI: (_pod, seconds) => metrics.main.podStartSliDuration.observe(seconds),
       ...(this.#apiStatus ? { apiSink: this.#apiStatus } : {}),
+      ...(this.#mirrors ? { staticSink: this.#mirrors } : {}),
     });
-    const node = resolveNodeAllocatable(Object.entries(c.nodeAllocatable).map(([k, v]) => `${k}=${v}`).join(',') || undefined);
+    // One allocatable for the Node status and for admission (reserved resources subtracted).
+    const resources = computeNodeResources(detectMachine(c.rootDir), {
+      maxPods: c.maxPods, systemReserved: c.systemReserved, kubeReserved: c.kubeReserved, allocatableOverride: c.nodeAllocatable,
+    });
+    const node = resources.admission;
     const podConfig = (this.#podConfig = new PodConfig({ clock, logger }));
 
-    let lifecycle: PodLifecycle | undefined;
     const events: PodDispatcherEvents = {
       onMessage: (msg: WorkerToMain) => {
         if (msg.kind === 'podResult') lifecycle?.handlePodResult(msg);
-        else this.#loop?.pushProbeUpdate(msg.update);
+        else if (msg.kind === 'probe') this.#loop?.pushProbeUpdate(msg.update);
+        else recorder?.record({ kind: 'Pod', namespace: msg.namespace, name: msg.name, uid: msg.podUID, ...(msg.fieldPath ? { fieldPath: msg.fieldPath } : {}) }, msg.type, msg.reason, msg.message);
       },
       onShardRestarted: (shard, shards) => lifecycle?.handleShardRestarted(shard, shards),
     };
@@ -174,6 +238,7 @@ export class Agent {
       runtimeRequestTimeoutMs: c.runtimeRequestTimeoutMs,
       syncFrequencyMs: c.syncFrequencyMs,
       metricsBuffer: metrics.arena.buffer,
+      recordEvents: recorder !== undefined,
     };
     const dispatcher = (this.#dispatcher =
       c.workers === 0
@@ -263,9 +328,10 @@ export class Agent {
       return h.healthy ? undefined : h.reason;
     });
 
-    if (api) {
-      this.#sources.push(new ApiserverPodSource({ lw: api.client, nodeName: c.nodeName, sink: podConfig.channel(ApiserverSource), clock, random, logger }));
-    }
+    // The API pod source starts once the Node exists (the kubelet's order), see below.
+    // Mirror pods in the API set go to the mirror manager, never to the pod workers.
+    const apiSink = this.#mirrors ? this.#mirrors.splitSink(podConfig.channel(ApiserverSource)) : podConfig.channel(ApiserverSource);
+    const apiSource = api ? new ApiserverPodSource({ lw: api.client, nodeName: c.nodeName, sink: apiSink, clock, random, logger }) : undefined;
     // Manifests are untrusted input: decoded on a thread of their own, with time and memory limits.
     const decoder = (this.#decoder = new ThreadManifestDecoder({ clock, logger }));
     if (c.podManifestPath) {
@@ -313,6 +379,47 @@ export class Agent {
     this.#loopDone = loop.run(this.#stop.signal);
     this.#apiStatus?.start();
     for (const s of this.#sources) s.start();
+    if (api && apiSource) {
+      // Heartbeats (node status, lease) have their own client: no token bucket, 10 s timeout, own
+      // connections, so a burst of pod status writes on the main client never delays them.
+      const transport = (this.#heartbeatTransport = await HttpsTransport.fromKubeconfig({ kubeconfigPath: c.kubeconfig!, maxSockets: 4 }));
+      const hbRequests = metrics.main.recorder.counter(sm.heartbeatRequestsTotal);
+      const heartbeat = new ObjectApi(
+        new ApiClient({ transport, throttle: new TokenBucket({ qps: 0, burst: 1, clock }), clock, nodeName: c.nodeName, requestTimeoutMs: 10_000, maxRetries: 1, onRequest: (verb, resource, code) => hbRequests.inc({ verb, resource, code }) }),
+        { requestTimeoutMs: 10_000 },
+      );
+      const nodeUpdates = metrics.main.recorder.counter(sm.nodeStatusUpdatesTotal);
+      const nodeRef = { kind: 'Node' as const, namespace: '', name: c.nodeName, uid: c.nodeName };
+      const nodeStatus = (this.#nodeStatus = startNodeStatus({
+        config: c, clock, logger, registry: heartbeat, resources, runtime: cri, runtimeVersion: version, runtimeHealth, hostIP: primaryHostIP(),
+        kubeletPort: this.#address?.port ?? c.port,
+        onStatusSync: (result) => nodeUpdates.inc({ result }),
+        // As the kubelet's nodeRef, node events name the node with its name as UID.
+        onReadyChange: (ready) => recorder?.record(nodeRef, 'Normal', ready ? 'NodeReady' : 'NodeNotReady', `Node ${c.nodeName} status is now: ${ready ? 'NodeReady' : 'NodeNotReady'}`),
+      }));
+      const lateness = metrics.main.recorder.histogram(sm.nodeLeaseRenewLateness);
+      const lease = (this.#nodeLease = new NodeLease({
+        store: heartbeat, clock, logger, nodeName: c.nodeName, nodeUid: () => nodeStatus.node?.uid, durationSeconds: c.nodeLeaseDurationSeconds,
+        renewIntervalMs: Math.round((c.nodeLeaseDurationSeconds * 1000) / 4),
+        onRenew: (ms, ok) => lateness.observe({ result: ok ? 'ok' : 'failed' }, ms / 1000),
+      }));
+      const signal = this.#stop.signal;
+      nodeUid = () => nodeStatus.node?.uid;
+      const onRegistered = (_node: NodeRef): void => {
+        recorder?.record(nodeRef, 'Normal', 'Starting', 'Starting kubelet.');
+        this.#sources.push(apiSource);
+        apiSource.start();
+        this.#mirrors?.start();
+        this.#background.push(lease.run(signal));
+      };
+      this.#background.push(
+        nodeStatus.run(signal, onRegistered).catch((err: unknown) => {
+          const e = err instanceof Error ? err : new Error(String(err));
+          logger.error('cluster mode: node registration refused; stopping', { error: e.message });
+          this.#fatal(e);
+        }),
+      );
+    }
     this.#state = 'running';
   }
 
@@ -325,8 +432,13 @@ export class Agent {
     await this.#decoder?.close();
     this.#podConfig?.close();
     await this.#loopDone?.catch(() => {});
+    await Promise.allSettled(this.#background);
+    await this.#mirrors?.close();
+    await this.#events?.close();
+    this.#eventsTransport?.close();
     await this.#apiStatus?.close();
     this.#transport?.close();
+    this.#heartbeatTransport?.close();
     this.#runtimeHealth?.stop();
     await Promise.allSettled([this.#dispatcher?.close(), this.#pleg?.close(), this.#server?.close()]);
     this.#metrics?.close();

@@ -24,6 +24,8 @@ export interface RuntimeHealthDeps {
 export class RuntimeHealth {
   readonly #d: RuntimeHealthDeps;
   #errors: string[] = ['container runtime status check may not have completed yet'];
+  /** NetworkReady=false from the last answered Status call (kubelet runtimeState.networkErrors). */
+  #networkErrors: string[] = [];
   /** Monotonic ms of the last Status call that answered (ready or not). */
   #lastAnswerMs: number | undefined;
   #timer: TimerHandle | undefined;
@@ -69,6 +71,14 @@ export class RuntimeHealth {
     return failing.length === 0 ? this.#errors : [...this.#errors, ...failing];
   }
 
+  /**
+   * Why the runtime network is not ready (empty when ready or not yet known), in the kubelet's
+   * words. Not a runtime error (the sync loop does not back off): the Node's Ready condition reads it.
+   */
+  networkErrors(): string[] {
+    return this.#networkErrors;
+  }
+
   async #check(): Promise<void> {
     if (this.#stopped) return;
     try {
@@ -77,6 +87,8 @@ export class RuntimeHealth {
       const rt = conds.find((c) => c.type === 'RuntimeReady');
       this.#lastAnswerMs = this.#d.clock.monotonic();
       this.#errors = rt?.status ? [] : [`container runtime not ready: ${rt?.reason ?? 'RuntimeReady condition missing'} ${rt?.message ?? ''}`.trim()];
+      const net = conds.find((c) => c.type === 'NetworkReady');
+      this.#networkErrors = net === undefined || net.status ? [] : [`container runtime network not ready: NetworkReady=false reason:${net.reason} message:${net.message}`];
     } catch (err) {
       const threshold = this.#d.downThresholdMs ?? 30_000;
       const message = err instanceof Error ? err.message : String(err);

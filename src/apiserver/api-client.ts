@@ -144,7 +144,15 @@ export class ApiClient implements PodListWatcher, PodStatusWriter, PodDeleter {
     }, opts);
   }
 
-  /** Throttle, send, retry 429/5xx with backoff; a final non-2xx becomes ApiError. */
+  /**
+   * Throttle, send, retry 429/5xx with backoff; a final non-2xx becomes ApiError. Public for the
+   * other object clients built on this one (object-api.ts: nodes, leases, mirror pods, events),
+   * so every request of a client goes through its one throttle and retry policy.
+   */
+  send(verb: string, resource: string, req: ApiRequest, opts: RequestOptions = {}): Promise<ApiResponse> {
+    return this.#send(verb, resource, req, opts);
+  }
+
   async #send(verb: string, resource: string, req: ApiRequest, opts: RequestOptions): Promise<ApiResponse> {
     let delay: number = API_CLIENT_DEFAULTS.retryInitialMs;
     for (let attempt = 0; ; attempt++) {

@@ -61,6 +61,13 @@ export async function run(argv: string[]): Promise<number> {
     await embedded?.stop();
     return 1;
   }
-  await stopped;
+  // A refused node registration (cluster mode) ends the agent with a clear error, not a retry loop.
+  const fatal = await Promise.race([stopped.then(() => undefined), agent.fatal]);
+  if (fatal !== undefined) {
+    process.stderr.write(`shardlet agent: ${fatal.message}\n`);
+    await agent.stop();
+    await embedded?.stop();
+    return 1;
+  }
   return 0;
 }

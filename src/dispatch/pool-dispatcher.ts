@@ -172,6 +172,7 @@ export class PoolDispatcher implements PodDispatcher {
       }
       case 'podResult':
       case 'probe':
+      case 'podEvent':
         this.#o.events.onMessage(m);
         return;
       default: {

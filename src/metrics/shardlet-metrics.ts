@@ -92,8 +92,45 @@ export const podStatusCoalescedTotal = defineMetric({
   type: 'counter', labelNames: [], observedOn: 'main',
 });
 
+/** Cluster mode: requests of the unthrottled heartbeat client (Node, Lease), by verb, resource and HTTP code. */
+export const heartbeatRequestsTotal = defineMetric({
+  name: 'shardlet_heartbeat_api_requests_total',
+  help: 'Requests the unthrottled heartbeat client (node status, node lease) sent to the API server, by verb, resource and HTTP status code (error: no answer).',
+  type: 'counter', labelNames: ['verb', 'resource', 'code'], observedOn: 'main',
+});
+
+/** Cluster mode: how late each node lease renewal started against its 10 s schedule. */
+export const nodeLeaseRenewLateness = defineMetric({
+  name: 'shardlet_node_lease_renew_lateness_seconds',
+  help: 'How late each node lease renewal started against its schedule (renewals are due every quarter of the lease duration).',
+  type: 'histogram', labelNames: ['result'], observedOn: 'main',
+  buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
+});
+
+/** Cluster mode: node status computations by outcome (patched, unchanged: nothing sent, failed). */
+export const nodeStatusUpdatesTotal = defineMetric({
+  name: 'shardlet_node_status_updates_total',
+  help: 'Node status computations by outcome: patched (written to the API server), unchanged (nothing sent), failed.',
+  type: 'counter', labelNames: ['result'], observedOn: 'main',
+});
+
+/** Cluster mode: mirror pod creates and deletes by result. */
+export const mirrorPodOperationsTotal = defineMetric({
+  name: 'shardlet_mirror_pod_operations_total',
+  help: 'Mirror pod operations on the API server by operation (create, delete) and result (ok, failed).',
+  type: 'counter', labelNames: ['operation', 'result'], observedOn: 'main',
+});
+
+/** Cluster mode: events by outcome (sent, aggregated, spam_filtered, dropped: queue full, failed). */
+export const eventsTotal = defineMetric({
+  name: 'shardlet_events_total',
+  help: 'Kubernetes events by outcome: created, aggregated (an existing event patched), spam_filtered, dropped (the queue was full), failed.',
+  type: 'counter', labelNames: ['result'], observedOn: 'main',
+});
+
 export const SHARDLET_METRICS = Object.freeze([
   threadPodsOwned, threadQueueDepth, threadBusySeconds, threadRestartsTotal, syncLoopIterationDuration,
   eventLoopDelay, plegEventsMainThreadSeconds, cacheSlotsUsed, cacheSlotsCapacity, metricsSeriesDropped,
   apiRequestsTotal, podStatusPatchesTotal, podStatusCoalescedTotal,
+  heartbeatRequestsTotal, nodeLeaseRenewLateness, nodeStatusUpdatesTotal, mirrorPodOperationsTotal, eventsTotal,
 ]);

@@ -20,6 +20,8 @@ import type { Clock } from '../clock/clock.js';
 import { ConfigFirstSeenAnnotationKey, ConfigSourceAnnotationKey } from '../kubetypes/kubelet-labels.js';
 import { ApiserverSource } from '../config/pod-update.js';
 import type { ApiStatusSink } from './api-status-sync.js';
+import type { StaticStatusSink } from '../mirror/mirror-pods.js';
+import { isStaticPod } from '../pod-manager/pod-manager.js';
 import type { Logger } from '../logging/logger.js';
 import { podFields } from '../logging/logger.js';
 
@@ -30,6 +32,8 @@ export interface StatusManagerDeps {
   onPodStartedSLI?: (pod: V1Pod, sliSeconds: number) => void;
   /** Cluster mode: where statuses of API pods go. */
   apiSink?: ApiStatusSink;
+  /** Cluster mode: where statuses of static pods go (their mirror pods, src/mirror/). */
+  staticSink?: StaticStatusSink;
 }
 
 function isApiPod(pod: V1Pod): boolean {
@@ -61,6 +65,7 @@ export class StatusManager {
     rec.status = status;
     if (pullWindow) rec.pullWindow = pullWindow;
     if (this.#d.apiSink && isApiPod(pod)) this.#d.apiSink.setStatus(pod, status);
+    else if (this.#d.staticSink && isStaticPod(pod)) this.#d.staticSink.setStatus(pod, status);
     if (!rec.startedSeen && allContainersRunning(pod, status)) {
       rec.startedSeen = true;
       const sli = podStartSLISeconds(pod, status, rec.pullWindow, this.#d.clock.now());
@@ -87,6 +92,7 @@ export class StatusManager {
   remove(uid: string): void {
     this.#statuses.delete(uid);
     this.#d.apiSink?.forget(uid);
+    this.#d.staticSink?.forget(uid);
   }
 
   /** The pods with their current status (a v1 PodList's items). */

@@ -251,7 +251,7 @@ export class LifecycleHarness {
     const loop = new SyncLoop({ clock, logger, updates: podConfig, lifecycle, runtimeErrors: () => [] });
     onMessage = (msg) => {
       if (msg.kind === 'podResult') lifecycle.handlePodResult(msg);
-      else {
+      else if (msg.kind === 'probe') {
         harness?.probeUpdates.push({ ...msg.update, atMs: clock.now() });
         loop.pushProbeUpdate(msg.update);
       }

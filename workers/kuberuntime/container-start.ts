@@ -14,6 +14,7 @@
  * recovers the count from the log directory when the runtime lost its containers; shardlet
  * does not.
  */
+import { PodEventReason, containerFieldPath, type PodEventRecorder } from './pod-events.js';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import type { Clock } from '../../src/clock/clock.js';
 import type { PodSandboxConfig } from '../../src/cri/cri-types.js';
@@ -24,7 +25,7 @@ import type { RuntimePodStatus } from '../../src/pod-cache/runtime-pod-status.js
 import { formatGoDuration, type Backoff } from './backoff.js';
 import { generateContainerConfig } from './container-config.js';
 import { hashContainer } from './container-hash.js';
-import type { ImagePuller } from './image-puller.js';
+import type { EnsureImageResult, ImagePuller } from './image-puller.js';
 import { killContainer } from './kill-pod.js';
 import { errorMessage, rethrowIfAborted, type SyncFailure } from './kuberuntime-errors.js';
 import { runLifecycleHandler } from './lifecycle-hooks.js';
@@ -38,6 +39,7 @@ export interface StartDeps {
   logger: Logger;
   nodeName: string;
   hostIP: string;
+  events?: PodEventRecorder;
 }
 
 export interface StartInput {
@@ -58,8 +60,28 @@ export function crashBackoffKey(pod: V1Pod, container: V1Container): string {
   return `${podUID(pod)}/${container.name}/${hashContainer(container)}`;
 }
 
+/** The image events of one ensureImageExists (the kubelet's image manager records them as it goes). */
+function imageEvents(events: PodEventRecorder, pod: V1Pod, container: V1Container, field: string, image: EnsureImageResult): void {
+  const userImage = container.image ?? '';
+  if (image.ok) {
+    if (image.pulledMs === undefined) events(pod, 'Normal', PodEventReason.Pulled, `Container image "${userImage}" already present on machine`, field);
+    else {
+      events(pod, 'Normal', PodEventReason.Pulling, `Pulling image "${userImage}"`, field);
+      events(pod, 'Normal', PodEventReason.Pulled, `Successfully pulled image "${userImage}" in ${formatGoDuration(image.pulledMs)}`, field);
+    }
+    return;
+  }
+  const f = image.failure;
+  if (f.reason === 'ImagePullBackOff') events(pod, 'Normal', PodEventReason.BackOff, f.message, field);
+  else if (f.reason === 'ErrImagePull') {
+    events(pod, 'Normal', PodEventReason.Pulling, `Pulling image "${userImage}"`, field);
+    events(pod, 'Warning', PodEventReason.Failed, `Failed to pull image "${userImage}": ${f.message}`, field);
+    events(pod, 'Warning', PodEventReason.Failed, `Error: ${f.reason}`, field);
+  } else events(pod, 'Warning', PodEventReason.Failed, `Error: ${f.message}`, field);
+}
+
 /** The kubelet's doBackOff: a failure when the container must wait, else advances the backoff. */
-export function checkCrashBackoff(deps: Pick<StartDeps, 'crashBackoff'>, pod: V1Pod, container: V1Container, status: RuntimePodStatus): StartOutcome | undefined {
+export function checkCrashBackoff(deps: Pick<StartDeps, 'crashBackoff' | 'events'>, pod: V1Pod, container: V1Container, status: RuntimePodStatus): StartOutcome | undefined {
   const exited = status.containers.find((c) => c.name === container.name && c.state === 'CONTAINER_EXITED');
   if (!exited) return undefined;
   const finishedMs = nsToMs(exited.finishedAtNs) ?? 0;
@@ -68,6 +90,7 @@ export function checkCrashBackoff(deps: Pick<StartDeps, 'crashBackoff'>, pod: V1
   if (remaining > 0) {
     const delay = formatGoDuration(deps.crashBackoff.get(key));
     const message = `back-off ${delay} restarting failed container=${container.name} pod=${formatPod(pod)}`;
+    deps.events?.(pod, 'Warning', PodEventReason.BackOff, `Back-off restarting failed container ${container.name} in pod ${formatPod(pod)}`, containerFieldPath(pod, container.name));
     return { ok: false, failure: { reason: 'CrashLoopBackOff', message, containerName: container.name }, requeueAfterMs: remaining };
   }
   deps.crashBackoff.next(key, finishedMs);
@@ -78,7 +101,11 @@ export function checkCrashBackoff(deps: Pick<StartDeps, 'crashBackoff'>, pod: V1
 export async function startContainer(deps: StartDeps, input: StartInput): Promise<StartOutcome> {
   const { pod, container, status, signal } = input;
   const name = container.name;
-  const fail = (reason: SyncFailure['reason'], message: string): StartOutcome => ({ ok: false, failure: { reason, message, containerName: name } });
+  const field = containerFieldPath(pod, name);
+  const fail = (reason: SyncFailure['reason'], message: string): StartOutcome => {
+    deps.events?.(pod, 'Warning', PodEventReason.Failed, `Error: ${message}`, field);
+    return { ok: false, failure: { reason, message, containerName: name } };
+  };
 
   const latest = findContainerStatusByName(status, name);
   // An interrupted create→start (the agent or a worker thread died between the two calls, or
@@ -100,6 +127,7 @@ export async function startContainer(deps: StartDeps, input: StartInput): Promis
   }
 
   const image = await deps.puller.ensureImageExists(podUID(pod), container, input.sandboxConfig, signal);
+  if (deps.events) imageEvents(deps.events, pod, container, field, image);
   if (!image.ok) {
     const wait = deps.puller.remainingBackoff(podUID(pod), container);
     return wait > 0 ? { ok: false, failure: image.failure, requeueAfterMs: wait } : { ok: false, failure: image.failure };
@@ -121,6 +149,7 @@ export async function startContainer(deps: StartDeps, input: StartInput): Promis
     rethrowIfAborted(signal);
     return fail('CreateContainerError', errorMessage(err));
   }
+  deps.events?.(pod, 'Normal', PodEventReason.Created, `Created container ${name}`, field);
   rethrowIfAborted(signal);
   try {
     await deps.runtime.startContainer(containerId, { signal });
@@ -128,6 +157,7 @@ export async function startContainer(deps: StartDeps, input: StartInput): Promis
     rethrowIfAborted(signal);
     return fail('RunContainerError', errorMessage(err));
   }
+  deps.events?.(pod, 'Normal', PodEventReason.Started, `Started container ${name}`, field);
 
   return afterStart(deps, pod, container, containerId, restartCount, signal);
 }

@@ -18,7 +18,8 @@ import { errorMessage, rethrowIfAborted, type SyncFailure } from './kuberuntime-
 
 export type PullPolicy = 'Always' | 'IfNotPresent' | 'Never';
 
-export type EnsureImageResult = { ok: true; imageRef: string } | { ok: false; failure: SyncFailure };
+/** `pulledMs`: the image was pulled now, taking that long (absent: it was already present). */
+export type EnsureImageResult = { ok: true; imageRef: string; pulledMs?: number } | { ok: false; failure: SyncFailure };
 
 /** Whether the image reference carries a digest or a tag in its last path component. */
 function splitTag(image: string): { hasDigest: boolean; tag: string | undefined } {
@@ -105,10 +106,12 @@ export class ImagePuller {
     const now = this.#deps.now;
     let window = this.#windows.get(podUID);
     if (now && !window) this.#windows.set(podUID, (window = { firstStartedMs: now() }));
+    const pullStart = now?.();
     try {
       const ref = await this.#deps.images.pullImage({ image: { image, userSpecifiedImage: userImage }, sandboxConfig }, { signal });
-      if (now && window) window.lastFinishedMs = now();
-      return { ok: true, imageRef: ref };
+      const end = now?.();
+      if (end !== undefined && window) window.lastFinishedMs = end;
+      return { ok: true, imageRef: ref, pulledMs: end !== undefined && pullStart !== undefined ? Math.max(0, end - pullStart) : 0 };
     } catch (err) {
       rethrowIfAborted(signal);
       this.#deps.backoff.nextNow(key);

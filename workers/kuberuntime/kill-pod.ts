@@ -12,6 +12,7 @@
  * killPod: every running container in parallel, then StopPodSandbox for every sandbox of the
  * pod (even when a container failed to stop: the sandbox stop kills what is left).
  */
+import { PodEventReason, containerFieldPath, type PodEventRecorder } from './pod-events.js';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import type { Clock } from '../../src/clock/clock.js';
 import { isNotFound } from '../../src/cri/cri-errors.js';
@@ -29,6 +30,7 @@ export interface KillDeps {
   runtime: RuntimeService;
   clock: Clock;
   logger: Logger;
+  events?: PodEventRecorder;
 }
 
 export interface KillContainerInput {
@@ -58,6 +60,7 @@ export async function killContainer(deps: KillDeps, input: KillContainerInput): 
   const spec = containerSpec(pod, containerName);
   let grace = input.gracePeriodOverride ?? terminationGracePeriod(pod, spec, input.reason);
   deps.logger.v(3).info(input.message ?? `Stopping container ${containerName}`, { containerName, containerId, gracePeriod: grace });
+  deps.events?.(pod, 'Normal', PodEventReason.Killing, input.message && input.message !== 'FailedPostStartHook' ? input.message : `Stopping container ${containerName}`, containerFieldPath(pod, containerName));
   const preStop = spec?.lifecycle?.preStop;
   if (spec && preStop && grace > 0) {
     const started = deps.clock.monotonic();

@@ -7,6 +7,7 @@ import type { ImageService, RuntimeService } from '../../src/cri/runtime-service
 import type { Logger } from '../../src/logging/logger.js';
 import type { ProbeResultsReader } from '../prober/probe-results.js';
 import { nodePodLogDirs, type PodLogDirs } from './pod-log-dirs.js';
+import type { PodEventRecorder } from './pod-events.js';
 
 /** The metrics this module records (a role slice of workers/metrics WorkerMetrics). */
 export interface KuberuntimeMetrics {
@@ -51,6 +52,8 @@ export interface KubeRuntimeSyncerDeps {
   /** Log directory operations (default: node:fs under podLogsDir, recursive mkdir and rm -rf; nothing outside it). */
   logDirs?: PodLogDirs;
   metrics?: KuberuntimeMetrics;
+  /** Cluster mode: the kubelet's pod events (Pulled, Created, Started, Killing, BackOff, ...). */
+  events?: PodEventRecorder;
   onOperation?: (ev: KuberuntimeOperationEvent) => void;
 }
 
@@ -62,8 +65,8 @@ export const KUBERUNTIME_DEFAULTS = Object.freeze({
   backoffJitter: 0,
 });
 
-export type ResolvedDeps = Required<Omit<KubeRuntimeSyncerDeps, 'probeResults' | 'metrics' | 'onOperation'>> &
-  Pick<KubeRuntimeSyncerDeps, 'probeResults' | 'metrics' | 'onOperation'>;
+export type ResolvedDeps = Required<Omit<KubeRuntimeSyncerDeps, 'probeResults' | 'metrics' | 'onOperation' | 'events'>> &
+  Pick<KubeRuntimeSyncerDeps, 'probeResults' | 'metrics' | 'onOperation' | 'events'>;
 
 export function resolveDeps(deps: KubeRuntimeSyncerDeps): ResolvedDeps {
   const need = (ok: boolean, field: string, what: string): void => {

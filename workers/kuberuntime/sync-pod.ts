@@ -96,6 +96,7 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
       deps.metrics?.runPodSandbox('', (deps.clock.monotonic() - began) / 1000, true);
       deps.metrics?.startedPod(true);
       result.failures.push({ reason: 'CreatePodSandboxError', message: `Failed to create pod sandbox: ${errorMessage(err)}` });
+      deps.events?.(pod, 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${errorMessage(err)}`);
       return result;
     }
     podIPs = [];

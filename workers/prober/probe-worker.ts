@@ -24,6 +24,7 @@
  *   - a non-running instance (exited, unknown) is not probed and its result is failure; the
  *     worker stops if the instance exited and will not be restarted.
  */
+import { PodEventReason, containerFieldPath, type PodEventRecorder } from '../kuberuntime/pod-events.js';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import type { Clock } from '../../src/clock/clock.js';
 import type { Logger } from '../../src/logging/logger.js';
@@ -48,6 +49,8 @@ export interface ProbeWorkerDeps {
   readonly logger: Logger;
   readonly emit: (u: ProbeUpdate) => void;
   readonly onProbe: ProbeMetricsHook | undefined;
+  /** Cluster mode: Unhealthy events (the kubelet records one per failed probe; the spam filter bounds them). */
+  readonly events: PodEventRecorder | undefined;
   /** A startup probe succeeded for the view's current instance. */
   readonly onStarted: (view: ContainerView) => void;
   /** The worker stopped itself (its container exited for good). */
@@ -216,6 +219,8 @@ export class ProbeWorker implements ScheduledProbe, ProbeTarget {
     d.onProbe?.(this.type, result, seconds, pod, this.view.name);
     if (o.kind === 'failure') {
       d.logger.v(1).info('Probe failed', { probeType: this.type, podUID: this.view.owner.uid, containerName: this.view.name, output: o.output });
+      const kind = `${this.type[0]!.toUpperCase()}${this.type.slice(1)}`;
+      d.events?.(pod, 'Warning', PodEventReason.Unhealthy, `${kind} probe failed: ${o.output}`.slice(0, 1024), containerFieldPath(pod, this.view.name));
     }
     if (this.#lastResult === result) this.#resultRun++;
     else {

@@ -22,6 +22,7 @@
  * status update while unready, which at density is a probe storm); a terminating pod's readiness
  * is set to failure and stops (the kubelet ≥1.26 keeps probing readiness while terminating).
  */
+import type { PodEventRecorder } from '../kuberuntime/pod-events.js';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import type { Clock, Random } from '../../src/clock/clock.js';
 import { silentLogger, type Logger } from '../../src/logging/logger.js';
@@ -44,6 +45,8 @@ export interface ProberManagerDeps {
   onUpdate: (u: ProbeUpdate) => void;
   /** prober_probe_total / prober_probe_duration_seconds. */
   onProbe?: ProbeMetricsHook;
+  /** Cluster mode: pod events (Unhealthy). */
+  events?: PodEventRecorder;
   /** A probe worker stopped for good (pod removed or terminating, container exited for good): drop its metric series, as the kubelet does. */
   onWorkerStopped?: (type: ProbeType, pod: V1Pod, container: string) => void;
   logger?: Logger;
@@ -108,6 +111,7 @@ export class ProberManager {
       logger: this.#logger,
       emit: this.#emit,
       onProbe: deps.onProbe,
+      events: deps.events,
       onStarted: (view: ContainerView) => this.#triggerReadiness(view),
       onFinished: (w: ProbeWorker) => this.#finish(w),
     });

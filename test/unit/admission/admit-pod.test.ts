@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import { admitPod } from '../../../src/admission/admit-pod.js';
 import { podRequests } from '../../../src/admission/pod-requests.js';
-import { parseNodeAllocatableFlag, resolveNodeAllocatable, detectNodeAllocatable, AdmissionConfigError } from '../../../src/admission/node-allocatable.js';
+import { computeNodeResources, NodeResourcesError } from '../../../src/node-status/node-resources.js';
 
 function ctr(name: string, cpu?: string, memory?: string, restartPolicy?: string): V1Container {
   const requests: Record<string, string> = {};
@@ -63,12 +63,14 @@ test('init containers count as max(init) against sum(app); sidecars add to both'
   assert.equal(!r.admit && r.message, "Node didn't have enough resource: cpu, requested: 1900, used: 200, capacity: 2000");
 });
 
-test('node allocatable: detected from the machine, overridable by --node-allocatable', () => {
-  const machine = { availableParallelism: () => 8, totalmem: () => 16 * 1024 ** 3 };
-  assert.deepEqual(detectNodeAllocatable(machine), { cpuMillis: 8000, memoryBytes: 16 * 1024 ** 3 });
-  assert.deepEqual(resolveNodeAllocatable('cpu=2,memory=4Gi', machine), { cpuMillis: 2000, memoryBytes: 4 * 1024 ** 3 });
-  assert.deepEqual(resolveNodeAllocatable('cpu=1500m', machine), { cpuMillis: 1500, memoryBytes: 16 * 1024 ** 3 });
-  assert.deepEqual(parseNodeAllocatableFlag('ephemeral-storage=1G'), { ephemeralStorageBytes: 1e9 });
-  assert.throws(() => parseNodeAllocatableFlag('cpu=lots'), (e: unknown) => e instanceof AdmissionConfigError && e.code === 'ERR_NODE_ALLOCATABLE_INVALID');
-  assert.throws(() => parseNodeAllocatableFlag('gpu=1'), AdmissionConfigError);
+test('node allocatable (the one admission uses): the machine, minus reserved, overridable by --node-allocatable', () => {
+  const machine = { cpus: 8, memoryBytes: 16 * 1024 ** 3, ephemeralStorageBytes: undefined };
+  const flags = { maxPods: 110, systemReserved: {}, kubeReserved: {}, allocatableOverride: {} };
+  assert.deepEqual(computeNodeResources(machine, flags).admission, { cpuMillis: 8000, memoryBytes: 16 * 1024 ** 3 });
+  assert.deepEqual(computeNodeResources(machine, { ...flags, allocatableOverride: { cpu: '2', memory: '4Gi' } }).admission, { cpuMillis: 2000, memoryBytes: 4 * 1024 ** 3 });
+  assert.deepEqual(computeNodeResources(machine, { ...flags, allocatableOverride: { cpu: '1500m' } }).admission, { cpuMillis: 1500, memoryBytes: 16 * 1024 ** 3 });
+  assert.deepEqual(computeNodeResources(machine, { ...flags, systemReserved: { cpu: '500m' }, kubeReserved: { memory: '1Gi' } }).admission, { cpuMillis: 7500, memoryBytes: 15 * 1024 ** 3 });
+  assert.deepEqual(computeNodeResources(machine, { ...flags, allocatableOverride: { 'ephemeral-storage': '1G' } }).admission, { cpuMillis: 8000, memoryBytes: 16 * 1024 ** 3, ephemeralStorageBytes: 1e9 });
+  assert.throws(() => computeNodeResources(machine, { ...flags, allocatableOverride: { cpu: 'lots' } }), (e: unknown) => e instanceof NodeResourcesError && e.code === 'ERR_NODE_RESOURCES');
+  assert.throws(() => computeNodeResources(machine, { ...flags, allocatableOverride: { gpu: '1' } }), NodeResourcesError);
 });
