@@ -178,13 +178,21 @@ export class PodLifecycle {
     for (const uid of touched) this.resync(uid);
   }
 
-  /** Resync one pod if it is desired and running on a worker (probe updates, PLEG, due work). */
+  /**
+   * Resync one pod that has a worker (probe updates, PLEG, due work): a pod being killed gets
+   * its kill again, whether or not a source still wants it (a removed pod whose termination or
+   * cleanup failed, e.g. its log directory could not be removed, stays with its worker until
+   * the retry succeeds: the error backoff requeues it here); a desired pod gets a sync.
+   */
   resync(uid: string): void {
-    const pod = this.#d.podManager.get(uid);
     const w = this.#workerState.get(uid);
-    if (!pod || !w) return;
-    if (w.kill) this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'kill', pod: w.pod, kill: w.kill });
-    else this.#send(pod, 'sync');
+    if (!w) return;
+    if (w.kill) {
+      this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'kill', pod: w.pod, kill: w.kill });
+      return;
+    }
+    const pod = this.#d.podManager.get(uid);
+    if (pod) this.#send(pod, 'sync');
   }
 
   /** The 1 s sync tick: pods whose requeue time has come. */

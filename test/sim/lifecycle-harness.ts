@@ -137,6 +137,8 @@ export interface LifecycleHarnessOptions {
   hostIP?: string;
   /** Images present in the runtime at start. Default busybox:1.36. */
   preloadImages?: readonly string[];
+  /** The first N pod log directory removals fail with EBUSY (a removal the agent must retry). */
+  failLogDirRemovals?: number;
 }
 
 export class LifecycleHarness {
@@ -186,9 +188,10 @@ export class LifecycleHarness {
     const rawCri = new CriClient({ endpoint: sim.endpoint, timeoutMs: 60_000 });
     const cri = counted(rawCri, activity, (m) => CLOCK_WAITABLE.has(m));
     const inspect = new CriClient({ endpoint: sim.endpoint, timeoutMs: 60_000 });
+    let failRemovals = opts.failLogDirRemovals ?? 0;
     const logDirs: PodLogDirs = {
       mkdir: (d) => activity.track('mkdir', nodeLogDirs.mkdir(d), false),
-      remove: (d) => activity.track('rm', nodeLogDirs.remove(d), false),
+      remove: (d) => activity.track('rm', failRemovals-- > 0 ? Promise.reject(Object.assign(new Error(`EBUSY: resource busy or locked, rm '${d}'`), { code: 'EBUSY' })) : nodeLogDirs.remove(d), false),
     };
     const cache = createPodCache({ capacity: 64 });
 
