@@ -204,6 +204,7 @@ export class Agent {
       sourcesReady: () => podConfig.sourcesReady(),
       cache: cache.reader,
       onOrphan: () => metrics.main.orphanedRuntimePods.inc(),
+      networkError: () => runtimeHealth.networkError(),
     });
     // Main-thread share of PLEG work: queueing event batches here plus the sync loop handling them.
     const plegMainSeconds = metrics.main.recorder.counter(sm.plegEventsMainThreadSeconds);

@@ -20,7 +20,7 @@ import { shardOf } from '../dispatch/shard-table.js';
 import type { PodManager } from '../pod-manager/pod-manager.js';
 import { isStaticPod } from '../pod-manager/pod-manager.js';
 import type { StatusManager } from '../status/status-manager.js';
-import type { KillOptions, PodResultMessage, PodWorkerState } from '../../workers/pod-worker-protocol.js';
+import type { KillOptions, PodResultMessage, PodUpdateMessage, PodWorkerState } from '../../workers/pod-worker-protocol.js';
 import { podRequests, ZERO_RESOURCES, type ResourceAmounts } from '../admission/pod-requests.js';
 import type { PodAdmitter } from './pod-admitter.js';
 import type { PlegEvent } from './pleg-events.js';
@@ -39,6 +39,12 @@ export interface PodLifecycleDeps {
   cache: { get(uid: string): CacheEntry | undefined };
   onOrphan?: () => void;
   onPodStarted?: (pod: V1Pod) => void;
+  /**
+   * Why the pod network is not ready (the runtime's NetworkReady=false), or undefined. Stamped
+   * on every sync handed to a worker (PodUpdateMessage.networkNotReady): the syncer then holds
+   * back pods that are not host-network, as the kubelet's syncPod does.
+   */
+  networkError?: () => string | undefined;
 }
 
 interface WorkerMirror {
@@ -164,8 +170,9 @@ export class PodLifecycle {
     this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'kill', pod, kill: w.kill });
   }
 
-  #send(pod: V1Pod, updateType: 'create' | 'update' | 'sync'): void {
-    this.#d.dispatcher.send({ kind: 'update', uid: pod.metadata?.uid ?? '', updateType, pod });
+  #send(pod: V1Pod, updateType: 'create' | 'update' | 'sync', extra: Pick<PodUpdateMessage, 'statusNotBeforeMs' | 'previousStatus'> = {}): void {
+    const networkNotReady = this.#d.networkError?.();
+    this.#d.dispatcher.send({ kind: 'update', uid: pod.metadata?.uid ?? '', updateType, pod, ...extra, ...(networkNotReady !== undefined ? { networkNotReady } : {}) });
   }
 
   /** PLEG events: resync the pod (HandlePodSyncs); remember runtime pods for housekeeping. */
@@ -233,7 +240,7 @@ export class PodLifecycle {
       const prev = this.#d.statusManager.get(uid);
       const previousStatus = prev === undefined ? {} : { previousStatus: prev };
       if (w.kill) this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'kill', pod: w.pod, kill: w.kill, statusNotBeforeMs, ...previousStatus });
-      else this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'create', pod: w.pod, statusNotBeforeMs, ...previousStatus });
+      else this.#send(w.pod, 'create', { statusNotBeforeMs, ...previousStatus });
     }
     this.#d.logger.info('re-dispatched pods of a restarted worker thread', { shard, pods: n });
   }

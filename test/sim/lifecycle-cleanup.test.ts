@@ -32,3 +32,20 @@ test('a removed pod whose log directory removal failed is retried until the dire
   await h.advance(60_000);
   assert.equal(h.calls.filter((c) => c.endsWith(' rm')).length, 3, 'a forgotten pod is not cleaned up again');
 });
+
+test('NetworkReady=false holds back pods that are not host-network; host-network pods start; the rest start once the network is ready', async (t) => {
+  let networkError: string | undefined = 'network is not ready: container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:cni plugin not initialized';
+  const h = await LifecycleHarness.start({ networkError: () => networkError });
+  t.after(() => h.close());
+  h.apply(pod('host', { hostNetwork: true, containers: [container('app', { command: ['sleep', '3600'] })] }));
+  h.apply(pod('net', { containers: [container('app', { command: ['sleep', '3600'] })] }));
+  await h.until('the host-network pod runs', () => h.status('uid-host')?.phase === 'Running', 30_000);
+  await h.advance(30_000);
+  assert.deepEqual(await h.cri.listPodSandbox({ labelSelector: { 'io.kubernetes.pod.uid': 'uid-net' } }), [], 'no sandbox while the network is not ready');
+  assert.equal(h.status('uid-net')?.phase, 'Pending', 'the held-back pod is reported Pending');
+  const readyAt = h.clock.now();
+  networkError = undefined;
+  await h.until('the other pod runs', () => h.status('uid-net')?.phase === 'Running', 30_000);
+  // Retried on the error backoff (10 s, no jitter in the harness), as the kubelet.
+  assert.ok(h.clock.now() - readyAt <= 16_000, `started ${(h.clock.now() - readyAt) / 1000} s after the network became ready`);
+});

@@ -139,6 +139,8 @@ export interface LifecycleHarnessOptions {
   preloadImages?: readonly string[];
   /** The first N pod log directory removals fail with EBUSY (a removal the agent must retry). */
   failLogDirRemovals?: number;
+  /** The runtime's NetworkReady=false message while it is not ready (the agent wires RuntimeHealth.networkError here). */
+  networkError?: () => string | undefined;
 }
 
 export class LifecycleHarness {
@@ -249,6 +251,7 @@ export class LifecycleHarness {
     const lifecycle = new PodLifecycle({
       clock, logger, dispatcher, podManager: new PodManager(), statusManager: statuses, workQueue: new WorkQueue(),
       admitter: { admit: () => ({ admit: true }) }, sourcesReady: () => podConfig.sourcesReady(), cache: cache.reader,
+      ...(opts.networkError ? { networkError: opts.networkError } : {}),
     });
     const loop = new SyncLoop({ clock, logger, updates: podConfig, lifecycle, runtimeErrors: () => [] });
     onMessage = (msg) => {
