@@ -12,7 +12,7 @@ import { attachPodCache } from '../src/pod-cache/pod-cache-create.js';
 import { cacheNow } from '../src/pod-cache/pod-cache.js';
 import { KubeRuntimeSyncer } from './kuberuntime/kuberuntime-syncer.js';
 import { createWorkerMetrics } from './metrics/worker-metrics.js';
-import { ProberManager } from './prober/prober-manager.js';
+import { createThreadProber } from './prober/thread-prober.js';
 import { PodWorkerHost } from './pod-worker-host.js';
 import type { PodWorkerThreadConfig, WorkerToMain } from './pod-worker-protocol.js';
 import { PodWorkers, type StatusRefresher } from './pod-workers.js';
@@ -41,15 +41,14 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     onOperation: (ev) => metrics.runtimeOperation(ev.operation, ev.durationSeconds, ev.error !== undefined),
   });
   const cache = attachPodCache(config.cacheBuffer);
-  const prober = new ProberManager({
+  const prober = createThreadProber({
     runtime: cri,
     clock,
     random,
     logger,
     hostIP: config.hostIP || '127.0.0.1',
     onUpdate: (update) => emit({ kind: 'probe', threadId, update }),
-    onProbe: (type, result, seconds, pod, container) =>
-      metrics.probe({ type, result, seconds, container, pod: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '', podUID: pod.metadata?.uid ?? '' }),
+    metrics,
   });
   const syncer = new KubeRuntimeSyncer({
     runtime: cri,
