@@ -7,7 +7,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { realClock, realRandom, type Clock, type Random } from '../src/clock/clock.js';
 import { CriClient } from '../src/cri/cri-client.js';
-import { createLogger, type Logger } from '../src/logging/logger.js';
+import { createLogger, stderrSink, type Logger } from '../src/logging/logger.js';
 import { attachPodCache } from '../src/pod-cache/pod-cache-create.js';
 import { cacheNow } from '../src/pod-cache/pod-cache.js';
 import { KubeRuntimeSyncer } from './kuberuntime/kuberuntime-syncer.js';
@@ -35,6 +35,8 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
   const metrics = createWorkerMetrics({ arena: config.metricsBuffer, threadId });
   // The per-thread load series exist from the thread's start (a thread with no pods reads 0).
   metrics.threadLoad(0, 0);
+  // This thread writes its own log lines to stderr: count the ones a full disk drops.
+  if (env.logger === undefined) stderrSink.observeDrops(() => metrics.logLineDropped());
   const cri = new CriClient({
     endpoint: config.endpoint,
     timeoutMs: config.runtimeRequestTimeoutMs,

@@ -27,7 +27,7 @@ import { CriClient } from '../cri/cri-client.js';
 import { InlineDispatcher } from '../dispatch/inline-dispatcher.js';
 import type { PodDispatcher, PodDispatcherEvents } from '../dispatch/pod-dispatcher.js';
 import { PoolDispatcher } from '../dispatch/pool-dispatcher.js';
-import type { Logger } from '../logging/logger.js';
+import { stderrSink, type Logger } from '../logging/logger.js';
 import * as km from '../metrics/kubelet-metrics.js';
 import * as sm from '../metrics/shardlet-metrics.js';
 import { createMetricsSystem, type ContainerStateLabel, type MetricsSystem } from '../metrics/main-metrics.js';
@@ -108,6 +108,9 @@ export class Agent {
     logger.info('starting shardlet agent', { nodeName: c.nodeName, workers: c.workers, maxPods: c.maxPods, endpoint: c.containerRuntimeEndpoint });
 
     const metrics = (this.#metrics = createMetricsSystem());
+    // The main thread's stderr carries its own lines and the PLEG thread's.
+    const logDropped = metrics.main.recorder.counter(sm.logLinesDroppedTotal);
+    stderrSink.observeDrops(() => logDropped.inc({}));
     // Cluster mode: one main client (rate-limited) for the pod source, status writes and deletes.
     let api: { client: ApiClient; bucket: TokenBucket } | undefined;
     if (c.kubeconfig) {
@@ -322,6 +325,7 @@ export class Agent {
     this.#transport?.close();
     this.#runtimeHealth?.stop();
     await Promise.allSettled([this.#dispatcher?.close(), this.#pleg?.close(), this.#server?.close()]);
+    if (this.#metrics !== undefined) stderrSink.observeDrops(undefined);
     this.#metrics?.close();
     this.#cri?.close();
     this.#state = 'stopped';
