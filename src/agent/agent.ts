@@ -45,6 +45,7 @@ import { WorkQueue } from '../syncloop/work-queue.js';
 import { createPodWorkerHost } from '../../workers/pod-worker-factory.js';
 import type { PodWorkerThreadConfig, WorkerToMain } from '../../workers/pod-worker-protocol.js';
 import type { AgentConfig } from './agent-config.js';
+import { PodLogGc } from '../podlogs/pod-log-gc.js';
 import { RuntimeHealth } from './runtime-health.js';
 
 export interface AgentDeps {
@@ -74,6 +75,7 @@ export class Agent {
   #loopDone: Promise<void> | undefined;
   #server: AgentServer | undefined;
   #runtimeHealth: RuntimeHealth | undefined;
+  #podLogGc: PodLogGc | undefined;
   #address: { address: string; port: number } | undefined;
   #transport: HttpsTransport | undefined;
   #apiStatus: ApiStatusSync | undefined;
@@ -211,12 +213,22 @@ export class Agent {
     });
     // Main-thread share of PLEG work: queueing event batches here plus the sync loop handling them.
     const plegMainSeconds = metrics.main.recorder.counter(sm.plegEventsMainThreadSeconds);
+    // Log directories of pods that are gone (orphans' kept logs, failed removals, pods removed
+    // while the agent was down): the kubelet's container log GC.
+    const podLogGc = (this.#podLogGc = new PodLogGc({
+      clock,
+      logger,
+      podLogsDir: c.podLogsDir,
+      isPodKnown: (uid) => lifecycle.isPodKnown(uid),
+      sourcesReady: () => podConfig.sourcesReady(),
+    }));
     const loop = (this.#loop = new SyncLoop({
       clock,
       logger,
       updates: podConfig,
       lifecycle,
       runtimeErrors: () => runtimeHealth.errors(),
+      onHousekeeping: () => void podLogGc.maybeRun(),
       onIteration: (s) => metrics.main.syncLoopIteration.observe(s),
       onPlegEventsHandled: (s) => plegMainSeconds.inc({}, s),
     }));
@@ -324,6 +336,7 @@ export class Agent {
     await this.#apiStatus?.close();
     this.#transport?.close();
     this.#runtimeHealth?.stop();
+    this.#podLogGc?.close();
     await Promise.allSettled([this.#dispatcher?.close(), this.#pleg?.close(), this.#server?.close()]);
     if (this.#metrics !== undefined) stderrSink.observeDrops(undefined);
     this.#metrics?.close();

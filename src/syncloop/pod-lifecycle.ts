@@ -273,6 +273,16 @@ export class PodLifecycle {
     }
   }
 
+  /**
+   * Whether anything may still need the pod's files (its log directory): a source wants it, a
+   * worker has it, or the runtime still holds objects of it (the relist cache).
+   */
+  isPodKnown(uid: string): boolean {
+    if (this.#d.podManager.has(uid) || this.#workerState.has(uid)) return true;
+    const entry = this.#d.cache.get(uid);
+    return entry !== undefined && (entry.status.sandboxes.length > 0 || entry.status.containers.length > 0);
+  }
+
   #activate(w: WorkerMirror): void {
     const r = podRequests(w.pod);
     w.requests = r;
