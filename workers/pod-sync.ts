@@ -28,6 +28,12 @@ export interface SyncPodInput {
    * the last status it generated itself, then to pod.status.
    */
   previousStatus?: V1PodStatus;
+  /**
+   * Set while the runtime reports NetworkReady=false (the message to report): a pod that is
+   * not host-network is not synced (the kubelet's syncPod returns "network is not ready"
+   * before creating anything); its status is still generated.
+   */
+  networkNotReady?: string;
 }
 
 export interface SyncPodOutcome {

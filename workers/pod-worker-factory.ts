@@ -7,13 +7,13 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { realClock, realRandom, type Clock, type Random } from '../src/clock/clock.js';
 import { CriClient } from '../src/cri/cri-client.js';
-import { createLogger, type Logger } from '../src/logging/logger.js';
+import { createLogger, stderrSink, type Logger } from '../src/logging/logger.js';
 import { attachPodCache } from '../src/pod-cache/pod-cache-create.js';
 import { cacheNow } from '../src/pod-cache/pod-cache.js';
 import { KubeRuntimeSyncer } from './kuberuntime/kuberuntime-syncer.js';
 import type { PodEventRecorder } from './kuberuntime/pod-events.js';
 import { createWorkerMetrics } from './metrics/worker-metrics.js';
-import { ProberManager } from './prober/prober-manager.js';
+import { createThreadProber } from './prober/thread-prober.js';
 import { PodWorkerHost } from './pod-worker-host.js';
 import type { PodWorkerThreadConfig, WorkerToMain } from './pod-worker-protocol.js';
 import { PodWorkers, type StatusRefresher } from './pod-workers.js';
@@ -36,6 +36,8 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
   const metrics = createWorkerMetrics({ arena: config.metricsBuffer, threadId });
   // The per-thread load series exist from the thread's start (a thread with no pods reads 0).
   metrics.threadLoad(0, 0);
+  // This thread writes its own log lines to stderr: count the ones a full disk drops.
+  if (env.logger === undefined) stderrSink.observeDrops(() => metrics.logLineDropped());
   const cri = new CriClient({
     endpoint: config.endpoint,
     timeoutMs: config.runtimeRequestTimeoutMs,
@@ -50,7 +52,7 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
           type, reason, message: message.slice(0, 1024), ...(fieldPath !== undefined ? { fieldPath } : {}), timestampMs: clock.now(),
         })
     : undefined;
-  const prober = new ProberManager({
+  const prober = createThreadProber({
     runtime: cri,
     clock,
     random,
@@ -58,8 +60,7 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     hostIP: config.hostIP || '127.0.0.1',
     ...(events ? { events } : {}),
     onUpdate: (update) => emit({ kind: 'probe', threadId, update }),
-    onProbe: (type, result, seconds, pod, container) =>
-      metrics.probe({ type, result, seconds, container, pod: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '', podUID: pod.metadata?.uid ?? '' }),
+    metrics,
   });
   const syncer = new KubeRuntimeSyncer({
     runtime: cri,

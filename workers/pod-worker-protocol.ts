@@ -80,6 +80,13 @@ export interface PodUpdateMessage {
    * the pod's record.
    */
   previousStatus?: V1PodStatus;
+  /**
+   * The runtime's pod network is not ready (NetworkReady=false) as the main thread saw it when
+   * it sent this update: the kubelet's "network is not ready: ..." message. A sync of a pod
+   * that is not host-network then fails with it (no sandbox is created) and is retried after
+   * the error backoff; kills are unaffected. Absent: the network is ready.
+   */
+  networkNotReady?: string;
 }
 
 export interface StatsRequestMessage {

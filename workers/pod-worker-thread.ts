@@ -1,9 +1,10 @@
 /**
  * Piscina entry for a pod-worker thread: one long-lived attach task per thread (see
  * pod-worker-protocol.ts). Thin by design, and nothing fallible at load: Piscina stops
- * replacing threads for good once one dies before its READY, so the host (CRI channel, cache,
+ * replacing threads by itself once one dies before its READY, so the host (CRI channel, cache,
  * prober) is built inside the attach task, where a failure rejects that task only and the
- * dispatcher retries the attach.
+ * dispatcher retries the attach. (A thread killed while loading still trips Piscina's flag; the
+ * dispatcher's attach watchdog recovers from that: see pool-dispatcher.ts.)
  */
 import { threadId, workerData } from 'node:worker_threads';
 import type { AttachTask, PodWorkerThreadConfig } from './pod-worker-protocol.js';

@@ -240,7 +240,7 @@ export class PodWorkers {
         if (entry.error) throw Object.assign(new Error(`error determining status: ${entry.error.message}`), { code: entry.error.code });
         rec.inFlight = work;
         rec.statusTimestampMs = entry.timestampMs;
-        result = await this.#doWork(rec, work, update.updateType, entry.status, ac.signal);
+        result = await this.#doWork(rec, work, update.updateType, entry.status, ac.signal, update.networkNotReady);
       } catch (err) {
         if (ac.signal.aborted) {
           // Pre-empted (kill or shorter grace): the pending update drives what runs next.
@@ -288,11 +288,12 @@ export class PodWorkers {
     updateType: SyncPodType,
     status: RuntimePodStatus,
     signal: AbortSignal,
+    networkNotReady: string | undefined,
   ): Promise<Omit<PodResultMessage, 'kind' | 'threadId' | 'uid' | 'durationMs' | 'state' | 'work'>> {
     const d = this.#d;
     switch (work) {
       case 'sync': {
-        const out = await d.syncer.syncPod({ updateType, pod: rec.pod, runtimeStatus: status, signal, ...this.#takePreviousStatus(rec) });
+        const out = await d.syncer.syncPod({ updateType, pod: rec.pod, runtimeStatus: status, signal, ...this.#takePreviousStatus(rec), ...(networkNotReady !== undefined ? { networkNotReady } : {}) });
         if (signal.aborted) throw signal.reason;
         // Nothing changed in the runtime: the status just read is current; the next sync waits
         // for the PLEG as in the kubelet instead of re-reading it (4 CRI calls per no-op sync).

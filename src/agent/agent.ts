@@ -35,7 +35,7 @@ import { CriClient } from '../cri/cri-client.js';
 import { InlineDispatcher } from '../dispatch/inline-dispatcher.js';
 import type { PodDispatcher, PodDispatcherEvents } from '../dispatch/pod-dispatcher.js';
 import { PoolDispatcher } from '../dispatch/pool-dispatcher.js';
-import type { Logger } from '../logging/logger.js';
+import { stderrSink, type Logger } from '../logging/logger.js';
 import * as km from '../metrics/kubelet-metrics.js';
 import * as sm from '../metrics/shardlet-metrics.js';
 import { createMetricsSystem, type ContainerStateLabel, type MetricsSystem } from '../metrics/main-metrics.js';
@@ -53,6 +53,7 @@ import { WorkQueue } from '../syncloop/work-queue.js';
 import { createPodWorkerHost } from '../../workers/pod-worker-factory.js';
 import type { PodWorkerThreadConfig, WorkerToMain } from '../../workers/pod-worker-protocol.js';
 import type { AgentConfig } from './agent-config.js';
+import { PodLogGc } from '../podlogs/pod-log-gc.js';
 import { RuntimeHealth } from './runtime-health.js';
 
 export interface AgentDeps {
@@ -83,6 +84,7 @@ export class Agent {
   #loopDone: Promise<void> | undefined;
   #server: AgentServer | undefined;
   #runtimeHealth: RuntimeHealth | undefined;
+  #podLogGc: PodLogGc | undefined;
   #address: { address: string; port: number } | undefined;
   #transport: HttpsTransport | undefined;
   #apiStatus: ApiStatusSync | undefined;
@@ -142,6 +144,9 @@ export class Agent {
     logger.info('starting shardlet agent', { nodeName: c.nodeName, workers: c.workers, maxPods: c.maxPods, endpoint: c.containerRuntimeEndpoint });
 
     const metrics = (this.#metrics = createMetricsSystem());
+    // The main thread's stderr carries its own lines and the PLEG thread's.
+    const logDropped = metrics.main.recorder.counter(sm.logLinesDroppedTotal);
+    stderrSink.observeDrops(() => logDropped.inc({}));
     // Cluster mode: one main client (rate-limited) for the pod source, status writes and deletes.
     let api: { client: ApiClient; bucket: TokenBucket } | undefined;
     if (c.kubeconfig) {
@@ -271,15 +276,26 @@ export class Agent {
       sourcesReady: () => podConfig.sourcesReady(),
       cache: cache.reader,
       onOrphan: () => metrics.main.orphanedRuntimePods.inc(),
+      networkError: () => runtimeHealth.networkError(),
     });
     // Main-thread share of PLEG work: queueing event batches here plus the sync loop handling them.
     const plegMainSeconds = metrics.main.recorder.counter(sm.plegEventsMainThreadSeconds);
+    // Log directories of pods that are gone (orphans' kept logs, failed removals, pods removed
+    // while the agent was down): the kubelet's container log GC.
+    const podLogGc = (this.#podLogGc = new PodLogGc({
+      clock,
+      logger,
+      podLogsDir: c.podLogsDir,
+      isPodKnown: (uid) => lifecycle.isPodKnown(uid),
+      sourcesReady: () => podConfig.sourcesReady(),
+    }));
     const loop = (this.#loop = new SyncLoop({
       clock,
       logger,
       updates: podConfig,
       lifecycle,
       runtimeErrors: () => runtimeHealth.errors(),
+      onHousekeeping: () => void podLogGc.maybeRun(),
       onIteration: (s) => metrics.main.syncLoopIteration.observe(s),
       onPlegEventsHandled: (s) => plegMainSeconds.inc({}, s),
     }));
@@ -440,7 +456,9 @@ export class Agent {
     this.#transport?.close();
     this.#heartbeatTransport?.close();
     this.#runtimeHealth?.stop();
+    this.#podLogGc?.close();
     await Promise.allSettled([this.#dispatcher?.close(), this.#pleg?.close(), this.#server?.close()]);
+    if (this.#metrics !== undefined) stderrSink.observeDrops(undefined);
     this.#metrics?.close();
     this.#cri?.close();
     this.#state = 'stopped';

@@ -3,8 +3,10 @@
  * a CRI Status call every 5 s. RuntimeReady=false is an error at once; a failed or timed-out
  * Status call only becomes "container runtime is down" once no check has succeeded for 30 s
  * (the kubelet's baseRuntimeSyncThreshold), so a briefly overloaded main thread or runtime does
- * not stop pod work. Either error makes the sync loop back off. NetworkReady false is reported
- * but does not block: host-network pods still run (containerd without CNI config reports it).
+ * not stop pod work. Either error makes the sync loop back off. NetworkReady=false is not a
+ * runtime error: as the kubelet (runtimeState.networkErrors), it holds back only the pods that
+ * are not host-network ({@link RuntimeHealth.networkError}, checked by each pod sync), so
+ * host-network pods (the CNI plugin itself, static control-plane pods) still start.
  * Added checks (the PLEG's health, as the kubelet adds "PLEG") are runtime errors too.
  */
 import type { Clock, TimerHandle } from '../clock/clock.js';
@@ -19,13 +21,21 @@ export interface RuntimeHealthDeps {
   periodMs?: number;
   /** How long failed checks are tolerated after the last good one (kubelet: 30 s). */
   downThresholdMs?: number;
+  /** Called after each Status check has been taken into account (a completion signal for tests). */
+  onChecked?: () => void;
 }
+
+/** The kubelet's NetworkNotReadyErrorMsg. */
+export const NETWORK_NOT_READY_MESSAGE = 'network is not ready';
 
 export class RuntimeHealth {
   readonly #d: RuntimeHealthDeps;
   #errors: string[] = ['container runtime status check may not have completed yet'];
-  /** NetworkReady=false from the last answered Status call (kubelet runtimeState.networkErrors). */
-  #networkErrors: string[] = [];
+  /**
+   * Why the pod network is not ready (NetworkReady=false or missing: the kubelet's
+   * runtimeState.networkErrors), undefined when it is; kept while Status calls fail.
+   */
+  #networkCause: string | undefined;
   /** Monotonic ms of the last Status call that answered (ready or not). */
   #lastAnswerMs: number | undefined;
   #timer: TimerHandle | undefined;
@@ -61,6 +71,15 @@ export class RuntimeHealth {
     this.#checks.push({ name, check });
   }
 
+  /**
+   * Why the pod network is not ready, as the kubelet words it ("network is not ready: ..."), or
+   * undefined. Until the first Status answer the network counts as ready: the runtime errors
+   * above hold every pod back until then anyway.
+   */
+  networkError(): string | undefined {
+    return this.#networkCause === undefined ? undefined : `${NETWORK_NOT_READY_MESSAGE}: ${this.#networkCause}`;
+  }
+
   /** Why the runtime is not ready (empty when ready): the CRI status, then every failing check. */
   errors(): string[] {
     const failing: string[] = [];
@@ -76,7 +95,7 @@ export class RuntimeHealth {
    * words. Not a runtime error (the sync loop does not back off): the Node's Ready condition reads it.
    */
   networkErrors(): string[] {
-    return this.#networkErrors;
+    return this.#networkCause === undefined ? [] : [this.#networkCause];
   }
 
   async #check(): Promise<void> {
@@ -88,7 +107,12 @@ export class RuntimeHealth {
       this.#lastAnswerMs = this.#d.clock.monotonic();
       this.#errors = rt?.status ? [] : [`container runtime not ready: ${rt?.reason ?? 'RuntimeReady condition missing'} ${rt?.message ?? ''}`.trim()];
       const net = conds.find((c) => c.type === 'NetworkReady');
-      this.#networkErrors = net === undefined || net.status ? [] : [`container runtime network not ready: NetworkReady=false reason:${net.reason} message:${net.message}`];
+      const cause = net?.status ? undefined : `container runtime network not ready: NetworkReady=false reason:${net?.reason ?? 'NetworkReady condition missing'} message:${net?.message ?? ''}`;
+      if (cause !== this.#networkCause) {
+        if (cause !== undefined) this.#d.logger.error('container runtime network not ready; pods that are not host-network are held back', { error: cause });
+        else if (this.#networkCause !== undefined) this.#d.logger.info('container runtime network is ready');
+      }
+      this.#networkCause = cause;
     } catch (err) {
       const threshold = this.#d.downThresholdMs ?? 30_000;
       const message = err instanceof Error ? err.message : String(err);
@@ -98,6 +122,7 @@ export class RuntimeHealth {
       this.#d.logger.error('container runtime status check failed', { error: message });
     }
     if (!this.#stopped) this.#timer = this.#d.clock.setTimer(this.#d.periodMs ?? 5_000, () => void this.#check(), { unref: true });
+    this.#d.onChecked?.();
   }
 
   stop(): void {

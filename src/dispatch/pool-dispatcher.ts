@@ -25,6 +25,14 @@
  *  - A failed attach is retried (0 ms for the first retry after a working thread died, then
  *    100 ms doubling to 5 s), so an error while a replacement boots never stops replacements.
  *    The worker entry does nothing fallible before Piscina's READY (see pod-worker-thread.ts).
+ *  - An attach that has not said 'ready' within attachTimeoutMs is aborted (loudly) and retried.
+ *    Why: a replacement thread that dies before Piscina's READY (killed while loading its
+ *    modules: OOM killer, a terminate(), a broken install) sets Piscina 5.3.2's sticky
+ *    `workerFailsDuringBootstrap` flag, after which Piscina never replaces a dead thread by
+ *    itself again (_onError skips _ensureMinimumWorkers), and our attach task, queued for a
+ *    thread that will never come, waits forever. Aborting it removes it from Piscina's queue;
+ *    the retry's `run()` finds the pool below maxThreads and spawns a thread itself (Piscina
+ *    spawns on submit regardless of the flag), so replacements keep working.
  */
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
@@ -49,13 +57,17 @@ export interface PoolDispatcherOptions {
   onThreadExit?: (threadId: number) => void;
   /** Cache time (monotonic ms, cacheNow) for statusNotBeforeMs stamps; default the real clock's. */
   now?: () => number;
-  /** Timers for attach retries (default: real timers). */
+  /** Timers for attach retries and the attach watchdog (default: real timers). */
   clock?: Clock;
+  /** Default POOL_DISPATCHER_DEFAULTS.attachTimeoutMs. */
+  attachTimeoutMs?: number;
 }
 
 export const POOL_DISPATCHER_DEFAULTS = Object.freeze({
   attachRetryInitialMs: 100,
   attachRetryMaxMs: 5_000,
+  /** An attach not 'ready' after this long is aborted and retried (see the invariants above). */
+  attachTimeoutMs: 30_000,
   /** close(): how long threads get to close their hosts before the pool is destroyed. */
   closeGraceMs: 5_000,
 });
@@ -77,6 +89,8 @@ interface Shard {
   /** Consecutive attaches that ended without or right after 'ready' (backoff). */
   failures: number;
   retry: TimerHandle | undefined;
+  /** Aborts the current attach task if it is not 'ready' in time (cancelled on 'ready'). */
+  watchdog: TimerHandle | undefined;
   /** The current attach task (settles when its thread ends serving). */
   task: Promise<void> | undefined;
   readonly statsWaiters: Map<number, (s: WorkerThreadStats | null) => void>;
@@ -121,7 +135,7 @@ export class PoolDispatcher implements PodDispatcher {
     });
     this.#shards = Array.from({ length: o.threads }, (_, index) => ({
       index, state: 'attaching' as ShardState, pending: new UpdateCoalescer(), port: undefined, threadId: undefined,
-      inFlight: false, everReady: false, failures: 0, retry: undefined, task: undefined, statsWaiters: new Map(),
+      inFlight: false, everReady: false, failures: 0, retry: undefined, watchdog: undefined, task: undefined, statsWaiters: new Map(),
     }));
     for (const s of this.#shards) this.#attach(s);
   }
@@ -135,7 +149,14 @@ export class PoolDispatcher implements PodDispatcher {
     s.inFlight = false;
     port1.on('message', (m: ShardOutbound) => this.#onMessage(s, port1, m));
     const task: AttachTask = { kind: 'attach', shard: s.index, port: port2 };
-    const run = this.#pool.run(task, { transferList: [port2] }) as Promise<void>;
+    const ac = new AbortController();
+    const timeoutMs = this.#o.attachTimeoutMs ?? POOL_DISPATCHER_DEFAULTS.attachTimeoutMs;
+    s.watchdog = this.#clock.setTimer(timeoutMs, () => {
+      if (s.port !== port1 || s.state !== 'attaching') return;
+      this.#o.logger.error('pod worker thread did not attach in time; aborting and retrying (a replacement thread may have died before Piscina marked it ready)', { shard: s.index, timeoutMs });
+      ac.abort(new Error(`attach not ready within ${timeoutMs} ms`));
+    }, { unref: true });
+    const run = this.#pool.run(task, { transferList: [port2], signal: ac.signal }) as Promise<void>;
     s.task = run.then(
       () => this.#onAttachEnded(s, port1, undefined),
       (err: unknown) => this.#onAttachEnded(s, port1, err),
@@ -146,6 +167,8 @@ export class PoolDispatcher implements PodDispatcher {
     if (s.port !== port) return; // a previous attach's late message
     switch (m.kind) {
       case 'ready': {
+        s.watchdog?.cancel();
+        s.watchdog = undefined;
         s.state = 'ready';
         s.threadId = m.threadId;
         s.failures = 0;
@@ -185,6 +208,8 @@ export class PoolDispatcher implements PodDispatcher {
   /** The attach task settled: the thread died, its host failed to build, or close(). */
   #onAttachEnded(s: Shard, port: MessagePort, err: unknown): void {
     if (s.port !== port) return;
+    s.watchdog?.cancel();
+    s.watchdog = undefined;
     port.close();
     s.port = undefined;
     s.inFlight = false;
@@ -274,6 +299,7 @@ export class PoolDispatcher implements PodDispatcher {
     const tasks: Promise<void>[] = [];
     for (const s of this.#shards) {
       s.retry?.cancel();
+      s.watchdog?.cancel();
       if (s.port) s.port.postMessage({ kind: 'close' } satisfies ShardInbound);
       if (s.task) tasks.push(s.task);
     }

@@ -52,6 +52,12 @@ export interface LoggerOptions {
 export interface FdSink extends LogSink {
   /** Lines dropped since the sink was created (write errors: ENOSPC, EPIPE, EIO, EAGAIN, ...). */
   dropped(): number;
+  /**
+   * Called once per dropped line from then on (shardlet_log_lines_dropped_total: each thread
+   * wires its own sink to its own metrics). One observer per sink; undefined removes it. The
+   * observer must not log (it runs inside a failed write).
+   */
+  observeDrops(observer: (() => void) | undefined): void;
 }
 
 export interface FdSinkOptions {
@@ -77,6 +83,16 @@ export function createFdSink(o: FdSinkOptions): FdSink {
   let dropped = 0;
   let droppedSinceLastWrite = 0;
   let lastError = '';
+  let observer: (() => void) | undefined;
+  const drop = (): void => {
+    dropped++;
+    droppedSinceLastWrite++;
+    try {
+      observer?.();
+    } catch {
+      // A metrics fault must not turn a dropped log line into a crash.
+    }
+  };
   const writeAll = (text: string): boolean => {
     const buf = Buffer.from(text);
     let off = 0;
@@ -92,18 +108,17 @@ export function createFdSink(o: FdSinkOptions): FdSink {
     if (droppedSinceLastWrite > 0) {
       const notice = JSON.stringify({ ts: new Date().toISOString(), level: 'error', v: 0, msg: 'log lines dropped: write to the log failed', dropped: droppedSinceLastWrite, error: lastError });
       if (!writeAll(notice + '\n')) {
-        dropped++;
-        droppedSinceLastWrite++;
+        drop();
         return;
       }
       droppedSinceLastWrite = 0;
     }
-    if (!writeAll(line + '\n')) {
-      dropped++;
-      droppedSinceLastWrite++;
-    }
+    if (!writeAll(line + '\n')) drop();
   }) as FdSink;
   sink.dropped = () => dropped;
+  sink.observeDrops = (o) => {
+    observer = o;
+  };
   return sink;
 }
 

@@ -128,9 +128,20 @@ export const eventsTotal = defineMetric({
   type: 'counter', labelNames: ['result'], observedOn: 'main',
 });
 
+/**
+ * The agent's own log lines lost to write errors (stderr on a full disk: ENOSPC; a closed pipe:
+ * EPIPE). Each thread that writes stderr itself counts its own (main, which also writes the PLEG
+ * thread's lines, and each pod-worker thread); the log says how many were lost once it recovers.
+ */
+export const logLinesDroppedTotal = defineMetric({
+  name: 'shardlet_log_lines_dropped_total',
+  help: 'Log lines of the agent that could not be written (e.g. stderr on a full disk) and were dropped.',
+  type: 'counter', labelNames: [], observedOn: 'main',
+});
+
 export const SHARDLET_METRICS = Object.freeze([
   threadPodsOwned, threadQueueDepth, threadBusySeconds, threadRestartsTotal, syncLoopIterationDuration,
   eventLoopDelay, plegEventsMainThreadSeconds, cacheSlotsUsed, cacheSlotsCapacity, metricsSeriesDropped,
-  apiRequestsTotal, podStatusPatchesTotal, podStatusCoalescedTotal,
+  apiRequestsTotal, podStatusPatchesTotal, podStatusCoalescedTotal, logLinesDroppedTotal,
   heartbeatRequestsTotal, nodeLeaseRenewLateness, nodeStatusUpdatesTotal, mirrorPodOperationsTotal, eventsTotal,
 ]);

@@ -20,7 +20,7 @@ import { shardOf } from '../dispatch/shard-table.js';
 import type { PodManager } from '../pod-manager/pod-manager.js';
 import { isStaticPod } from '../pod-manager/pod-manager.js';
 import type { StatusManager } from '../status/status-manager.js';
-import type { KillOptions, PodResultMessage, PodWorkerState } from '../../workers/pod-worker-protocol.js';
+import type { KillOptions, PodResultMessage, PodUpdateMessage, PodWorkerState } from '../../workers/pod-worker-protocol.js';
 import { podRequests, ZERO_RESOURCES, type ResourceAmounts } from '../admission/pod-requests.js';
 import type { PodAdmitter } from './pod-admitter.js';
 import type { PlegEvent } from './pleg-events.js';
@@ -39,6 +39,12 @@ export interface PodLifecycleDeps {
   cache: { get(uid: string): CacheEntry | undefined };
   onOrphan?: () => void;
   onPodStarted?: (pod: V1Pod) => void;
+  /**
+   * Why the pod network is not ready (the runtime's NetworkReady=false), or undefined. Stamped
+   * on every sync handed to a worker (PodUpdateMessage.networkNotReady): the syncer then holds
+   * back pods that are not host-network, as the kubelet's syncPod does.
+   */
+  networkError?: () => string | undefined;
 }
 
 interface WorkerMirror {
@@ -198,8 +204,9 @@ export class PodLifecycle {
     this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'kill', pod, kill: w.kill });
   }
 
-  #send(pod: V1Pod, updateType: 'create' | 'update' | 'sync'): void {
-    this.#d.dispatcher.send({ kind: 'update', uid: pod.metadata?.uid ?? '', updateType, pod });
+  #send(pod: V1Pod, updateType: 'create' | 'update' | 'sync', extra: Pick<PodUpdateMessage, 'statusNotBeforeMs' | 'previousStatus'> = {}): void {
+    const networkNotReady = this.#d.networkError?.();
+    this.#d.dispatcher.send({ kind: 'update', uid: pod.metadata?.uid ?? '', updateType, pod, ...extra, ...(networkNotReady !== undefined ? { networkNotReady } : {}) });
   }
 
   /** PLEG events: resync the pod (HandlePodSyncs); remember runtime pods for housekeeping. */
@@ -212,13 +219,21 @@ export class PodLifecycle {
     for (const uid of touched) this.resync(uid);
   }
 
-  /** Resync one pod if it is desired and running on a worker (probe updates, PLEG, due work). */
+  /**
+   * Resync one pod that has a worker (probe updates, PLEG, due work): a pod being killed gets
+   * its kill again, whether or not a source still wants it (a removed pod whose termination or
+   * cleanup failed, e.g. its log directory could not be removed, stays with its worker until
+   * the retry succeeds: the error backoff requeues it here); a desired pod gets a sync.
+   */
   resync(uid: string): void {
-    const pod = this.#d.podManager.get(uid);
     const w = this.#workerState.get(uid);
-    if (!pod || !w) return;
-    if (w.kill) this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'kill', pod: w.pod, kill: w.kill });
-    else this.#send(pod, 'sync');
+    if (!w) return;
+    if (w.kill) {
+      this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'kill', pod: w.pod, kill: w.kill });
+      return;
+    }
+    const pod = this.#d.podManager.get(uid);
+    if (pod) this.#send(pod, 'sync');
   }
 
   /** The 1 s sync tick: pods whose requeue time has come. */
@@ -264,7 +279,7 @@ export class PodLifecycle {
       const prev = this.#d.statusManager.get(uid);
       const previousStatus = prev === undefined ? {} : { previousStatus: prev };
       if (w.kill) this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'kill', pod: w.pod, kill: w.kill, statusNotBeforeMs, ...previousStatus });
-      else this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'create', pod: w.pod, statusNotBeforeMs, ...previousStatus });
+      else this.#send(w.pod, 'create', { statusNotBeforeMs, ...previousStatus });
     }
     this.#d.logger.info('re-dispatched pods of a restarted worker thread', { shard, pods: n });
   }
@@ -295,6 +310,16 @@ export class PodLifecycle {
       // As the kubelet (HandlePodCleanups): a 1 s grace override, logs left to garbage collection.
       this.#kill(pod, { removed: true, reason: 'orphaned', gracePeriodSeconds: ORPHAN_GRACE_PERIOD_SECONDS, keepLogs: true });
     }
+  }
+
+  /**
+   * Whether anything may still need the pod's files (its log directory): a source wants it, a
+   * worker has it, or the runtime still holds objects of it (the relist cache).
+   */
+  isPodKnown(uid: string): boolean {
+    if (this.#d.podManager.has(uid) || this.#workerState.has(uid)) return true;
+    const entry = this.#d.cache.get(uid);
+    return entry !== undefined && (entry.status.sandboxes.length > 0 || entry.status.containers.length > 0);
   }
 
   #activate(w: WorkerMirror): void {

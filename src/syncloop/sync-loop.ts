@@ -33,6 +33,8 @@ export interface SyncLoopDeps {
   onIteration?: (seconds: number) => void;
   /** Observer: main-thread time spent handling one batch of PLEG events (shardlet_pleg_events_main_thread_seconds_total). */
   onPlegEventsHandled?: (seconds: number) => void;
+  /** Further housekeeping after the lifecycle's (the pod log GC), on the same tick. Must not throw. */
+  onHousekeeping?: () => void;
   /** Probe results also feed readiness into status (kubelet: status manager). */
   onProbeUpdate?: (u: ProbeUpdate) => void;
 }
@@ -112,6 +114,7 @@ export class SyncLoop {
         }
         if (now >= nextHousekeeping) {
           this.#d.lifecycle.housekeeping();
+          this.#d.onHousekeeping?.();
           nextHousekeeping = now + hkPeriod;
         }
         this.#lastIterationMs = clock.monotonic();

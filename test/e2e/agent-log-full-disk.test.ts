@@ -56,6 +56,10 @@ test('stderr on /dev/full: the agent keeps running and starting pods', async () 
   for (let i = 20; i < 30; i++) writePodManifest(dir, `devfull-${i}`);
   await allRunning(a, 30);
   assert.ok(a.running());
+  // The lost lines are counted where an operator can see them.
+  const metrics = await a.get('/metrics');
+  const dropped = Number(/^shardlet_log_lines_dropped_total (\S+)$/m.exec(metrics.body)?.[1] ?? 'NaN');
+  assert.ok(dropped > 0, `shardlet_log_lines_dropped_total is ${dropped}`);
   assert.equal(await a.stop(), 0, 'clean exit on SIGTERM');
 });
 

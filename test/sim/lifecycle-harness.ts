@@ -137,6 +137,10 @@ export interface LifecycleHarnessOptions {
   hostIP?: string;
   /** Images present in the runtime at start. Default busybox:1.36. */
   preloadImages?: readonly string[];
+  /** The first N pod log directory removals fail with EBUSY (a removal the agent must retry). */
+  failLogDirRemovals?: number;
+  /** The runtime's NetworkReady=false message while it is not ready (the agent wires RuntimeHealth.networkError here). */
+  networkError?: () => string | undefined;
 }
 
 export class LifecycleHarness {
@@ -187,9 +191,10 @@ export class LifecycleHarness {
     const cri = counted(rawCri, activity, (m) => CLOCK_WAITABLE.has(m));
     const inspect = new CriClient({ endpoint: sim.endpoint, timeoutMs: 60_000 });
     const nodeLogDirs = nodePodLogDirs(path.join(dir, 'pods'));
+    let failRemovals = opts.failLogDirRemovals ?? 0;
     const logDirs: PodLogDirs = {
       mkdir: (d) => activity.track('mkdir', nodeLogDirs.mkdir(d), false),
-      remove: (d) => activity.track('rm', nodeLogDirs.remove(d), false),
+      remove: (d) => activity.track('rm', failRemovals-- > 0 ? Promise.reject(Object.assign(new Error(`EBUSY: resource busy or locked, rm '${d}'`), { code: 'EBUSY' })) : nodeLogDirs.remove(d), false),
     };
     const cache = createPodCache({ capacity: 64 });
 
@@ -247,6 +252,7 @@ export class LifecycleHarness {
     const lifecycle = new PodLifecycle({
       clock, logger, dispatcher, podManager: new PodManager(), statusManager: statuses, workQueue: new WorkQueue(),
       admitter: { admit: () => ({ admit: true }) }, sourcesReady: () => podConfig.sourcesReady(), cache: cache.reader,
+      ...(opts.networkError ? { networkError: opts.networkError } : {}),
     });
     const loop = new SyncLoop({ clock, logger, updates: podConfig, lifecycle, runtimeErrors: () => [] });
     onMessage = (msg) => {

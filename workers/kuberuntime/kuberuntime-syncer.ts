@@ -28,7 +28,7 @@ import { killPod } from './kill-pod.js';
 import { resolveDeps, type KubeRuntimeSyncerDeps, type KuberuntimeOperationEvent, type ResolvedDeps } from './kuberuntime-deps.js';
 import { failureToWire, syncErrorCode, type SyncFailure } from './kuberuntime-errors.js';
 import { isTerminalPhase } from './pod-phase.js';
-import { podUID, toDate } from './pod-spec.js';
+import { isHostNetwork, podUID, toDate } from './pod-spec.js';
 import { ReasonCache } from './reason-cache.js';
 import { refreshPodStatus } from './runtime-status-refresh.js';
 import { runSyncPod, type SyncRunDeps } from './sync-pod.js';
@@ -74,6 +74,14 @@ export class KubeRuntimeSyncer implements PodSyncer {
       return { isTerminal: true, apiStatus: before, runtimeChanged: false };
     }
     const log = this.#d.logger.with(logPodFields(pod));
+    if (input.networkNotReady !== undefined && !isHostNetwork(pod)) {
+      // The kubelet's syncPod: "If the network plugin is not ready, only start the pod if it
+      // uses the host network" — the status is reported, nothing is created or killed.
+      this.#lastStatus.set(uid, before);
+      log.v(2).info('syncPod held back: network is not ready', { message: input.networkNotReady });
+      this.#emit('sync_pod', uid, began);
+      return { isTerminal: false, apiStatus: before, runtimeChanged: false, error: { code: 'NetworkNotReady', message: input.networkNotReady } };
+    }
     const run = await runSyncPod({ ...this.#run, logger: log }, pod, runtimeStatus, signal);
     this.#reasons.update(uid, run.startResults);
     // Only start results change what the status shows (the runtime status is the same input).

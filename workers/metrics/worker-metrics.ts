@@ -65,6 +65,8 @@ export interface WorkerMetrics {
   /** This thread's load (shardlet_thread_*{thread}). */
   threadLoad(podsOwned: number, queueDepth: number): void;
   threadBusy(seconds: number): void;
+  /** One log line of this thread dropped (shardlet_log_lines_dropped_total). */
+  logLineDropped(): void;
 }
 
 /** Claims this thread's slot and returns its recording API. Call once per thread. */
@@ -140,6 +142,7 @@ export function createWorkerMetrics(opts: WorkerMetricsOptions): WorkerMetrics {
       queueDepth.set(depth);
     },
     threadBusy: (seconds) => busy.inc(seconds),
+    logLineDropped: () => r.counter(s.logLinesDroppedTotal).inc({}),
   };
 }
 

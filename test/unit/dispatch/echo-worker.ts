@@ -3,11 +3,19 @@
  * echoes each update as a podResult tagged with its thread id (and the update's
  * statusNotBeforeMs and updateType). Annotations: `crash` ends the thread; `block-ms` blocks
  * the thread that long (a slow shard). workerData.failAttaches: the first N host builds of
- * each thread throw (a replacement failing while it boots).
+ * each thread throw (a replacement failing while it boots). workerData.loads (an Int32Array
+ * over a SharedArrayBuffer counting module loads across threads) with failLoads: the loads with
+ * those numbers throw while the module loads, i.e. that thread dies before Piscina's READY.
  */
 import { threadId, workerData } from 'node:worker_threads';
 import type { AttachTask, WorkerToMain } from '../../../workers/pod-worker-protocol.js';
 import { createShardEndpoint } from '../../../workers/shard-endpoint.js';
+
+const wd = workerData as { loads?: Int32Array; failLoads?: number[] };
+if (wd.loads !== undefined) {
+  const n = Atomics.add(wd.loads, 0, 1);
+  if (wd.failLoads?.includes(n)) throw new Error(`module load ${n} failed (test): the thread dies before READY`);
+}
 
 let builds = 0;
 const failAttaches = (workerData as { failAttaches?: number }).failAttaches ?? 0;

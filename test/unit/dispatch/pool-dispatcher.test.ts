@@ -57,14 +57,15 @@ async function bounded<T>(p: Promise<T>, what: string, timeoutMs = 20_000): Prom
   }
 }
 
-function setup(threads: number, o: { failAttaches?: number; now?: () => number } = {}) {
+function setup(threads: number, o: { failAttaches?: number; now?: () => number; loads?: Int32Array; failLoads?: number[]; attachTimeoutMs?: number } = {}) {
   const results: Echo[] = [];
   const restarted: number[] = [];
   const sig = new Signals();
   const d = new PoolDispatcher({
     threads,
     filename: echoWorker,
-    workerData: { endpoint: '', cacheBuffer: new SharedArrayBuffer(8), nodeName: 'n', hostIP: '', podLogsDir: '', runtimeName: 'x', verbosity: 0, runtimeRequestTimeoutMs: 1, syncFrequencyMs: 1, metricsBuffer: new SharedArrayBuffer(8), ...(o.failAttaches ? { failAttaches: o.failAttaches } : {}) } as never,
+    workerData: { endpoint: '', cacheBuffer: new SharedArrayBuffer(8), nodeName: 'n', hostIP: '', podLogsDir: '', runtimeName: 'x', verbosity: 0, runtimeRequestTimeoutMs: 1, syncFrequencyMs: 1, metricsBuffer: new SharedArrayBuffer(8), ...(o.failAttaches ? { failAttaches: o.failAttaches } : {}), ...(o.loads ? { loads: o.loads, failLoads: o.failLoads ?? [] } : {}) } as never,
+    ...(o.attachTimeoutMs !== undefined ? { attachTimeoutMs: o.attachTimeoutMs } : {}),
     logger: silentLogger,
     ...(o.now ? { now: o.now } : {}),
     events: {
@@ -197,6 +198,24 @@ test('after a thread died, every update to its shard carries statusNotBeforeMs =
     d.send({ ...update('pod-0'), statusNotBeforeMs: 7_000 });
     await sig.until(() => seen(['pod-0'], from), 'the stamped update');
     assert.equal(results.at(-1)?.statusNotBeforeMs, 7_000, 'a later stamp set by the caller is kept');
+  } finally {
+    await d.close();
+  }
+});
+
+test('a replacement that dies before Piscina\'s READY (Piscina then stops replacing threads) is recovered by the attach watchdog', async () => {
+  // Load 0: the first thread; load 1: its replacement, which throws while loading (dies before
+  // READY: Piscina's sticky workerFailsDuringBootstrap); load 2: the watchdog's retry.
+  const loads = new Int32Array(new SharedArrayBuffer(4));
+  const { d, restarted, sig, seen } = setup(1, { loads, failLoads: [1], attachTimeoutMs: 1_000 });
+  try {
+    d.send(update('a'));
+    await sig.until(() => seen(['a']), 'the first thread serving');
+    d.send(update('a', { crash: true }));
+    await sig.until(() => restarted.length === 1, 'a replacement after the failed one', 30_000);
+    assert.equal(Atomics.load(loads, 0), 3, 'the failed replacement, then the watchdog\'s');
+    d.send(update('b'));
+    await sig.until(() => seen(['b']), 'the replacement serving');
   } finally {
     await d.close();
   }

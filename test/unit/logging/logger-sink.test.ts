@@ -57,3 +57,29 @@ test('writing to /dev/full never throws', () => {
     fs.closeSync(fd);
   }
 });
+
+test('the drop observer sees every dropped line (the metric), and a throwing observer cannot break logging', () => {
+  let full = true;
+  const sink = createFdSink({
+    fd: 99,
+    write: (_fd, _data, _offset, length) => {
+      if (full) throw enospc();
+      return length;
+    },
+  });
+  let observed = 0;
+  sink.observeDrops(() => observed++);
+  const log = createLogger({ sink, now: () => 0 });
+  log.info('one');
+  log.info('two');
+  assert.equal(observed, 2);
+  sink.observeDrops(() => {
+    throw new Error('metrics broken');
+  });
+  log.info('three');
+  assert.equal(sink.dropped(), 3, 'still counted');
+  sink.observeDrops(undefined);
+  full = false;
+  log.info('four');
+  assert.equal(observed, 2);
+});
