@@ -28,11 +28,13 @@ import * as sm from '../metrics/shardlet-metrics.js';
 import { createMetricsSystem, type ContainerStateLabel, type MetricsSystem } from '../metrics/main-metrics.js';
 import { coalesceCollect } from '../metrics/coalesced-collect.js';
 import { createPodCache } from '../pod-cache/pod-cache-create.js';
+import { POD_CACHE_DEFAULTS } from '../pod-cache/pod-cache-layout.js';
+import { PodCacheMetrics } from '../metrics/pod-cache-metrics.js';
 import { cacheNow } from '../pod-cache/pod-cache.js';
 import { PodManager, isStaticPod } from '../pod-manager/pod-manager.js';
 import { startPleg, type PlegRunner } from '../pleg/pleg-runner.js';
 import { createAgentServer, type AgentServer } from '../server/agent-server.js';
-import { plegCheck, syncLoopCheck } from '../server/health-checks.js';
+import { plegCheck, podCacheCheck, syncLoopCheck } from '../server/health-checks.js';
 import { StatusManager } from '../status/status-manager.js';
 import { PodLifecycle } from '../syncloop/pod-lifecycle.js';
 import { SyncLoop } from '../syncloop/sync-loop.js';
@@ -107,9 +109,11 @@ export class Agent {
     logger.info('connected to container runtime', { runtimeName: version.runtimeName, runtimeVersion: version.runtimeVersion, apiVersion: version.runtimeApiVersion });
     runtimeHealth.start();
 
-    // Room for every admitted pod plus pods being torn down and orphans found at start.
-    const cache = createPodCache({ capacity: Math.max(1024, c.maxPods * 2 + 64) });
-    metrics.main.cacheSlotsCapacity.set(cache.reader.stats().capacity);
+    // Room for every admitted pod plus pods being torn down and orphans found at start; the
+    // runtime may hold many more (orphans, finished pods), so it grows on demand up to 16× that.
+    const cache = createPodCache(podCacheSize(c.maxPods));
+    const cacheMetrics = new PodCacheMetrics(metrics.main);
+    cacheMetrics.observe(cache.reader.stats());
 
     const podManager = new PodManager();
     const workQueue = new WorkQueue();
@@ -248,7 +252,7 @@ export class Agent {
       const activeStatic = active.filter(isStaticPod).length;
       metrics.main.activePods(true).set(activeStatic);
       metrics.main.activePods(false).set(active.length - activeStatic);
-      metrics.main.cacheSlotsUsed.set(cache.reader.stats().slotsUsed);
+      cacheMetrics.observe(cache.reader.stats());
     });
 
     if (c.port !== 0) {
@@ -262,6 +266,7 @@ export class Agent {
           checks: () => [
             syncLoopCheck({ clock, latestLoopEntry: () => loop.lastIterationMs, resyncIntervalMs: c.syncFrequencyMs }),
             plegCheck({ clock, lastRelistMs: () => pleg.lastRelistMs(), thresholdMs: c.plegRelistThresholdMs }),
+            podCacheCheck({ stats: () => cache.reader.stats() }),
           ],
         },
       });
@@ -290,6 +295,18 @@ export class Agent {
     this.#d.logger.info('shardlet agent stopped; pods left running');
   }
 }
+
+/**
+ * The pod cache's size for a node admitting `maxPods`: slots for every admitted pod twice over
+ * (pods being torn down, orphans found at start), growable 16× (at least 16,384 slots) within
+ * the cache's 1 GiB limit: only address space is reserved for the maximum.
+ */
+export function podCacheSize(maxPods: number): { capacity: number; maxCapacity: number } {
+  const capacity = Math.min(Math.max(1024, maxPods * 2 + 64), MAX_CACHE_SLOTS);
+  return { capacity, maxCapacity: Math.min(Math.max(capacity * 16, 16_384), MAX_CACHE_SLOTS) };
+}
+/** 1 GiB of 4 KiB slots (pod-cache-layout.ts's limit). */
+const MAX_CACHE_SLOTS = (1 << 30) / POD_CACHE_DEFAULTS.bytesPerSlot;
 
 function primaryHostIP(): string {
   for (const addrs of Object.values(os.networkInterfaces())) {

@@ -147,6 +147,8 @@ export class GenericPleg {
   #state: Lifecycle = 'idle';
   readonly #abort = new AbortController();
   readonly #counters = { relistTotal: 0, relistErrorsTotal: 0, discardEventsTotal: 0, inspectErrorsTotal: 0, cacheFullTotal: 0, podErrorsTotal: 0 };
+  /** Pods the previous relist could not store (the cache was full at its maximum). */
+  #unstored = 0;
   /** The cache's recovery count last seen: when it moves, every listed pod is reinspected. */
   #recoveriesSeen = 0;
   /**
@@ -313,6 +315,7 @@ export class GenericPleg {
     }
 
     const needsReinspection = new Set<string>();
+    let unstored = 0;
     const out: PodLifecycleEvent[] = [];
     let room = Math.max(0, this.#capacity - this.#inFlight);
     let discarded = 0;
@@ -334,7 +337,8 @@ export class GenericPleg {
         } else {
           result.status.ips = this.#preserveIps(uid, result.status);
           const stored = this.#store(uid, result.status, result.error, timestampMs);
-          if (result.error || stored === 'failed') {
+          if (stored === 'full') unstored++;
+          if (result.error || stored === 'failed' || stored === 'full') {
             if (result.error) {
               this.#counters.inspectErrorsTotal++;
               this.#log.v(4).info('PLEG: Ignoring events for pod', { pod: `${result.status.namespace}/${result.status.name}`, podUID: uid, err: result.error.message });
@@ -389,8 +393,14 @@ export class GenericPleg {
     for (const uid of this.#checkedTs.keys()) if (!pods.has(uid) && !this.#records.has(uid)) this.#checkedTs.delete(uid);
     for (const uid of this.#forceSync) if (!pods.has(uid) && !needsReinspection.has(uid)) this.#forceSync.delete(uid);
 
-    // After every write of this relist, never before.
-    this.#cache.updateTime(timestampMs);
+    // After every write of this relist, never before. With the pods it could not store: while
+    // there are any, readers treat a missing entry as unknown (never as "no runtime objects").
+    this.#cache.updateTime(timestampMs, unstored);
+    if (unstored !== this.#unstored) {
+      if (unstored > 0) this.#log.error('PLEG: pod cache full; pods without a status are not synced until there is room', { unstored, was: this.#unstored });
+      else this.#log.info('PLEG: pod cache has room again; every listed pod has a status', { was: this.#unstored });
+      this.#unstored = unstored;
+    }
 
     if (discarded > 0) {
       this.#counters.discardEventsTotal += discarded;
@@ -433,13 +443,18 @@ export class GenericPleg {
     return entry.status.sandboxes.some((s) => !ids.has(s.id)) || entry.status.containers.some((c) => !ids.has(c.id));
   }
 
-  #store(uid: string, status: RuntimePodStatus, error: { code: string; message: string } | null, ts: number): 'stored' | 'stale' | 'failed' {
+  /** 'full': no slot and the cache cannot grow (logged once per relist by the caller, not per pod). */
+  #store(uid: string, status: RuntimePodStatus, error: { code: string; message: string } | null, ts: number): 'stored' | 'stale' | 'full' | 'failed' {
     try {
       const outcome = this.#cache.set(uid, status, error, ts);
       if (outcome !== 'stale') this.#lastIps.set(uid, status.ips);
+      if (outcome === 'oversize') this.#log.error('PLEG: pod status too large for its cache slot even trimmed; the pod is not synced', { podUID: uid });
       return outcome === 'stale' ? 'stale' : 'stored';
     } catch (err) {
-      if (err instanceof CacheError && err.code === 'ERR_CACHE_FULL') this.#counters.cacheFullTotal++;
+      if (err instanceof CacheError && err.code === 'ERR_CACHE_FULL') {
+        this.#counters.cacheFullTotal++;
+        return 'full';
+      }
       this.#log.error('PLEG: Write status', { podUID: uid, err: String(err) });
       return 'failed';
     }
