@@ -319,7 +319,9 @@ export class GenericPleg {
     const out: PodLifecycleEvent[] = [];
     let room = Math.max(0, this.#capacity - this.#inFlight);
     let discarded = 0;
-    for (const [uid, events] of changed) {
+    // Pods gone from the runtime first: their slots are free before new pods need one.
+    const ordered = [...changed].sort(([a], [b]) => (built.has(a) ? 1 : 0) - (built.has(b) ? 1 : 0));
+    for (const [uid, events] of ordered) {
       // One pod's cache error (a stuck lock, a corrupt entry) must not abort the relist of all.
       try {
         const deliver = events.filter((e) => e.type !== 'ContainerChanged');
