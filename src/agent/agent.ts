@@ -178,6 +178,9 @@ export class Agent {
       cache: cache.reader,
       onOrphan: () => metrics.main.orphanedRuntimePods.inc(),
     });
+    // A relist that fails means the runtime could not be listed; the first one to succeed after
+    // it means the runtime is back: pods whose sync failed meanwhile are retried at once.
+    let relistFailing = false;
     // Main-thread share of PLEG work: queueing event batches here plus the sync loop handling them.
     const plegMainSeconds = metrics.main.recorder.counter(sm.plegEventsMainThreadSeconds);
     const loop = (this.#loop = new SyncLoop({
@@ -211,6 +214,11 @@ export class Agent {
         rec.histogram(km.plegRelistDuration).observe({}, r.durationSeconds);
         if (r.intervalSeconds !== null) rec.histogram(km.plegRelistInterval).observe({}, r.intervalSeconds);
         if (r.ok) rec.gauge(km.plegLastSeen).set({}, clock.now() / 1000);
+        if (!r.ok) relistFailing = true;
+        else if (relistFailing) {
+          relistFailing = false;
+          lifecycle?.handleRuntimeReturned();
+        }
         if (r.discarded > 0) rec.counter(km.plegDiscardEvents).inc({}, r.discarded);
         // kubelet_running_pods / kubelet_running_containers{container_state}: set from each
         // relist's listing, as the kubelet's PLEG does (every runtime pod, orphans included).
