@@ -16,7 +16,18 @@
  *   5. events go out in ONE batch per relist, ContainerChanged filtered out as the kubelet does.
  *
  * A pod whose inspection failed keeps its old record and is reinspected next relist (its
- * events come again then). Deliberate differences from the kubelet:
+ * events come again then).
+ *
+ * The first relist of a PLEG that starts with entries in the cache (a replacement for a PLEG
+ * thread that died) resyncs from the cache instead of inspecting every pod: a listed pod whose
+ * entry has no error and names exactly the listed sandboxes and containers in the listed states
+ * is up to date, so its record starts from that listing (no events from records, no
+ * inspection) and it gets a PodSync (the dead thread may have written the entry without
+ * delivering its events); every other pod is inspected and gets its events as on a cold start.
+ * The cost is one entry decode per pod instead of two CRI calls per object, which keeps the
+ * resync within a relist or two even mid-burst.
+ *
+ * Deliberate differences from the kubelet:
  *   - a pod whose `set` lost to a newer entry (a pod worker published after this relist's t)
  *     still gets its events but is reinspected next relist, so the cache converges to the
  *     newest listed state even though "newer timestamp wins";
@@ -147,6 +158,8 @@ export class GenericPleg {
   #state: Lifecycle = 'idle';
   readonly #abort = new AbortController();
   readonly #counters = { relistTotal: 0, relistErrorsTotal: 0, discardEventsTotal: 0, inspectErrorsTotal: 0, cacheFullTotal: 0, podErrorsTotal: 0 };
+  /** The next relist is this PLEG's first: resync from the cache (see the header). */
+  #first = true;
   /** Pods the previous relist could not store (the cache was full at its maximum). */
   #unstored = 0;
   /** The cache's recovery count last seen: when it moves, every listed pod is reinspected. */
@@ -273,6 +286,11 @@ export class GenericPleg {
     this.#records.setCurrent(pods);
     this.#builder.retainOnly(pods);
     const recoveries = this.#cacheReader?.recoveries?.() ?? 0;
+    // First relist: entries a dead writer left torn are error entries, never seeded; the rest
+    // are intact, so earlier recoveries do not force a reinspection of every pod.
+    const seeded = this.#first ? this.#seedFromCache(pods) : [];
+    if (this.#first) this.#recoveriesSeen = recoveries;
+    this.#first = false;
     if (recoveries !== this.#recoveriesSeen) {
       // A thread died mid-write and its entries were repaired into error entries: rewrite all.
       this.#recoveriesSeen = recoveries;
@@ -369,6 +387,19 @@ export class GenericPleg {
       }
     }
 
+    // Pods resynced from their cache entry: a PodSync each, as room allows; the others are
+    // inspected next relist and get theirs then (forceSync).
+    for (const uid of seeded) {
+      if (room > 0) {
+        out.push({ id: uid, type: 'PodSync', data: '' });
+        room--;
+      } else {
+        discarded++;
+        this.#forceSync.add(uid);
+        needsReinspection.add(uid);
+      }
+    }
+
     // Entries this relist did not list and never tracked were published by pod workers (their
     // fresh post-sync status; beyond the kubelet). If the runtime lost those objects (restarted
     // empty before any relist saw them), nothing else would correct the entry: drop any that
@@ -411,6 +442,29 @@ export class GenericPleg {
     this.#reinspect = needsReinspection;
     this.#inFlight += out.length;
     report(true, out, discarded);
+  }
+
+  /**
+   * The first relist's resync from the cache (see the header): the pods whose entry matches
+   * their listing start with that listing as their record. Returns them.
+   */
+  #seedFromCache(pods: ReadonlyMap<string, RelistPod>): string[] {
+    const reader = this.#cacheReader;
+    if (!reader) return [];
+    const seeded: string[] = [];
+    for (const [uid, pod] of pods) {
+      try {
+        const entry = reader.get(uid);
+        if (!entry || entry.error || !matchesListing(entry.status, pod)) continue;
+        this.#records.seed(uid); // old := this listing: no events from the records
+        this.#checkedTs.set(uid, entry.timestampMs);
+        seeded.push(uid);
+      } catch (err) {
+        this.#podError(uid, err);
+      }
+    }
+    if (seeded.length > 0) this.#log.info('PLEG: resynced from the pod cache', { pods: pods.size, fromCache: seeded.length });
+    return seeded;
   }
 
   #podError(uid: string, err: unknown): void {
@@ -481,6 +535,15 @@ export class GenericPleg {
       if (c) log.info('Generic (PLEG): container finished', { podID: e.id, containerID: e.data, exitCode: c.exitCode });
     }
   }
+}
+
+/** Whether a status names exactly the listed sandboxes and containers, each in its listed state. */
+function matchesListing(status: RuntimePodStatus, pod: RelistPod): boolean {
+  if (status.sandboxes.length !== pod.sandboxes.length || status.containers.length !== pod.containers.length) return false;
+  const listed = new Map<string, string>();
+  for (const s of pod.sandboxes) listed.set(s.id, s.state);
+  for (const c of pod.containers) listed.set(c.id, c.state);
+  return status.sandboxes.every((s) => listed.get(s.id) === s.state) && status.containers.every((c) => listed.get(c.id) === c.state);
 }
 
 function positive(name: string, v: number): number {

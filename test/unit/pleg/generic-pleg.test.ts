@@ -351,3 +351,52 @@ test('a cache error on one pod skips that pod only: the relist completes, others
   assert.equal(pleg.counters().relistErrorsTotal, 0);
   assert.equal(pleg.healthy().healthy, true);
 });
+
+test('a replacement PLEG resyncs from the cache: matching entries get a PodSync without inspection; changed, erroneous or missing ones are inspected', async () => {
+  const clock = new FakeClock();
+  const runtime = new FakeRuntime();
+  const { reader, writer } = createPodCache({ capacity: 64 });
+  for (const p of ['A', 'B', 'C', 'D']) {
+    runtime.addSandbox(`s${p}`, p);
+    runtime.addContainer(`c${p}`, `s${p}`, 'app');
+    runtime.start(`c${p}`);
+  }
+  // The PLEG that died: it wrote every pod (its events may or may not have been delivered).
+  const dead = new GenericPleg({ runtime, clock, cache: writer, cacheReader: reader, sink: () => {} });
+  clock.step(1000);
+  await dead.relist();
+  dead.destroy();
+  // While no PLEG ran: B's container exited, C's entry was repaired into an error entry (its
+  // writer died mid-write), D gained a container, E appeared.
+  runtime.exit('cB', 1);
+  writer.set('C', { ...reader.get('C')!.status }, { code: 'ERR_CACHE_WRITER_DIED', message: 'died' }, reader.get('C')!.timestampMs);
+  runtime.addContainer('cD2', 'sD', 'sidecar');
+  runtime.addSandbox('sE', 'E');
+
+  const reports: RelistReport[] = [];
+  const pleg = new GenericPleg({ runtime, clock, cache: writer, cacheReader: reader, sink: (r) => reports.push(r) });
+  const inspectionsBefore = runtime.calls.podSandboxStatus + runtime.calls.containerStatus;
+  clock.step(1000);
+  await pleg.relist();
+  const events = reports.at(-1)!.events.map((e) => `${e.id}:${e.type}:${e.data}`).sort();
+  assert.deepEqual(events, [
+    'A:PodSync:',
+    'B:ContainerDied:cB',
+    'B:ContainerStarted:sB',
+    'C:ContainerStarted:cC',
+    'C:ContainerStarted:sC',
+    'D:ContainerStarted:cD',
+    'D:ContainerStarted:sD',
+    'E:ContainerStarted:sE',
+  ], 'A from the cache; B, C, D, E inspected with their cold-start events');
+  const inspections = runtime.calls.podSandboxStatus + runtime.calls.containerStatus - inspectionsBefore;
+  assert.equal(inspections, 8, 'every object of B (2), C (2), D (3) and E (1); none of A');
+  assert.equal(reader.get('C')?.error, null, 'the error entry was rewritten');
+  assert.equal(reader.get('B')?.status.containers[0]?.state, 'CONTAINER_EXITED');
+  // From then on A is an ordinary record: its next change is an event.
+  runtime.exit('cA', 0);
+  clock.step(1000);
+  pleg.ackEvents(reports.at(-1)!.events.length);
+  await pleg.relist();
+  assert.deepEqual(reports.at(-1)!.events.map((e) => `${e.id}:${e.type}:${e.data}`), ['A:ContainerDied:cA']);
+});
