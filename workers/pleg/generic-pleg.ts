@@ -44,8 +44,12 @@ import { cacheNow, type PodCacheReader, type PodCacheWriter } from '../../src/po
 import type { RuntimePodStatus } from '../../src/pod-cache/runtime-pod-status.js';
 import { BulkPodStatusBuilder, groupByPod, type RelistPod } from '../runtime-status/bulk-pod-status.js';
 import { plegHealth, type PlegHealth } from '../../src/pleg/pleg-health.js';
+import { matchesListing } from './pleg-cache-resync.js';
 import type { PodLifecycleEvent } from './pleg-events.js';
 import { PodRecords } from './pleg-records.js';
+import { countRuntime, type RuntimeCounts } from './pleg-runtime-counts.js';
+
+export type { RuntimeCounts };
 
 /** One relist's outcome, delivered to the sink whether or not it succeeded. */
 export interface RelistReport {
@@ -63,30 +67,6 @@ export interface RelistReport {
   runtimeCounts?: RuntimeCounts;
 }
 
-/**
- * The kubelet's updateRunningPodAndContainerMetrics, computed from one relist's listing: pods
- * (kubelet-labelled, orphans included) with a ready sandbox, and container instances by state.
- */
-export interface RuntimeCounts {
-  runningPods: number;
-  containers: { created: number; running: number; exited: number; unknown: number };
-}
-
-export function countRuntime(pods: Iterable<RelistPod>): RuntimeCounts {
-  const out: RuntimeCounts = { runningPods: 0, containers: { created: 0, running: 0, exited: 0, unknown: 0 } };
-  for (const p of pods) {
-    if (p.sandboxes.some((s) => s.state === 'SANDBOX_READY')) out.runningPods++;
-    for (const c of p.containers) {
-      switch (c.state) {
-        case 'CONTAINER_CREATED': out.containers.created++; break;
-        case 'CONTAINER_RUNNING': out.containers.running++; break;
-        case 'CONTAINER_EXITED': out.containers.exited++; break;
-        default: out.containers.unknown++;
-      }
-    }
-  }
-  return out;
-}
 
 export type RelistSink = (report: RelistReport) => void;
 
@@ -537,14 +517,6 @@ export class GenericPleg {
   }
 }
 
-/** Whether a status names exactly the listed sandboxes and containers, each in its listed state. */
-function matchesListing(status: RuntimePodStatus, pod: RelistPod): boolean {
-  if (status.sandboxes.length !== pod.sandboxes.length || status.containers.length !== pod.containers.length) return false;
-  const listed = new Map<string, string>();
-  for (const s of pod.sandboxes) listed.set(s.id, s.state);
-  for (const c of pod.containers) listed.set(c.id, c.state);
-  return status.sandboxes.every((s) => listed.get(s.id) === s.state) && status.containers.every((c) => listed.get(c.id) === c.state);
-}
 
 function positive(name: string, v: number): number {
   if (!Number.isFinite(v) || v <= 0) throw new RangeError(`GenericPleg: ${name} must be a positive number, got ${v}`);
