@@ -2,12 +2,13 @@
  * SharedArrayBuffer layout of the pod cache. Every offset below is in BYTES from the start of
  * the buffer; Int32 words are accessed through one Int32Array over the whole buffer (index =
  * byte offset / 4), the global timestamp through a BigInt64Array, slot timestamps through a
- * Float64Array, bytes through a Buffer. All regions are 8-byte aligned.
+ * Float64Array (those three track a growable buffer's length), bytes through a Buffer (rebuilt
+ * by each thread when the buffer grew). All regions are 8-byte aligned.
  *
  * ┌──────────── HEADER (128 bytes) ───────────────────────────────────────────────────────────┐
  * │ off  field          type   writer                         readers / meaning               │
  * │   0  MAGIC          i32    creator (once)                 attach: 0x53484331 ("SHC1")     │
- * │   4  VERSION        i32    creator (once)                 attach: must equal 1            │
+ * │   4  VERSION        i32    creator (once)                 attach: LAYOUT_VERSION (3)      │
  * │   8  CAPACITY       i32    creator; grower (ALLOC_LOCK)   all (Atomics.load): slots now   │
  * │                            Atomics.store after the grow   (see "Growth" below)            │
  * │  12  BYTES_PER_SLOT i32    creator (once)                 all: payload bytes per slot     │
