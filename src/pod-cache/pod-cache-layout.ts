@@ -2,7 +2,7 @@
  * SharedArrayBuffer layout of the pod cache. Every offset below is in BYTES from the start of
  * the buffer; Int32 words are accessed through one Int32Array over the whole buffer (index =
  * byte offset / 4), the global timestamp through a BigInt64Array, slot timestamps through a
- * Float64Array (those three track a growable buffer's length), bytes through a Buffer (rebuilt
+ * Float64Array (the Int32 and Float64 views track a growable buffer's length), bytes through a Buffer (rebuilt
  * by each thread when the buffer grew). All regions are 8-byte aligned.
  *
  * ┌──────────── HEADER (128 bytes) ───────────────────────────────────────────────────────────┐
