@@ -47,6 +47,10 @@ export interface ProfileDefaults {
   ceilingConcurrency: number;
   zeroCeilingConcurrency: number;
   removalTimeoutS: number;
+  /** Cluster-mode section (pods through a private kube-apiserver): pods, worker threads, and the --kube-api-qps values (0 = unthrottled). */
+  clusterPods: number;
+  clusterWorkers: number;
+  clusterQps: readonly number[];
 }
 
 const ALL: SessionWorkloads = Object.freeze({ steady: true, churn: true });
@@ -79,6 +83,9 @@ export const PROFILES: Readonly<Record<ProfileName, Readonly<ProfileDefaults>>> 
     ceilingConcurrency: 16,
     zeroCeilingConcurrency: 64,
     removalTimeoutS: 30,
+    clusterPods: 1000,
+    clusterWorkers: 2,
+    clusterQps: [50, 0],
   }),
   full: Object.freeze<ProfileDefaults>({
     workers: [0, 1, 2, 4],
@@ -94,6 +101,9 @@ export const PROFILES: Readonly<Record<ProfileName, Readonly<ProfileDefaults>>> 
     ceilingConcurrency: 16,
     zeroCeilingConcurrency: 64,
     removalTimeoutS: 120,
+    clusterPods: 1000,
+    clusterWorkers: 2,
+    clusterQps: [50, 0],
   }),
 });
 
@@ -124,6 +134,8 @@ export interface BenchConfig {
   /** Any wait fails when no pod progressed for this long. */
   stallTimeoutS: number;
   real: boolean;
+  /** The cluster-mode section: one session per --kube-api-qps value (empty: --no-cluster). */
+  cluster: { pods: number; workers: number; qps: number[] } | undefined;
   keepTemp: boolean;
   /** A stand-in agent script (bench self-tests); undefined = the real `shardlet agent`. */
   agentScript: string | undefined;
@@ -157,6 +169,8 @@ export const BENCH_USAGE = `usage: npm run bench -- [options]
   --steady-seconds S  --churn-seconds S  --churn-rate R  --slow-churn-rate R
   --ceiling-concurrency C  --removal-timeout S  --stall-timeout S
   --no-real                 skip the real-containerd section (it needs root)
+  --no-cluster              skip the cluster-mode section (a private kube-apiserver; 1,000 pods
+                            through the API at --kube-api-qps 50 and unthrottled)
   --out DIR                 output folder (default bench/results/<timestamp>/)
   --keep                    keep the agents' and runtimes' temp dirs
   --agent-cpu-prof DIR      run each agent under --cpu-prof (one .cpuprofile per thread)
@@ -182,6 +196,7 @@ export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig 
       'removal-timeout': { type: 'string' },
       'stall-timeout': { type: 'string' },
       'no-real': { type: 'boolean', default: false },
+      'no-cluster': { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
       'agent-script': { type: 'string' },
       'agent-cpu-prof': { type: 'string' },
@@ -234,6 +249,7 @@ export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig 
     // agent can take 20–30 s from admission to its first Running report (PLEG relist + sync).
     stallTimeoutS: positive('stall-timeout', values['stall-timeout'], 60),
     real,
+    cluster: values['no-cluster'] ? undefined : { pods: d.clusterPods, workers: d.clusterWorkers, qps: [...d.clusterQps] },
     keepTemp: values.keep,
     agentScript: values['agent-script'] === undefined ? undefined : path.resolve(values['agent-script']),
     agentCpuProfDir: values['agent-cpu-prof'] === undefined ? undefined : path.resolve(values['agent-cpu-prof']),

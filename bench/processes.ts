@@ -145,6 +145,8 @@ export interface AgentOptions extends SpawnOptions {
   agentScript?: string;
   /** Flags for the agent's node process itself, before the script (e.g. `--cpu-prof`). */
   nodeArgs?: readonly string[];
+  /** More agent flags, appended (e.g. `--kubeconfig` for cluster mode). */
+  extraArgs?: readonly string[];
 }
 
 export function agentArgs(o: AgentOptions): string[] {
@@ -160,6 +162,7 @@ export function agentArgs(o: AgentOptions): string[] {
     '--root-dir', o.rootDir,
     ...(o.podLogsDir !== undefined ? ['--pod-logs-dir', o.podLogsDir] : []),
     '-v', String(o.verbosity ?? 2),
+    ...(o.extraArgs ?? []),
   ];
 }
 

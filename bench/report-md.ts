@@ -3,6 +3,7 @@
  * sections first (a reader must not miss them), then the raw-CRI ceilings and one table per
  * workload. Pure: results in, Markdown out. Missing values print as "–", never as 0.
  */
+import { clusterSection } from './report-cluster.js';
 import { configLabel, type BenchResults, type CeilingResult, type WorkloadKind, type WorkloadResult } from './results.js';
 
 const WORKLOAD_TITLES: Readonly<Record<WorkloadKind, string>> = Object.freeze({
@@ -130,6 +131,7 @@ export function renderReport(r: BenchResults, charts: readonly { file: string; t
     out.push('## Summary (key column of each workload; "–" = not run or not reached)', '');
     out.push(summaryTable(r.workloads), '');
   }
+  out.push(...clusterSection(r));
   out.push('## Raw-CRI ceiling (same runtime and profile, no agent)', '');
   out.push(r.ceilings.length > 0 ? ceilingTable(r.ceilings) : '_No ceiling measured._', '');
   for (const kind of WORKLOAD_ORDER) {

@@ -3,6 +3,7 @@
  * runner (writer), the Markdown report and the charts (readers). Units are in the field names.
  */
 import type { Summary } from './stats.js';
+import type { ClusterSessionResult } from './cluster-session.js';
 
 export type WorkloadKind = 'burst' | 'steady' | 'churn' | 'mass-delete';
 
@@ -101,6 +102,8 @@ export interface BenchResults {
   failures: string[];
   /** Sections not run, each with its reason. */
   skipped: string[];
+  /** Cluster-mode sessions (pods through a private kube-apiserver), in run order. */
+  cluster?: ClusterSessionResult[];
 }
 
 export function configLabel(c: ConfigurationId): string {

@@ -18,6 +18,7 @@ import { startSimRuntime } from './processes.js';
 import type { Progress } from './progress.js';
 import { configLabel, type CeilingResult, type WorkloadResult } from './results.js';
 import { runSession } from './session.js';
+import { runClusterSession, type ClusterSessionResult } from './cluster-session.js';
 import { fmt } from './report-md.js';
 
 export interface SuiteOutcome {
@@ -25,6 +26,7 @@ export interface SuiteOutcome {
   ceilings: CeilingResult[];
   failures: string[];
   skipped: string[];
+  cluster: ClusterSessionResult[];
 }
 
 /**
@@ -38,11 +40,11 @@ export function churnRateFor(cfg: BenchConfig, plan: SessionPlan): number | null
 
 export function totalSteps(cfg: BenchConfig): number {
   // +1: starting the private containerd is a step of its own.
-  return cfg.sessions.length + cfg.ceilings.length + (cfg.sessions.some((s) => s.runtime === 'containerd') ? 1 : 0);
+  return cfg.sessions.length + cfg.ceilings.length + (cfg.sessions.some((s) => s.runtime === 'containerd') ? 1 : 0) + (cfg.cluster ? cfg.cluster.qps.length + 1 : 0);
 }
 
 export async function runSuite(cfg: BenchConfig, clock: Clock, progress: Progress): Promise<SuiteOutcome> {
-  const out: SuiteOutcome = { workloads: [], ceilings: [], failures: [], skipped: [] };
+  const out: SuiteOutcome = { workloads: [], ceilings: [], failures: [], skipped: [], cluster: [] };
   const report = (r: SuiteOutcome['workloads'][number]): void =>
     progress.log(`  ${configLabel(r).padEnd(22)} ${r.workload.padEnd(11)} n=${String(r.podCount).padEnd(5)} ${fmt(r.podsPerSec)} pods/s  p99 ${fmt(r.startupMs?.p99)} ms  ELD p99 ${fmt(r.eventLoopDelayMs?.p99)} ms  CPU ${fmt(r.cpuMsPerPod, 2)} ms/pod  RSS ${fmt(r.rssMiB)} MiB`);
 
@@ -80,6 +82,8 @@ export async function runSuite(cfg: BenchConfig, clock: Clock, progress: Progres
   }
   if (cfg.real) await realSection(cfg, clock, progress, out, report);
   else out.skipped.push('real containerd section: disabled by --no-real');
+  if (cfg.cluster) await clusterSection(cfg, clock, progress, out);
+  else out.skipped.push('cluster-mode section: disabled by --no-cluster');
   applyCeilings(out.workloads, out.ceilings);
   return out;
 }
@@ -139,5 +143,40 @@ async function realSection(cfg: BenchConfig, clock: Clock, progress: Progress, o
     }
   } finally {
     await ctrd.stop();
+  }
+}
+
+/** The cluster-mode section: one private control plane, one session per --kube-api-qps value. */
+async function clusterSection(cfg: BenchConfig, clock: Clock, progress: Progress, out: SuiteOutcome): Promise<void> {
+  const c = cfg.cluster;
+  if (!c) return;
+  progress.step('starting a private kube-apiserver');
+  const { startControlPlane } = await import('../test/harness/apiserver-harness.js');
+  let cp;
+  try {
+    cp = await startControlPlane();
+  } catch (err) {
+    out.failures.push(`cluster-mode section: the control plane did not start: ${errorText(err)}`);
+    return;
+  }
+  try {
+    for (const qps of c.qps) {
+      const label = qps === 0 ? 'unthrottled' : `--kube-api-qps ${qps}`;
+      progress.step(`cluster mode ${label} ${c.pods} pods`);
+      try {
+        const o = await runClusterSession({ clock, cp, plan: { qps, pods: c.pods, workers: c.workers }, stallTimeoutS: cfg.stallTimeoutS, onProgress: (p, d, t) => progress.update(p, d, t) });
+        out.cluster.push(o.result);
+        out.failures.push(...o.failures);
+        const r = o.result;
+        progress.log(`  cluster ${label.padEnd(18)} n=${c.pods} all Running in ${fmt(r.allRunningS)} s  p50 ${fmt(r.startupMs?.p50)} ms  p99 ${fmt(r.startupMs?.p99)} ms  ${fmt(r.requestsPerPodStart, 2)} req/pod start`);
+        for (const f of o.failures) progress.log(`  FAIL ${f}`);
+      } catch (err) {
+        const f = `cluster mode ${label}: ${errorText(err)}`;
+        out.failures.push(f);
+        progress.log(`  FAIL ${f}`);
+      }
+    }
+  } finally {
+    await cp.stop();
   }
 }

@@ -3,8 +3,9 @@
  * every test file with node's test runner, then the unit tests again under Node 24.
  *
  *   1. `test/harness/prepare.ts` installs (apt, as root, when missing) containerd, runc, CNI
- *      plugins, gcc, busybox-static and Prometheus. Nothing is skipped for lack of them: a
- *      test that needs root fails loudly when not root.
+ *      plugins, gcc, busybox-static, Prometheus, and Go with Debian's grpc-go (for the grpc-go
+ *      client test). Nothing is skipped for lack of them: a test that needs root fails loudly
+ *      when not root.
  *   2. `node --test` over dist/test/**\/*.test.js (one file at a time: 2-core machines, and the
  *      containerd tests each start their own containerd).
  *   3. `npx -y node@24 --test` over dist/test/unit/**; set SHARDLET_SKIP_NODE24=1 to leave it out

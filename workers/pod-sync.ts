@@ -68,6 +68,8 @@ export interface CleanupPodInput {
   pod: V1Pod;
   runtimeStatus: RuntimePodStatus;
   signal: AbortSignal;
+  /** Leave the pod's log directory (orphans). */
+  keepLogs?: boolean;
 }
 
 export interface PodSyncer {

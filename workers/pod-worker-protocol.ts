@@ -2,14 +2,27 @@
  * The thread protocol between the main thread (sync loop, dispatcher) and the pod-worker
  * threads. Both sides import this module and nothing else of each other.
  *
- *   main → worker: a Piscina task (a {@link MainToWorker} message). Tasks are acknowledgements:
- *                  the worker enqueues the work and resolves at once, so the Piscina queue never
- *                  holds a pod's sync; ordering per pod is the worker's job (pod-workers.ts).
- *   worker → main: `parentPort.postMessage(WorkerToMain)`; Piscina re-emits non-protocol
- *                  messages as the pool's 'message' event. Inline mode calls the sink directly.
+ * Threads are owned by a Piscina pool (src/dispatch/pool-dispatcher.ts), used as a thread
+ * supervisor, not as a task queue: each thread runs ONE long-lived Piscina task, an
+ * {@link AttachTask} carrying the MessagePort of its shard. Everything else travels over that
+ * port, so one shard's traffic never waits behind another's in Piscina's single FIFO:
+ *
+ *   main → worker (port): {@link ShardInbound}: a batch of pod updates (coalesced per pod on the
+ *                  main side, at most one batch in flight per shard: the bound of this path), a
+ *                  stats request, or 'close'.
+ *   worker → main (port): {@link ShardOutbound}: 'ready' once the thread's host is built (the
+ *                  bootstrap handshake), 'ack' after each batch was handed to the pod workers,
+ *                  stats replies, and the {@link WorkerToMain} results and probe updates.
+ *   The attach task resolves when the port is closed ('close' from main) and rejects when the
+ *   thread dies (Piscina rejects a dead thread's tasks): that is how the main side learns it.
+ *
+ * Per-pod ordering lives in the worker (pod-workers.ts); the main side keeps only the newest
+ * update per pod (a kill is never replaced by a non-kill), which is all the worker would keep.
+ * Inline mode (--workers 0) calls PodWorkerHost.handle and the sink directly.
  *
  * Everything here is structured-clone safe: plain objects, no classes, errors as WireError.
  */
+import type { MessagePort } from 'node:worker_threads';
 import type { V1Pod, V1PodStatus } from '@kubernetes/client-node';
 import type { WireError } from '../src/cri/cri-errors.js';
 import type { ProbeUpdate } from './prober/probe-results.js';
@@ -28,6 +41,17 @@ export interface KillOptions {
   removed: boolean;
   /** Why (for logs): 'removed from source', 'rejected: OutOfpods', 'orphaned', … */
   reason: string;
+  /**
+   * Terminate the pod even if this worker never knew it (an API pod that already had a
+   * deletionTimestamp when this agent first saw it): stop what the runtime holds and report it
+   * terminated. Without it such a kill is ignored (see PodWorkers.update).
+   */
+  terminateUnknown?: boolean;
+  /**
+   * Leave the pod's log directory in place at cleanup (orphans: the kubelet kills them with a
+   * 1 s grace and leaves their logs to its garbage collection).
+   */
+  keepLogs?: boolean;
 }
 
 export interface PodUpdateMessage {
@@ -48,6 +72,14 @@ export interface PodUpdateMessage {
    * replacement sees for a pod may be any update queued during the restart, not the re-dispatch).
    */
   statusNotBeforeMs?: number;
+  /**
+   * The last API status the main thread holds for the pod (the kubelet's status-manager cache),
+   * sent when the worker may not know the pod (a create, a re-dispatch after a thread restart):
+   * its first sync carries startTime and condition transition times over instead of resetting
+   * them (which would also extend activeDeadlineSeconds). Used once, when the worker creates
+   * the pod's record.
+   */
+  previousStatus?: V1PodStatus;
 }
 
 export interface StatsRequestMessage {
@@ -81,6 +113,13 @@ export interface PodResultMessage {
   requeueAfterMs?: number;
   /** The pod is fully gone from the runtime and the worker forgot it. */
   forgotten?: boolean;
+  /**
+   * With `forgotten`: the pod-cache time (the worker's Clock.now()) at which its objects were
+   * known gone. A cache entry for the pod stamped at or before it comes from a relist that began
+   * before the removal (the PLEG may store it after the worker dropped the entry): housekeeping
+   * must not take it for an orphan and kill the pod a second time.
+   */
+  forgottenAtMs?: number;
   /** When the pod's image pulls happened (sync results; kubelet_pod_start_sli_duration_seconds excludes it). */
   imagePullWindow?: ImagePullWindow;
   durationMs: number;
@@ -93,6 +132,24 @@ export interface ProbeUpdateMessage {
 }
 
 export type WorkerToMain = PodResultMessage | ProbeUpdateMessage;
+
+/** The one Piscina task a pod-worker thread runs for its lifetime (see the module comment). */
+export interface AttachTask {
+  kind: 'attach';
+  shard: number;
+  port: MessagePort;
+}
+
+export type ShardInbound =
+  | { kind: 'updates'; batch: PodUpdateMessage[] }
+  | { kind: 'stats'; id: number }
+  | { kind: 'close' };
+
+export type ShardOutbound =
+  | { kind: 'ready'; threadId: number }
+  | { kind: 'ack' }
+  | { kind: 'statsReply'; id: number; stats: WorkerThreadStats }
+  | WorkerToMain;
 
 /** Data every pod-worker thread starts with (Piscina `workerData`). */
 export interface PodWorkerThreadConfig {

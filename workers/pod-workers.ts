@@ -25,7 +25,7 @@
  * queue owns requeue timing (as the kubelet's does).
  */
 import { setMaxListeners } from 'node:events';
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1Pod, V1PodStatus } from '@kubernetes/client-node';
 import type { Clock, Random } from '../src/clock/clock.js';
 import type { WireError } from '../src/cri/cri-errors.js';
 import type { Logger } from '../src/logging/logger.js';
@@ -99,6 +99,14 @@ interface PodRecord {
   gracePeriodSeconds: number | undefined;
   /** The pod is gone from config: clean up and forget after termination. */
   removed: boolean;
+  /** Cleanup leaves the log directory (orphans; see KillOptions.keepLogs). */
+  keepLogs: boolean;
+  /**
+   * The main thread's last API status for the pod when this record was created (a re-dispatch
+   * after a thread restart): handed to the first sync or termination only, after which the
+   * syncer's own last status is newer.
+   */
+  previousStatus: V1PodStatus | undefined;
 }
 
 export class PodWorkers {
@@ -120,7 +128,7 @@ export class PodWorkers {
       // A kill for a pod this worker never knew is ignored unless it is a removal (clean up
       // whatever the runtime holds) or a re-dispatch after a thread restart (the pod was being
       // terminated on the dead thread: finish that here).
-      if (msg.updateType === 'kill' && msg.kill?.removed !== true && msg.statusNotBeforeMs === undefined) return;
+      if (msg.updateType === 'kill' && msg.kill?.removed !== true && msg.kill?.terminateUnknown !== true && msg.statusNotBeforeMs === undefined) return;
       rec = {
         uid: msg.uid,
         pod: msg.pod,
@@ -133,6 +141,8 @@ export class PodWorkers {
         statusTimestampMs: 0,
         gracePeriodSeconds: undefined,
         removed: false,
+        keepLogs: msg.kill?.keepLogs === true,
+        previousStatus: msg.previousStatus,
       };
       this.#pods.set(msg.uid, rec);
     }
@@ -254,7 +264,7 @@ export class PodWorkers {
         this.#d.hooks?.podForgotten(rec.uid);
       }
       this.#statsChanged();
-      this.#d.emit({ kind: 'podResult', threadId: this.#d.threadId, uid: rec.uid, state: rec.state, work, durationMs, ...result, ...(forgotten ? { forgotten } : {}) });
+      this.#d.emit({ kind: 'podResult', threadId: this.#d.threadId, uid: rec.uid, state: rec.state, work, durationMs, ...result, ...(forgotten ? { forgotten, forgottenAtMs: this.#d.clock.now() } : {}) });
       if (forgotten) return;
     }
   }
@@ -282,7 +292,7 @@ export class PodWorkers {
     const d = this.#d;
     switch (work) {
       case 'sync': {
-        const out = await d.syncer.syncPod({ updateType, pod: rec.pod, runtimeStatus: status, signal });
+        const out = await d.syncer.syncPod({ updateType, pod: rec.pod, runtimeStatus: status, signal, ...this.#takePreviousStatus(rec) });
         if (signal.aborted) throw signal.reason;
         // Nothing changed in the runtime: the status just read is current; the next sync waits
         // for the PLEG as in the kubelet instead of re-reading it (4 CRI calls per no-op sync).
@@ -309,7 +319,7 @@ export class PodWorkers {
       }
       case 'terminate': {
         const grace = rec.gracePeriodSeconds ?? this.#gracePeriodFor(rec.pod, undefined);
-        const out = await d.syncer.terminatePod({ pod: rec.pod, runtimeStatus: status, gracePeriodSeconds: grace, signal });
+        const out = await d.syncer.terminatePod({ pod: rec.pod, runtimeStatus: status, gracePeriodSeconds: grace, signal, ...this.#takePreviousStatus(rec) });
         if (signal.aborted) throw signal.reason;
         const fresh = await this.#afterWork(rec, signal);
         if (out.error) {
@@ -323,7 +333,7 @@ export class PodWorkers {
         return { apiStatus: out.apiStatus };
       }
       case 'cleanup': {
-        const out = await d.syncer.cleanupPod({ pod: rec.pod, runtimeStatus: status, signal });
+        const out = await d.syncer.cleanupPod({ pod: rec.pod, runtimeStatus: status, signal, ...(rec.keepLogs ? { keepLogs: true } : {}) });
         if (out.error) return { error: out.error, requeueAfterMs: this.#jitter(this.#errorBackoffMs()) };
         // No status refresh: the pod is gone, and its cache entry is dropped when it is forgotten.
         this.#markEnd(rec, status);
@@ -332,6 +342,12 @@ export class PodWorkers {
       default:
         return assertNever(work);
     }
+  }
+
+  #takePreviousStatus(rec: PodRecord): { previousStatus?: V1PodStatus } {
+    const p = rec.previousStatus;
+    rec.previousStatus = undefined;
+    return p === undefined ? {} : { previousStatus: p };
   }
 
   /**

@@ -14,6 +14,11 @@ import { parseDurationMs } from './duration.js';
 export interface AgentConfig {
   podManifestPath: string | undefined;
   manifestURL: string | undefined;
+  /** Cluster mode: the kubeconfig to reach the API server with; undefined = standalone. */
+  kubeconfig: string | undefined;
+  /** Main API client rate limit (requests/s; 0 = unlimited) and burst. */
+  kubeAPIQPS: number;
+  kubeAPIBurst: number;
   /** unix:///path, or 'embedded' for the built-in simulated runtime (the default). */
   containerRuntimeEndpoint: string;
   nodeName: string;
@@ -44,6 +49,9 @@ export class ConfigError extends Error {
 export const AGENT_DEFAULTS: Readonly<AgentConfig> = Object.freeze({
   podManifestPath: undefined,
   manifestURL: undefined,
+  kubeconfig: undefined,
+  kubeAPIQPS: 50,
+  kubeAPIBurst: 100,
   containerRuntimeEndpoint: 'embedded',
   nodeName: os.hostname().toLowerCase(),
   maxPods: 110,
@@ -66,6 +74,9 @@ export const AGENT_DEFAULTS: Readonly<AgentConfig> = Object.freeze({
 const FIELDS = {
   'pod-manifest-path': ['staticPodPath', 'string'],
   'manifest-url': ['staticPodURL', 'string'],
+  kubeconfig: ['kubeconfig', 'string'],
+  'kube-api-qps': ['kubeAPIQPS', 'number'],
+  'kube-api-burst': ['kubeAPIBurst', 'int'],
   'container-runtime-endpoint': ['containerRuntimeEndpoint', 'string'],
   'node-name': ['nodeName', 'string'],
   'max-pods': ['maxPods', 'int'],
@@ -82,7 +93,9 @@ const FIELDS = {
   'pod-logs-dir': ['podLogsDir', 'string'],
   'node-allocatable': ['nodeAllocatable', 'map'],
   v: ['verbosity', 'int'],
-} as const satisfies Record<string, readonly [string, 'string' | 'int' | 'duration' | 'map']>;
+} as const satisfies Record<string, readonly [string, FieldKind]>;
+
+type FieldKind = 'string' | 'int' | 'number' | 'duration' | 'map';
 
 type FlagName = keyof typeof FIELDS;
 
@@ -93,6 +106,10 @@ Runs the node agent. Flags take precedence over --config.
   --config FILE                      YAML config file (KubeletConfiguration field names)
   --pod-manifest-path DIR            static pod manifests directory (staticPodPath)
   --manifest-url URL                 URL of pod manifests, polled (staticPodURL)
+  --kubeconfig FILE                  cluster mode: take pods from the API server this kubeconfig names
+                                     and write their status back (kubeconfig)
+  --kube-api-qps N                   API requests/s of the main client; 0 = unlimited (default 50)
+  --kube-api-burst N                 burst of the main client's rate limiter (default 100)
   --container-runtime-endpoint EP    CRI socket, unix:///path; 'embedded' (default) starts the built-in
                                      simulated runtime with its state under --root-dir
   --node-name NAME                   node name (default: hostname)
@@ -117,7 +134,7 @@ function fail(where: string, msg: string): never {
   throw new ConfigError(`${where}: ${msg}`);
 }
 
-function convert(where: string, kind: 'string' | 'int' | 'duration' | 'map', raw: unknown): string | number | Record<string, string> {
+function convert(where: string, kind: FieldKind, raw: unknown): string | number | Record<string, string> {
   switch (kind) {
     case 'string':
       if (typeof raw !== 'string' || raw === '') fail(where, `must be a non-empty string, got ${JSON.stringify(raw)}`);
@@ -125,6 +142,11 @@ function convert(where: string, kind: 'string' | 'int' | 'duration' | 'map', raw
     case 'int': {
       const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : NaN;
       if (!Number.isSafeInteger(n) || n < 0) fail(where, `must be a non-negative integer, got ${JSON.stringify(raw)}`);
+      return n;
+    }
+    case 'number': {
+      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : NaN;
+      if (!Number.isFinite(n) || n < 0) fail(where, `must be a non-negative number, got ${JSON.stringify(raw)}`);
       return n;
     }
     case 'duration': {
@@ -155,6 +177,9 @@ function convert(where: string, kind: 'string' | 'int' | 'duration' | 'map', raw
 const KEY_OF: Record<string, keyof AgentConfig> = {
   staticPodPath: 'podManifestPath',
   staticPodURL: 'manifestURL',
+  kubeconfig: 'kubeconfig',
+  kubeAPIQPS: 'kubeAPIQPS',
+  kubeAPIBurst: 'kubeAPIBurst',
   containerRuntimeEndpoint: 'containerRuntimeEndpoint',
   nodeName: 'nodeName',
   maxPods: 'maxPods',
@@ -195,28 +220,31 @@ export function parseAgentConfig(argv: readonly string[], readFile: (p: string) 
       fail(`--config ${configPath}`, err instanceof Error ? err.message.split('\n')[0]! : String(err));
     }
     if (doc !== null && doc !== undefined && typeof doc !== 'object') fail(`--config ${configPath}`, 'must be a YAML mapping');
-    const known = new Map<string, 'string' | 'int' | 'duration' | 'map'>(Object.values(FIELDS).map(([k, kind]) => [k, kind]));
+    const known = new Map<string, FieldKind>(Object.values(FIELDS).map(([k, kind]) => [k, kind]));
     for (const [key, raw] of Object.entries((doc ?? {}) as Record<string, unknown>)) {
       if (key === 'kind' || key === 'apiVersion') continue;
       const kind = known.get(key);
       if (!kind) fail(`--config ${configPath}`, `unknown field ${JSON.stringify(key)}`);
-      const v = kind === 'int' && typeof raw === 'number' ? raw : kind === 'map' ? raw : kind === 'int' ? String(raw) : raw;
+      const v = (kind === 'int' || kind === 'number') && typeof raw === 'number' ? raw : kind === 'map' ? raw : kind === 'int' ? String(raw) : raw;
       cfg[KEY_OF[key]!] = convert(`${configPath}: ${key}`, kind, v);
     }
   }
-  for (const [flag, [key, kind]] of Object.entries(FIELDS) as [FlagName, readonly [string, 'string' | 'int' | 'duration' | 'map']][]) {
+  for (const [flag, [key, kind]] of Object.entries(FIELDS) as [FlagName, readonly [string, FieldKind]][]) {
     const raw = values[flag];
     if (typeof raw === 'string') cfg[KEY_OF[key]!] = convert(`--${flag}`, kind, raw);
   }
   const out = cfg as unknown as AgentConfig;
   validate(out);
   if (out.podManifestPath) out.podManifestPath = path.resolve(out.podManifestPath);
+  if (out.kubeconfig) out.kubeconfig = path.resolve(out.kubeconfig);
   out.nodeName = out.nodeName.toLowerCase();
   return out;
 }
 
 function validate(c: AgentConfig): void {
-  if (!c.podManifestPath && !c.manifestURL) fail('flags', 'no pod source: set --pod-manifest-path and/or --manifest-url');
+  if (!c.podManifestPath && !c.manifestURL && !c.kubeconfig) fail('flags', 'no pod source: set --kubeconfig, --pod-manifest-path and/or --manifest-url');
+  if (c.kubeAPIQPS > 100_000) fail('--kube-api-qps', `must be at most 100000, got ${c.kubeAPIQPS}`);
+  if (c.kubeAPIBurst < 1 || c.kubeAPIBurst > 100_000) fail('--kube-api-burst', `must be in [1, 100000], got ${c.kubeAPIBurst}`);
   if (c.manifestURL && !/^https?:\/\//.test(c.manifestURL)) fail('--manifest-url', `must be an http(s) URL, got ${JSON.stringify(c.manifestURL)}`);
   if (c.containerRuntimeEndpoint !== 'embedded' && !c.containerRuntimeEndpoint.startsWith('unix://') && !c.containerRuntimeEndpoint.startsWith('/')) {
     fail('--container-runtime-endpoint', `must be unix:///path or embedded, got ${JSON.stringify(c.containerRuntimeEndpoint)}`);

@@ -15,9 +15,15 @@ import { admitWithUsage } from '../admission/admit-pod.js';
 import { resolveNodeAllocatable } from '../admission/node-allocatable.js';
 import type { Clock, Random } from '../clock/clock.js';
 import { PodConfig } from '../config/pod-config.js';
-import { FileSource, HttpSource, type PodSource } from '../config/pod-update.js';
+import { ApiserverSource, FileSource, HttpSource, type PodSource } from '../config/pod-update.js';
+import { ApiserverPodSource } from '../config/source-apiserver.js';
+import { ApiClient } from '../apiserver/api-client.js';
+import { HttpsTransport } from '../apiserver/https-transport.js';
+import { TokenBucket } from '../apiserver/token-bucket.js';
+import { ApiStatusSync } from '../status/api-status-sync.js';
 import { createFileSource } from '../config/source-file.js';
 import { createHttpSource } from '../config/source-http.js';
+import { ThreadManifestDecoder } from '../config/manifest-decode-thread-client.js';
 import { CriClient } from '../cri/cri-client.js';
 import { InlineDispatcher } from '../dispatch/inline-dispatcher.js';
 import type { PodDispatcher, PodDispatcherEvents } from '../dispatch/pod-dispatcher.js';
@@ -66,12 +72,15 @@ export class Agent {
   #pleg: PlegRunner | undefined;
   #dispatcher: PodDispatcher | undefined;
   #sources: PodSource[] = [];
+  #decoder: ThreadManifestDecoder | undefined;
   #podConfig: PodConfig | undefined;
   #loop: SyncLoop | undefined;
   #loopDone: Promise<void> | undefined;
   #server: AgentServer | undefined;
   #runtimeHealth: RuntimeHealth | undefined;
   #address: { address: string; port: number } | undefined;
+  #transport: HttpsTransport | undefined;
+  #apiStatus: ApiStatusSync | undefined;
 
   constructor(deps: AgentDeps) {
     this.#d = deps;
@@ -103,6 +112,29 @@ export class Agent {
     logger.info('starting shardlet agent', { nodeName: c.nodeName, workers: c.workers, maxPods: c.maxPods, endpoint: c.containerRuntimeEndpoint });
 
     const metrics = (this.#metrics = createMetricsSystem());
+    // Cluster mode: one main client (rate-limited) for the pod source, status writes and deletes.
+    let api: { client: ApiClient; bucket: TokenBucket } | undefined;
+    if (c.kubeconfig) {
+      const transport = (this.#transport = await HttpsTransport.fromKubeconfig({ kubeconfigPath: c.kubeconfig }));
+      const bucket = new TokenBucket({ qps: c.kubeAPIQPS, burst: c.kubeAPIBurst, clock });
+      const requests = metrics.main.recorder.counter(sm.apiRequestsTotal);
+      const client = new ApiClient({ transport, throttle: bucket, clock, nodeName: c.nodeName, onRequest: (verb, resource, code) => requests.inc({ verb, resource, code }) });
+      api = { client, bucket };
+      logger.info('cluster mode', { server: transport.server, kubeAPIQPS: c.kubeAPIQPS, kubeAPIBurst: c.kubeAPIBurst });
+      const patches = metrics.main.recorder.counter(sm.podStatusPatchesTotal);
+      const coalesced = metrics.main.recorder.counter(sm.podStatusCoalescedTotal);
+      const syncDuration = metrics.main.recorder.histogram(km.podStatusSyncDuration);
+      this.#apiStatus = new ApiStatusSync({
+        writer: client,
+        deleter: client,
+        throttle: bucket,
+        clock,
+        logger,
+        onSynced: (s) => syncDuration.observe({}, s),
+        onPatch: (result) => patches.inc({ result }),
+        onCoalesced: () => coalesced.inc({}),
+      });
+    }
     const cri = (this.#cri = new CriClient({ endpoint: c.containerRuntimeEndpoint, timeoutMs: c.runtimeRequestTimeoutMs }));
     const runtimeHealth = (this.#runtimeHealth = new RuntimeHealth({ runtime: cri, clock, logger }));
     const version = await runtimeHealth.connect(this.#stop.signal);
@@ -122,6 +154,7 @@ export class Agent {
       logger,
       onPodRunning: (_pod, seconds) => metrics.main.podStartDuration.observe(seconds),
       onPodStartedSLI: (_pod, seconds) => metrics.main.podStartSliDuration.observe(seconds),
+      ...(this.#apiStatus ? { apiSink: this.#apiStatus } : {}),
     });
     const node = resolveNodeAllocatable(Object.entries(c.nodeAllocatable).map(([k, v]) => `${k}=${v}`).join(',') || undefined);
     const podConfig = (this.#podConfig = new PodConfig({ clock, logger }));
@@ -242,13 +275,18 @@ export class Agent {
       return h.healthy ? undefined : h.reason;
     });
 
+    if (api) {
+      this.#sources.push(new ApiserverPodSource({ lw: api.client, nodeName: c.nodeName, sink: podConfig.channel(ApiserverSource), clock, random, logger }));
+    }
+    // Manifests are untrusted input: decoded on a thread of their own, with time and memory limits.
+    const decoder = (this.#decoder = new ThreadManifestDecoder({ clock, logger }));
     if (c.podManifestPath) {
       this.#sources.push(
-        createFileSource({ path: c.podManifestPath, nodeName: c.nodeName, sink: podConfig.channel(FileSource), clock, logger, resyncMs: c.fileCheckFrequencyMs }),
+        createFileSource({ path: c.podManifestPath, nodeName: c.nodeName, sink: podConfig.channel(FileSource), clock, logger, resyncMs: c.fileCheckFrequencyMs, decoder }),
       );
     }
     if (c.manifestURL) {
-      this.#sources.push(createHttpSource({ url: c.manifestURL, nodeName: c.nodeName, sink: podConfig.channel(HttpSource), clock, logger, pollMs: c.httpCheckFrequencyMs }));
+      this.#sources.push(createHttpSource({ url: c.manifestURL, nodeName: c.nodeName, sink: podConfig.channel(HttpSource), clock, logger, pollMs: c.httpCheckFrequencyMs, decoder }));
     }
 
     metrics.aggregator.onCollect(() => {
@@ -280,9 +318,13 @@ export class Agent {
       });
       this.#address = await this.#server.listen();
       logger.info('serving', { address: this.#address.address, port: this.#address.port });
+      if (!isLoopbackAddress(this.#address.address)) {
+        logger.error('serving /pods on a non-loopback address without authentication: pod specs, env values included, are readable by anyone who can reach it', { address: this.#address.address, port: this.#address.port });
+      }
     }
 
     this.#loopDone = loop.run(this.#stop.signal);
+    this.#apiStatus?.start();
     for (const s of this.#sources) s.start();
     this.#state = 'running';
   }
@@ -293,8 +335,11 @@ export class Agent {
     this.#state = 'stopping';
     this.#stop.abort();
     await Promise.allSettled(this.#sources.map((s) => s.close()));
+    await this.#decoder?.close();
     this.#podConfig?.close();
     await this.#loopDone?.catch(() => {});
+    await this.#apiStatus?.close();
+    this.#transport?.close();
     this.#runtimeHealth?.stop();
     await Promise.allSettled([this.#dispatcher?.close(), this.#pleg?.close(), this.#server?.close()]);
     this.#metrics?.close();
@@ -321,4 +366,10 @@ function primaryHostIP(): string {
     for (const a of addrs ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
   }
   return '127.0.0.1';
+}
+
+/** 127.0.0.0/8, ::1 and IPv4-mapped loopback: the addresses only this machine reaches. */
+export function isLoopbackAddress(address: string): boolean {
+  const a = address.replace(/^::ffff:/i, '');
+  return a === '::1' || a === 'localhost' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a);
 }

@@ -28,7 +28,7 @@ export async function run(argv: string[]): Promise<number> {
   if (config.containerRuntimeEndpoint === 'embedded') {
     embedded = await startEmbeddedRuntime(config.rootDir, (line) => logger.v(1).info('sim-runtime', { line }));
     config = { ...config, containerRuntimeEndpoint: embedded.endpoint };
-    logger.info('started the embedded simulated runtime', { endpoint: embedded.endpoint });
+    logger.info(embedded.adopted ? 'reusing the embedded simulated runtime left running by an earlier agent' : 'started the embedded simulated runtime', { endpoint: embedded.endpoint });
   }
   const agent = new Agent({ config, clock: realClock, random: realRandom, logger });
   const stopped = new Promise<void>((resolve) => {

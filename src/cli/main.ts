@@ -9,8 +9,10 @@ const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{
   'sim-runtime': { summary: 'run the simulated CRI runtime on a unix socket', load: () => import('./sim-runtime-command.js') },
 };
 
+const VERSION_FLAGS: ReadonlySet<string> = new Set(['--version', '-V', 'version']);
+
 function usage(): string {
-  const lines = ['usage: shardlet <command> [flags]', '', 'commands:'];
+  const lines = ['usage: shardlet <command> [flags]', '       shardlet --version', '', 'commands:'];
   for (const [name, c] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(14)}${c.summary}`);
   lines.push('', 'Run `shardlet <command> --help` for its flags.');
   return lines.join('\n');
@@ -21,6 +23,11 @@ async function main(argv: string[]): Promise<number> {
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(usage() + '\n');
     return name === undefined ? 2 : 0;
+  }
+  if (VERSION_FLAGS.has(name)) {
+    const { packageVersion } = await import('./version.js');
+    process.stdout.write(`shardlet ${packageVersion()}\n`);
+    return 0;
   }
   const cmd = COMMANDS[name];
   if (!cmd) {

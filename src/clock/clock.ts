@@ -26,11 +26,29 @@ export interface Clock {
 /** A source of uniform randoms in [0, 1), injected for jitter. */
 export type Random = () => number;
 
+/**
+ * The longest delay Node's timers can schedule (2^31 - 1 ms, about 24.8 days). A longer delay is
+ * not an error for Node: it warns (TimeoutOverflowWarning) and fires after 1 ms, so a pod with
+ * `terminationGracePeriodSeconds: 400000000000` would be killed at once and a probe with a huge
+ * timeout would time out at once, in a loop.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Any requested delay as one Node can schedule: a number in [0, MAX_TIMER_MS] (NaN → 0). The
+ * one helper every timer and every CRI deadline goes through; a delay past the limit is served as
+ * the limit (a grace period of 12,000 years ends after 24.8 days).
+ */
+export function clampTimerMs(ms: number): number {
+  if (!(ms > 0)) return 0;
+  return ms >= MAX_TIMER_MS ? MAX_TIMER_MS : ms;
+}
+
 export const realClock: Clock = Object.freeze({
   now: () => Date.now(),
   monotonic: () => Number(process.hrtime.bigint()) / 1e6,
   setTimer(ms: number, fn: () => void, opts?: { unref?: boolean }): TimerHandle {
-    const t = setTimeout(fn, ms);
+    const t = setTimeout(fn, clampTimerMs(ms));
     if (opts?.unref) t.unref();
     return { cancel: () => clearTimeout(t) };
   },

@@ -3,7 +3,7 @@
  * only when `step()`/`stepTo()` is called, and due timers fire in time order during the step.
  * Lives in src/ (not test/) because the simulated runtime can run on it too.
  */
-import { sleepWith, type Clock, type TimerHandle } from './clock.js';
+import { clampTimerMs, sleepWith, type Clock, type TimerHandle } from './clock.js';
 
 interface PendingTimer {
   at: number;
@@ -32,7 +32,7 @@ export class FakeClock implements Clock {
   }
 
   setTimer(ms: number, fn: () => void): TimerHandle {
-    const t: PendingTimer = { at: this.#now + Math.max(0, ms), seq: this.#seq++, fn, cancelled: false };
+    const t: PendingTimer = { at: this.#now + clampTimerMs(ms), seq: this.#seq++, fn, cancelled: false };
     this.#timers.push(t);
     return { cancel: () => void (t.cancelled = true) };
   }

@@ -9,7 +9,8 @@
  * one bad manifest never disturbs the pods of another. Callers test `code`, never `message`.
  */
 import type { FieldError } from './field-error.js';
-import { formatFieldErrors } from './field-error.js';
+import { formatFieldErrors, MAX_LISTED_FIELD_ERRORS } from './field-error.js';
+import { boundedJson, truncateText } from '../logging/bounded-text.js';
 
 export type ConfigErrorCode =
   /** The bytes are not YAML/JSON, or a document cannot be decoded as an object of its kind. */
@@ -22,7 +23,10 @@ export type ConfigErrorCode =
   | 'ERR_MANIFEST_READ'
   /** The manifest URL could not be fetched (connect error, timeout, non-200 status). */
   | 'ERR_MANIFEST_FETCH'
-  /** A manifest file or HTTP body is larger than the configured limit. */
+  /**
+   * A manifest file or HTTP body is larger than the configured limit, expands (YAML aliases)
+   * beyond its decode budget, or took more time or memory to decode than the decoder allows.
+   */
   | 'ERR_MANIFEST_TOO_LARGE'
   /** A source or merger was constructed with bad options. */
   | 'ERR_CONFIG_OPTION';
@@ -31,6 +35,14 @@ export interface ConfigErrorWire {
   code: string;
   message: string;
   origin: string;
+}
+
+/** A ConfigError as it crosses a thread (manifest-decoder.ts): everything needed to rebuild it. */
+export interface ConfigErrorTransfer {
+  code: ConfigErrorCode;
+  origin: string;
+  message: string;
+  fieldErrors: FieldError[];
 }
 
 export class ConfigError extends Error {
@@ -51,6 +63,23 @@ export class ConfigError extends Error {
   /** A validation failure: the message lists every field error, `; `-separated. */
   static invalid(origin: string, errs: readonly FieldError[]): ConfigError {
     return new ConfigError('ERR_MANIFEST_INVALID', origin, formatFieldErrors(errs), errs);
+  }
+
+  /** For a thread boundary; field error values are shortened (they can be megabytes of input). */
+  toTransfer(): ConfigErrorTransfer {
+    const fieldErrors = this.fieldErrors.slice(0, MAX_LISTED_FIELD_ERRORS).map((e) => {
+      const value: unknown = e.value;
+      if (value === undefined) return { ...e };
+      return { ...e, value: typeof value === 'string' ? truncateText(value) : typeof value === 'object' && value !== null ? boundedJson(value) : value };
+    });
+    return { code: this.code, origin: this.origin, message: this.message, fieldErrors };
+  }
+
+  /** Rebuilds an error sent with {@link toTransfer}; the message is kept as it was. */
+  static fromTransfer(t: ConfigErrorTransfer): ConfigError {
+    const prefix = t.origin === '' ? '' : `${t.origin}: `;
+    const detail = t.message.startsWith(prefix) ? t.message.slice(prefix.length) : t.message;
+    return new ConfigError(t.code, t.origin, detail, t.fieldErrors);
   }
 
   toWire(): ConfigErrorWire {

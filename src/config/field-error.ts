@@ -9,6 +9,8 @@
  *   spec.containers[0].livenessProbe: Forbidden: may not specify more than 1 handler type
  *   spec.containers[0].volumeMounts[0].name: Not found: "data"
  */
+import { boundedJson } from '../logging/bounded-text.js';
+
 export type FieldErrorType = 'Required' | 'Invalid' | 'Duplicate' | 'NotSupported' | 'NotFound' | 'Forbidden';
 
 export interface FieldError {
@@ -20,12 +22,14 @@ export interface FieldError {
   detail?: string;
 }
 
-/** A value rendered the way Go's %q / %v would show it in a field error. */
+/**
+ * A value rendered the way Go's %q / %v would show it in a field error, shortened to
+ * MAX_SHOWN_CHARS (values come from untrusted manifests: a 10 MiB name must not make a 10 MiB
+ * message).
+ */
 function showValue(v: unknown): string {
-  if (typeof v === 'string') return JSON.stringify(v);
-  if (typeof v === 'number' || typeof v === 'boolean' || v === null) return String(v);
   if (v === undefined) return '<nil>';
-  return JSON.stringify(v) ?? String(v);
+  return boundedJson(v);
 }
 
 export function formatFieldError(e: FieldError): string {
@@ -50,8 +54,13 @@ export function formatFieldError(e: FieldError): string {
   }
 }
 
+/** Field errors listed in one message at most (a fuzzed manifest can have thousands). */
+export const MAX_LISTED_FIELD_ERRORS = 20;
+
 export function formatFieldErrors(errs: readonly FieldError[]): string {
-  return errs.map(formatFieldError).join('; ');
+  const shown = errs.slice(0, MAX_LISTED_FIELD_ERRORS).map(formatFieldError);
+  if (errs.length > shown.length) shown.push(`and ${errs.length - shown.length} more errors`);
+  return shown.join('; ');
 }
 
 /** Constructors mirroring apimachinery's field.Required / field.Invalid / ... */

@@ -13,17 +13,24 @@
  *   rejected as a whole (ERR_MANIFEST_DUPLICATE naming both files). "First" means the file that
  *   already owns the name (was accepted in the previous build), then sorted file-name order, so
  *   adding a conflicting file never disturbs a running pod.
- * - Unchanged text is not parsed again, and unchanged files hand out the very same pod objects,
- *   which the merger recognises as unchanged without diffing.
+ * - Unchanged text (same digest) is not decoded again, and unchanged files hand out the very
+ *   same pod objects, which the merger recognises as unchanged without diffing.
+ * - A file that had pods and now reads as empty (no documents) is most likely being rewritten in
+ *   place (truncate, then write): its pods stay until a read at least `emptyGraceMs` after the
+ *   first empty one still finds it empty; only then does it contribute no pods. (The kubelet gets
+ *   the same effect from treating an empty file as a parse error until its next full listing.)
+ *   A file that never had pods and is empty simply has none.
  */
 import path from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import { ConfigError } from './config-errors.js';
-import { podsFromManifest } from './manifest-pods.js';
+import type { ManifestResult } from './manifest-pods.js';
 
 interface FileEntry {
-  /** Last text read; undefined when the last read failed. */
-  text: string | undefined;
+  /** Digest of the last text decoded; undefined when the last read failed. */
+  digest: string | undefined;
+  /** Monotonic ms of the first of consecutive empty reads while the file still had pods. */
+  emptySince?: number | undefined;
   /** Pods of the last valid version (undefined: never valid). */
   good: V1Pod[] | undefined;
   /** The current problem with the file, if any (parse/validation/read). */
@@ -39,7 +46,18 @@ export interface FileSetBuild {
 export interface ManifestFileSetOptions {
   dir: string;
   nodeName: string;
+  /** How long an empty read keeps a file's pods (see the rules above). */
+  emptyGraceMs: number;
 }
+
+/** What {@link ManifestFileSet.setResult} made of an empty read. */
+export type EmptyRead =
+  /** Not empty. */
+  | { kind: 'none' }
+  /** Empty, pods kept; read the file again in `recheckInMs`. */
+  | { kind: 'held'; recheckInMs: number }
+  /** Empty, and the file contributes no pods (never had any, or empty for the whole grace). */
+  | { kind: 'empty' };
 
 function podKey(p: V1Pod): string {
   return `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`;
@@ -48,6 +66,7 @@ function podKey(p: V1Pod): string {
 export class ManifestFileSet {
   readonly #dir: string;
   readonly #nodeName: string;
+  readonly #emptyGraceMs: number;
   readonly #files = new Map<string, FileEntry>();
   /** Files accepted in the previous build: they own their names against newcomers. */
   #accepted = new Set<string>();
@@ -57,6 +76,12 @@ export class ManifestFileSet {
   constructor(opts: ManifestFileSetOptions) {
     this.#dir = opts.dir;
     this.#nodeName = opts.nodeName;
+    this.#emptyGraceMs = opts.emptyGraceMs;
+  }
+
+  /** The decode context of a file (its origin names it in errors and enters its pods' uids). */
+  context(name: string): { source: 'file'; origin: string; nodeName: string; allowLists: false } {
+    return { source: 'file', origin: this.origin(name), nodeName: this.#nodeName, allowLists: false };
   }
 
   /** The origin string errors and uids use for a file name. */
@@ -68,25 +93,45 @@ export class ManifestFileSet {
     return [...this.#files.keys()];
   }
 
-  /** Records freshly read text for a file; parses only if the text changed. */
-  setText(name: string, text: string): void {
-    const e = this.#files.get(name) ?? { text: undefined, good: undefined, error: undefined };
+  /**
+   * True when `digest` is what the file's pods were decoded from, so reading it again changes
+   * nothing (never while an empty read is pending confirmation).
+   */
+  unchanged(name: string, digest: string): boolean {
+    const e = this.#files.get(name);
+    return e !== undefined && e.digest === digest && e.emptySince === undefined;
+  }
+
+  /** Records the decode result of freshly read text (digest `digest`) at monotonic `nowMs`. */
+  setResult(name: string, digest: string, r: ManifestResult, nowMs: number): EmptyRead {
+    const e = this.#files.get(name) ?? { digest: undefined, good: undefined, error: undefined };
     this.#files.set(name, e);
-    if (e.text === text && e.text !== undefined) return;
-    e.text = text;
-    const r = podsFromManifest(text, { source: 'file', origin: this.origin(name), nodeName: this.#nodeName, allowLists: false });
-    if (r.ok) {
-      e.good = r.pods;
-      e.error = undefined;
-    } else {
+    e.digest = digest;
+    if (!r.ok) {
       e.error = r.error;
+      e.emptySince = undefined;
+      return { kind: 'none' };
     }
+    e.error = undefined;
+    if (r.pods.length > 0) {
+      e.good = r.pods;
+      e.emptySince = undefined;
+      return { kind: 'none' };
+    }
+    if (e.good !== undefined && e.good.length > 0) {
+      e.emptySince ??= nowMs;
+      const left = e.emptySince + this.#emptyGraceMs - nowMs;
+      if (left > 0) return { kind: 'held', recheckInMs: left };
+    }
+    e.good = [];
+    e.emptySince = undefined;
+    return { kind: 'empty' };
   }
 
   /** Records that a file exists but could not be read; its last valid pods stay. */
   setReadError(name: string, err: ConfigError): void {
-    const e = this.#files.get(name) ?? { text: undefined, good: undefined, error: undefined };
-    e.text = undefined;
+    const e = this.#files.get(name) ?? { digest: undefined, good: undefined, error: undefined };
+    e.digest = undefined;
     e.error = err;
     this.#files.set(name, e);
   }

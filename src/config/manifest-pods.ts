@@ -11,6 +11,7 @@ import { validatePod } from './pod-validation.js';
 import { applyStaticPodConventions } from './static-pod.js';
 import type { SourceName } from './pod-update.js';
 import { fieldErr } from './field-error.js';
+import { truncateText } from '../logging/bounded-text.js';
 
 export interface ManifestContext {
   source: SourceName;
@@ -21,7 +22,20 @@ export interface ManifestContext {
 
 export type ManifestResult = { ok: true; pods: V1Pod[] } | { ok: false; error: ConfigError };
 
+/** The detail of an error no check anticipated (a bug): the fuzz test asserts it never occurs. */
+export const INTERNAL_DECODE_ERROR = 'internal error while decoding the manifest';
+
+/** Never throws: an unexpected exception becomes an ERR_MANIFEST_PARSE naming the origin. */
 export function podsFromManifest(text: string, ctx: ManifestContext): ManifestResult {
+  try {
+    return podsFromManifestUnguarded(text, ctx);
+  } catch (e) {
+    const why = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    return { ok: false, error: new ConfigError('ERR_MANIFEST_PARSE', ctx.origin, `${INTERNAL_DECODE_ERROR}: ${truncateText(why)}`) };
+  }
+}
+
+function podsFromManifestUnguarded(text: string, ctx: ManifestContext): ManifestResult {
   const decoded = decodeManifest(text, { origin: ctx.origin, allowLists: ctx.allowLists });
   if (!decoded.ok) return decoded;
   const pods: V1Pod[] = [];

@@ -4,17 +4,30 @@
  * field paths and wording. Returns every problem found (an empty list means valid); never throws.
  *
  * Input is decoded YAML of unknown quality, so every field is read as `unknown` and
- * type-checked before use. Runs after `applyApiDefaults`, before the static-pod conventions
+ * type-checked before use (pod-schema-decode.ts has already checked JSON types and int32/int64
+ * ranges). Every identifier that becomes a path component (uid, namespace, name, container name:
+ * `<podLogsDir>/<ns>_<name>_<uid>/<container>/N.log`) is checked here against a pattern without
+ * `/` or a leading `.`, so no manifest can name a path outside the agent's directories. Runs after `applyApiDefaults`, before the static-pod conventions
  * (name suffix, uid), so messages show the name the user wrote.
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import { fieldErr, type FieldError } from './field-error.js';
+import { keyPath } from './pod-schema-decode.js';
 import { isNegative, parseQuantity, milliValue, unitValue, QUANTITY_FORMAT_DETAIL } from '../admission/quantity.js';
 
 const DNS1123_LABEL_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const IANA_SVC_NAME_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const LABEL_VALUE_RE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+/** A uid given in a manifest: label-value syntax (it is stored in the pod-uid label), non-empty. */
+const UID_RE = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const UID_MAX = 63;
+/** The API server's IsEnvVarName. */
+const ENV_VAR_NAME_RE = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
+/** Qualified-name parts (annotation and label keys: `[prefix/]name`). */
+const QUALIFIED_NAME_RE = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+/** The API server's TotalAnnotationSizeLimitB: keys plus values of all annotations. */
+export const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
 
 const SUBDOMAIN_DETAIL =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end " +
@@ -55,14 +68,36 @@ function validateNonNegative(v: unknown, field: string, errs: FieldError[]): voi
   else if (v < 0) errs.push(fieldErr.invalid(field, v, 'must be greater than or equal to 0'));
 }
 
+/** A label or annotation key: `[dns-subdomain prefix (≤253)/]name (≤63)` (IsQualifiedName). */
+function validateQualifiedName(k: string, field: string, errs: FieldError[]): void {
+  const slash = k.indexOf('/');
+  const [prefix, name] = slash < 0 ? ['', k] : [k.slice(0, slash), k.slice(slash + 1)];
+  const bad =
+    name.length === 0 || name.length > 63 || !QUALIFIED_NAME_RE.test(name) ||
+    (slash >= 0 && (prefix.length === 0 || prefix.length > 253 || !DNS1123_SUBDOMAIN_RE.test(prefix)));
+  if (bad) {
+    errs.push(fieldErr.invalid(field, k, "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (at most 63), with an optional DNS subdomain prefix and '/'"));
+  }
+}
+
 function validateStringMap(m: unknown, field: string, errs: FieldError[], labelValues: boolean): void {
   if (m === undefined || m === null) return;
   if (!isObj(m)) return void errs.push(fieldErr.invalid(field, m, 'must be a map of string keys to string values'));
+  let total = 0;
   for (const [k, v] of Object.entries(m)) {
-    if (typeof v !== 'string') errs.push(fieldErr.invalid(`${field}[${k}]`, v, 'must be a string'));
-    else if (labelValues && (v.length > 63 || !LABEL_VALUE_RE.test(v))) {
-      errs.push(fieldErr.invalid(`${field}[${k}]`, v, "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"));
+    const kf = keyPath(field, k);
+    validateQualifiedName(k, field, errs);
+    if (typeof v !== 'string') {
+      errs.push(fieldErr.invalid(kf, v, 'must be a string'));
+      continue;
     }
+    total += k.length + v.length;
+    if (labelValues && (v.length > 63 || !LABEL_VALUE_RE.test(v))) {
+      errs.push(fieldErr.invalid(kf, v, "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"));
+    }
+  }
+  if (!labelValues && total > TOTAL_ANNOTATION_SIZE_LIMIT) {
+    errs.push(fieldErr.invalid(field, `<${total} bytes>`, `may not have more than ${TOTAL_ANNOTATION_SIZE_LIMIT} bytes`));
   }
 }
 
@@ -80,6 +115,14 @@ function validateMetadata(meta: unknown, errs: FieldError[], opts: ValidateOptio
   }
   const ns = meta['namespace'];
   if (ns !== undefined && ns !== '') validateDnsLabel(ns, 'metadata.namespace', errs);
+  const uid = meta['uid'];
+  if (uid !== undefined && uid !== null && uid !== '') {
+    if (typeof uid !== 'string') errs.push(fieldErr.invalid('metadata.uid', uid, 'must be a string'));
+    else if (uid.length > UID_MAX) errs.push(fieldErr.invalid('metadata.uid', uid, `must be no more than ${UID_MAX} characters`));
+    else if (!UID_RE.test(uid)) {
+      errs.push(fieldErr.invalid('metadata.uid', uid, "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (it names a log directory)"));
+    }
+  }
   validateStringMap(meta['labels'], 'metadata.labels', errs, true);
   validateStringMap(meta['annotations'], 'metadata.annotations', errs, false);
 }
@@ -92,7 +135,7 @@ function validateResourceList(list: unknown, field: string, errs: FieldError[]):
     return parsed;
   }
   for (const [name, raw] of Object.entries(list)) {
-    const f = `${field}[${name}]`;
+    const f = keyPath(field, name);
     const q = parseQuantity(raw);
     if (q === undefined) errs.push(fieldErr.invalid(f, raw, QUANTITY_FORMAT_DETAIL));
     else if (isNegative(q)) errs.push(fieldErr.invalid(f, raw, 'must be greater than or equal to 0'));
@@ -141,6 +184,22 @@ function validateProbe(probe: unknown, field: string, errs: FieldError[], mustSu
   if (handlers[0] === 'exec' && !Array.isArray(get(probe['exec'], 'command'))) errs.push(fieldErr.required(`${field}.exec.command`));
 }
 
+function validateEnv(env: unknown, field: string, errs: FieldError[]): void {
+  if (!Array.isArray(env)) return;
+  env.forEach((e: unknown, i) => {
+    const name = get(e, 'name');
+    const f = `${field}[${i}].name`;
+    if (name === undefined || name === null || name === '') errs.push(fieldErr.required(f));
+    else if (typeof name !== 'string' || !ENV_VAR_NAME_RE.test(name)) {
+      errs.push(fieldErr.invalid(f, name, "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit"));
+    }
+    const vf = get(e, 'valueFrom');
+    if (get(e, 'value') !== undefined && get(e, 'value') !== '' && vf !== undefined && vf !== null) {
+      errs.push(fieldErr.invalid(`${field}[${i}].valueFrom`, '', 'may not be specified when `value` is not empty'));
+    }
+  });
+}
+
 function validateContainer(c: unknown, field: string, errs: FieldError[], init: boolean, volumes: ReadonlySet<string>): void {
   if (!isObj(c)) return void errs.push(fieldErr.invalid(field, c, 'must be an object'));
   const name = c['name'];
@@ -174,6 +233,7 @@ function validateContainer(c: unknown, field: string, errs: FieldError[], init: 
     });
   }
   validateResources(c['resources'], `${field}.resources`, errs);
+  validateEnv(c['env'], `${field}.env`, errs);
   // Init containers take no probes unless they are sidecars (restartPolicy: Always).
   const sidecar = init && c['restartPolicy'] === 'Always';
   for (const [k, once] of [['livenessProbe', true], ['readinessProbe', false], ['startupProbe', true]] as const) {

@@ -7,7 +7,8 @@
  *   start() ──► full read ──► SET (the first SET marks the source ready, even when empty)
  *   fs.watch event for a name ──► (debounce window, ≤ debounceMs after the *first* event; later
  *     events join the same window) ──► re-read only the named files ──► SET
- *   every resyncMs ──► full read (readdir + every file; unchanged text is not parsed) ──► SET
+ *   every resyncMs ──► full read (readdir + every file; unchanged text is not decoded) ──► SET
+ *   a file with pods reads empty ──► pods kept, re-read after emptyGraceMs ──► still empty: no pods
  *
  * Invariants:
  * - At most one read runs at a time; events that arrive during a read are handled right after.
@@ -15,6 +16,9 @@
  * - Problems are reported (logger + onError) once per distinct problem per file and never
  *   change what other files contribute; see manifest-file-set.ts for the invalid-file and
  *   duplicate-name rules (a broken edit keeps the last valid version running).
+ * - Decoding runs on the injected {@link ManifestDecoder} (the agent's runs on its own thread
+ *   with time and memory limits), so a hostile file never blocks the main thread.
+ * - An empty file is noted in the log (info) once per transition, never silently "no pods".
  * - A missing manifest path yields an empty SET (as the kubelet does), so sources become ready;
  *   the watch is retried on each resync until the directory exists.
  */
@@ -25,6 +29,7 @@ import type { Clock, TimerHandle } from '../clock/clock.js';
 import type { Logger } from '../logging/logger.js';
 import { ConfigError, type ConfigErrorHandler } from './config-errors.js';
 import { ManifestFileSet } from './manifest-file-set.js';
+import { inlineManifestDecoder, manifestDigest, type ManifestDecoder } from './manifest-decoder.js';
 import { FileSource, type PodSetSink, type PodSource } from './pod-update.js';
 
 export interface FileSourceOptions {
@@ -43,6 +48,10 @@ export interface FileSourceOptions {
   watch?: boolean;
   /** Files larger than this are rejected with ERR_MANIFEST_TOO_LARGE. */
   maxFileBytes?: number;
+  /** How long a file that had pods may read empty before its pods go (a rewrite in progress). */
+  emptyGraceMs?: number;
+  /** Where manifests are decoded (default: inline, on the calling thread; the agent passes its decoder thread). */
+  decoder?: ManifestDecoder;
 }
 
 export const FILE_SOURCE_DEFAULTS = Object.freeze({
@@ -50,6 +59,7 @@ export const FILE_SOURCE_DEFAULTS = Object.freeze({
   debounceMs: 50,
   watch: true,
   maxFileBytes: 10 * 1024 * 1024,
+  emptyGraceMs: 5_000,
 });
 
 const MANIFEST_EXT = new Set(['.yaml', '.yml', '.json']);
@@ -64,6 +74,10 @@ function errnoOf(e: unknown): string | undefined {
 export class FileSourceImpl implements PodSource {
   readonly name = FileSource;
   readonly #opts: Required<Omit<FileSourceOptions, 'onError'>> & { onError: ConfigErrorHandler };
+  /** Re-reads scheduled to confirm an empty read, by file name. */
+  readonly #emptyRechecks = new Map<string, TimerHandle>();
+  /** Files whose "contains no pods" note was logged (cleared when they have pods again). */
+  readonly #notedEmpty = new Set<string>();
   readonly #log: Logger;
   /** Directory watched and listed; in single-file mode, the file's parent. */
   #dir: string;
@@ -96,14 +110,16 @@ export class FileSourceImpl implements PodSource {
       debounceMs: opts.debounceMs ?? FILE_SOURCE_DEFAULTS.debounceMs,
       watch: opts.watch ?? FILE_SOURCE_DEFAULTS.watch,
       maxFileBytes: opts.maxFileBytes ?? FILE_SOURCE_DEFAULTS.maxFileBytes,
+      emptyGraceMs: opts.emptyGraceMs ?? FILE_SOURCE_DEFAULTS.emptyGraceMs,
+      decoder: opts.decoder ?? inlineManifestDecoder,
     };
-    if (!(o.resyncMs > 0) || !(o.debounceMs >= 0) || !(o.maxFileBytes > 0)) {
-      throw new ConfigError('ERR_CONFIG_OPTION', '', 'file source: resyncMs and maxFileBytes must be > 0, debounceMs >= 0');
+    if (!(o.resyncMs > 0) || !(o.debounceMs >= 0) || !(o.maxFileBytes > 0) || !(o.emptyGraceMs >= 0)) {
+      throw new ConfigError('ERR_CONFIG_OPTION', '', 'file source: resyncMs and maxFileBytes must be > 0, debounceMs and emptyGraceMs >= 0');
     }
     this.#opts = o;
     this.#log = opts.logger.with({ source: FileSource });
     this.#dir = opts.path.replace(/\/+$/, '') || '/';
-    this.#files = new ManifestFileSet({ dir: this.#dir, nodeName: opts.nodeName });
+    this.#files = new ManifestFileSet({ dir: this.#dir, nodeName: opts.nodeName, emptyGraceMs: o.emptyGraceMs });
   }
 
   start(): void {
@@ -124,6 +140,8 @@ export class FileSourceImpl implements PodSource {
     this.#closed = true;
     this.#debounce?.cancel();
     this.#resyncTimer?.cancel();
+    for (const t of this.#emptyRechecks.values()) t.cancel();
+    this.#emptyRechecks.clear();
     this.#watcher?.close();
     this.#watcher = undefined;
     await this.#running;
@@ -241,7 +259,7 @@ export class FileSourceImpl implements PodSource {
     if (dir === this.#dir && onlyName === this.#onlyName) return;
     this.#dir = dir;
     this.#onlyName = onlyName;
-    this.#files = new ManifestFileSet({ dir, nodeName: this.#opts.nodeName });
+    this.#files = new ManifestFileSet({ dir, nodeName: this.#opts.nodeName, emptyGraceMs: this.#opts.emptyGraceMs });
     this.#watcher?.close();
     this.#watcher = undefined;
   }
@@ -259,10 +277,44 @@ export class FileSourceImpl implements PodSource {
         this.#files.setReadError(name, new ConfigError('ERR_MANIFEST_TOO_LARGE', file, `file is ${st.size} bytes, limit is ${this.#opts.maxFileBytes}`));
         return;
       }
-      this.#files.setText(name, await fsp.readFile(file, 'utf8'));
+      await this.#decode(name, await fsp.readFile(file, 'utf8'));
     } catch (e) {
       if (errnoOf(e) === 'ENOENT') this.#files.remove(name);
       else this.#files.setReadError(name, new ConfigError('ERR_MANIFEST_READ', file, `cannot read file: ${String(e)}`));
+    }
+  }
+
+  /** Decodes a file's text unless unchanged; handles the empty-read rule. */
+  async #decode(name: string, text: string): Promise<void> {
+    const digest = manifestDigest(text);
+    if (this.#files.unchanged(name, digest)) return;
+    const files = this.#files;
+    const r = await this.#opts.decoder.decode(text, files.context(name));
+    if (this.#closed || files !== this.#files) return;
+    const empty = files.setResult(name, digest, r, this.#opts.clock.monotonic());
+    const file = files.origin(name);
+    switch (empty.kind) {
+      case 'none':
+        this.#notedEmpty.delete(name);
+        return;
+      case 'held':
+        this.#log.info('Manifest file is empty; keeping its pods in case it is being rewritten', { file, recheckInMs: empty.recheckInMs });
+        this.#emptyRechecks.get(name)?.cancel();
+        this.#emptyRechecks.set(name, this.#opts.clock.setTimer(empty.recheckInMs, () => {
+          this.#emptyRechecks.delete(name);
+          if (this.#closed) return;
+          this.#dirty.add(name);
+          void this.#kick();
+        }));
+        return;
+      case 'empty':
+        if (!this.#notedEmpty.has(name)) this.#log.info('Manifest file contains no pods', { file });
+        this.#notedEmpty.add(name);
+        return;
+      default: {
+        const never: never = empty;
+        return never;
+      }
     }
   }
 

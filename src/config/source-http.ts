@@ -10,7 +10,10 @@
  *   because the server blipped). Repeated failures are logged at error level 3 times, then at
  *   v(4), as the kubelet does.
  * - 200 with an empty body: an empty SET (the kubelet's behaviour: "no pods").
- * - body identical to the previous one: nothing to do (the SET it produced stands).
+ * - body identical to the previous one (same digest): nothing to do (the SET it produced stands);
+ *   a body is decoded at most once however often it is served.
+ * - decoding runs on the injected {@link ManifestDecoder} (the agent's own decoder thread, with
+ *   time and memory limits), never on the main thread.
  * - body that fails to parse or validate: reported, the last valid SET stands.
  * - otherwise: a SET of the body's pods.
  * No SET is delivered after close() resolves.
@@ -19,7 +22,7 @@ import type { Clock, TimerHandle } from '../clock/clock.js';
 import type { Logger } from '../logging/logger.js';
 import { ConfigError, isConfigError, type ConfigErrorHandler } from './config-errors.js';
 import { nodeHttpFetcher, type ManifestFetcher } from './manifest-fetch.js';
-import { podsFromManifest } from './manifest-pods.js';
+import { inlineManifestDecoder, manifestDigest, type ManifestDecoder } from './manifest-decoder.js';
 import { HttpSource, type PodSetSink, type PodSource } from './pod-update.js';
 
 export interface HttpSourceOptions {
@@ -37,6 +40,8 @@ export interface HttpSourceOptions {
   /** Extra request headers (kubelet --manifest-url-header). */
   headers?: Readonly<Record<string, string>>;
   fetcher?: ManifestFetcher;
+  /** Where bodies are decoded (default: inline; the agent passes its decoder thread). */
+  decoder?: ManifestDecoder;
 }
 
 export const HTTP_SOURCE_DEFAULTS = Object.freeze({
@@ -58,13 +63,14 @@ export class HttpSourceImpl implements PodSource {
   readonly #maxBytes: number;
   readonly #headers: Readonly<Record<string, string>>;
   readonly #fetcher: ManifestFetcher;
+  readonly #decoder: ManifestDecoder;
   #started = false;
   #closed = false;
   #timer: TimerHandle | undefined;
   #inflight: AbortController | undefined;
   #running: Promise<void> | undefined;
-  /** The last body received with status 200 (parsed or not); undefined before the first. */
-  #lastBody: string | undefined;
+  /** Digest of the last body received with status 200 (decoded or not); undefined before the first. */
+  #lastDigest: string | undefined;
   #failureLogs = 0;
 
   constructor(opts: HttpSourceOptions) {
@@ -82,6 +88,7 @@ export class HttpSourceImpl implements PodSource {
     this.#maxBytes = opts.maxBytes ?? HTTP_SOURCE_DEFAULTS.maxBytes;
     this.#headers = opts.headers ?? {};
     this.#fetcher = opts.fetcher ?? nodeHttpFetcher;
+    this.#decoder = opts.decoder ?? inlineManifestDecoder;
     if (!(this.#pollMs > 0) || !(this.#timeoutMs > 0) || !(this.#maxBytes > 0)) {
       throw new ConfigError('ERR_CONFIG_OPTION', '', 'http source: pollMs, timeoutMs and maxBytes must be > 0');
     }
@@ -123,7 +130,7 @@ export class HttpSourceImpl implements PodSource {
       const res = await this.#fetcher.get(this.#url, { signal: ac.signal, maxBytes: this.#maxBytes, headers: this.#headers });
       if (this.#closed) return;
       if (res.status !== 200) throw new ConfigError('ERR_MANIFEST_FETCH', this.#url, `${res.status} ${res.statusText}`.trim());
-      this.#handleBody(res.body);
+      await this.#handleBody(res.body);
       if (this.#failureLogs > 0) this.#log.info('Successfully read pods from URL', { url: this.#url });
       this.#failureLogs = 0;
     } catch (e) {
@@ -136,16 +143,18 @@ export class HttpSourceImpl implements PodSource {
     }
   }
 
-  #handleBody(body: string): void {
+  async #handleBody(body: string): Promise<void> {
+    const digest = manifestDigest(body);
     if (body.length === 0) {
-      this.#lastBody = body;
+      this.#lastDigest = digest;
       this.#sink.set([]);
       this.#log.v(2).info('Zero-length manifest received, no pods', { url: this.#url });
       return;
     }
-    if (body === this.#lastBody) return;
-    this.#lastBody = body;
-    const r = podsFromManifest(body, { source: HttpSource, origin: this.#url, nodeName: this.#nodeName, allowLists: true });
+    if (digest === this.#lastDigest) return;
+    this.#lastDigest = digest;
+    const r = await this.#decoder.decode(body, { source: HttpSource, origin: this.#url, nodeName: this.#nodeName, allowLists: true });
+    if (this.#closed) return;
     if (!r.ok) {
       // Parsed-but-unusable content is a manifest problem, not a transport blip: always reported.
       this.#log.error('Cannot use manifest', { error: r.error.message, code: r.error.code, origin: this.#url });

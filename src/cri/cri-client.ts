@@ -8,6 +8,7 @@
  * operation hook called with the kubelet's operation_type name and the duration.
  */
 import * as grpc from '@grpc/grpc-js';
+import { clampTimerMs } from '../clock/clock.js';
 import { CriError, criErrorFromGrpc } from './cri-errors.js';
 import { CRI_FLOW_CONTROL_WINDOW, loadCriProto, MAX_MESSAGE_BYTES } from './cri-proto.js';
 import type { CallOptions, CriOperationHook, ImageService, RuntimeService } from './runtime-service.js';
@@ -145,7 +146,7 @@ export class CriClient implements RuntimeService, ImageService {
         finish(new CriError('ERR_CRI_UNIMPLEMENTED', method, `${method}: not in proto`));
         return;
       }
-      const deadline = new Date(Date.now() + (opts?.timeoutMs ?? defaultTimeoutMs));
+      const deadline = new Date(Date.now() + clampTimerMs(opts?.timeoutMs ?? defaultTimeoutMs));
       const call = fn.call(client, req, new grpc.Metadata(), { deadline }, (err, res) => {
         signal?.removeEventListener('abort', onAbort);
         if (err) finish(criErrorFromGrpc(method, err));
@@ -211,8 +212,10 @@ export class CriClient implements RuntimeService, ImageService {
 
   async stopContainer(containerId: string, timeoutSeconds: number, opts?: CallOptions): Promise<void> {
     // Like the kubelet: the call may legitimately take the whole grace period.
-    const deadline = (opts?.timeoutMs ?? this.#timeoutMs) + Math.max(0, timeoutSeconds) * 1000;
-    await this.#rt('StopContainer', { containerId, timeout: String(Math.max(0, Math.floor(timeoutSeconds))) }, { ...opts, timeoutMs: deadline });
+    // Seconds the runtime may wait, as a deadline grpc and Node can schedule (int64 on the wire).
+    const seconds = Math.floor(clampTimerMs(timeoutSeconds * 1000) / 1000);
+    const deadline = (opts?.timeoutMs ?? this.#timeoutMs) + seconds * 1000;
+    await this.#rt('StopContainer', { containerId, timeout: String(seconds) }, { ...opts, timeoutMs: deadline });
   }
 
   async removeContainer(containerId: string, opts?: CallOptions): Promise<void> {
@@ -229,7 +232,7 @@ export class CriClient implements RuntimeService, ImageService {
   }
 
   execSync(req: T.ExecSyncRequest, opts?: CallOptions): Promise<T.ExecSyncResponse> {
-    const timeoutSeconds = Number(req.timeout ?? 0);
+    const timeoutSeconds = Math.floor(clampTimerMs(Number(req.timeout ?? 0) * 1000) / 1000);
     const deadline = timeoutSeconds > 0 ? (opts?.timeoutMs ?? this.#timeoutMs) + timeoutSeconds * 1000 : opts?.timeoutMs;
     return this.#rt('ExecSync', { ...req, timeout: String(timeoutSeconds) }, deadline === undefined ? opts : { ...opts, timeoutMs: deadline });
   }

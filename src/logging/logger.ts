@@ -6,6 +6,27 @@
  * One line per record: {"ts": ISO-8601, "level": "info"|"error", "v": n, "msg": ..., ...fields}.
  * The sink is injected so tests capture lines and worker threads can forward theirs.
  */
+import fs from 'node:fs';
+import { truncateText } from './bounded-text.js';
+
+/**
+ * Characters of one string field (or the message) in a log record; longer ones are truncated.
+ * Field values often carry text from manifests or the runtime; this keeps every line bounded
+ * (error messages are already shortened per value where they are built; this is the backstop).
+ */
+export const MAX_LOG_FIELD_CHARS = 8192;
+
+function bounded(fields: LogFields | undefined): LogFields | undefined {
+  if (fields === undefined) return undefined;
+  let out: LogFields | undefined;
+  for (const [k, v] of Object.entries(fields)) {
+    if (typeof v !== 'string' || v.length <= MAX_LOG_FIELD_CHARS) continue;
+    out ??= { ...fields };
+    out[k] = truncateText(v, MAX_LOG_FIELD_CHARS);
+  }
+  return out ?? fields;
+}
+
 export type LogFields = Record<string, string | number | boolean | null | undefined>;
 
 export interface Logger {
@@ -27,9 +48,67 @@ export interface LoggerOptions {
   fields?: LogFields;
 }
 
-const stderrSink: LogSink = (line) => {
-  process.stderr.write(line + '\n');
-};
+/** A sink that never throws and counts what it could not write (see {@link createFdSink}). */
+export interface FdSink extends LogSink {
+  /** Lines dropped since the sink was created (write errors: ENOSPC, EPIPE, EIO, EAGAIN, ...). */
+  dropped(): number;
+}
+
+export interface FdSinkOptions {
+  fd: number;
+  /** The write call (default fs.writeSync); returns bytes written or throws the errno error. */
+  write?: (fd: number, data: Buffer, offset: number, length: number) => number;
+}
+
+/**
+ * A log sink writing synchronously to a file descriptor, surviving every write error.
+ *
+ * Why not `process.stderr.write`: a failed write there (stderr on a full disk: ENOSPC; a closed
+ * pipe: EPIPE) is emitted as an 'error' event on the stream, which nothing can usefully handle:
+ * unhandled, it kills the process (exit 1, crash-looping under a supervisor); handled, the
+ * stream is destroyed and every later line is lost even after space returns. Here each line is
+ * one `write(2)` of its own: a failure drops that line (counted), and the first line written
+ * after a run of failures is preceded by a record saying how many were lost and why, so the
+ * log recovers by itself when space returns. Worker threads write to the same fd directly
+ * (no hop through the main thread), one whole line per call.
+ */
+export function createFdSink(o: FdSinkOptions): FdSink {
+  const write = o.write ?? ((fd, data, offset, length) => fs.writeSync(fd, data, offset, length));
+  let dropped = 0;
+  let droppedSinceLastWrite = 0;
+  let lastError = '';
+  const writeAll = (text: string): boolean => {
+    const buf = Buffer.from(text);
+    let off = 0;
+    try {
+      while (off < buf.length) off += write(o.fd, buf, off, buf.length - off);
+      return true;
+    } catch (err) {
+      lastError = typeof (err as { code?: unknown })?.code === 'string' ? (err as { code: string }).code : String(err);
+      return false;
+    }
+  };
+  const sink = ((line: string): void => {
+    if (droppedSinceLastWrite > 0) {
+      const notice = JSON.stringify({ ts: new Date().toISOString(), level: 'error', v: 0, msg: 'log lines dropped: write to the log failed', dropped: droppedSinceLastWrite, error: lastError });
+      if (!writeAll(notice + '\n')) {
+        dropped++;
+        droppedSinceLastWrite++;
+        return;
+      }
+      droppedSinceLastWrite = 0;
+    }
+    if (!writeAll(line + '\n')) {
+      dropped++;
+      droppedSinceLastWrite++;
+    }
+  }) as FdSink;
+  sink.dropped = () => dropped;
+  return sink;
+}
+
+/** The process's stderr (fd 2), shared by every logger of this thread that takes no sink. */
+export const stderrSink: FdSink = createFdSink({ fd: 2 });
 
 const noop: Pick<Logger, 'info'> = Object.freeze({ info: () => {} });
 
@@ -39,7 +118,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
   const now = opts.now ?? Date.now;
   const base = opts.fields ?? {};
   const emit = (level: 'info' | 'error', v: number, msg: string, fields?: LogFields): void => {
-    sink(JSON.stringify({ ts: new Date(now()).toISOString(), level, v, msg, ...base, ...fields }));
+    sink(JSON.stringify({ ts: new Date(now()).toISOString(), level, v, msg: truncateText(msg, MAX_LOG_FIELD_CHARS), ...bounded(base), ...bounded(fields) }));
   };
   const logger: Logger = {
     verbosity,

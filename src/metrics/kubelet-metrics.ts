@@ -181,6 +181,13 @@ export const proberProbeDuration = defineMetric({
   observedOn: 'pod-worker', perPod: true,
 });
 
+/** Cluster mode: first status change of a pod → the API server acknowledged the write (status_manager.go). */
+export const podStatusSyncDuration = defineMetric({
+  name: 'kubelet_pod_status_sync_duration_seconds',
+  help: 'Duration in seconds to sync a pod status update. Measures time from detection of a change to pod status until the API is successfully updated for that pod, even if multiple intevening changes to pod status occur.',
+  type: 'histogram', labelNames: [], buckets: Object.freeze([0.01, 0.05, 0.1, 0.5, 1, 5, 10, 20, 30, 45, 60]), observedOn: 'main',
+});
+
 /** Every kubelet metric shardlet exposes, in exposition order. */
 export const KUBELET_METRICS = Object.freeze([
   podStartDuration, podStartSliDuration, podWorkerDuration, podWorkerStartDuration,
@@ -189,5 +196,5 @@ export const KUBELET_METRICS = Object.freeze([
   runtimeOperationsTotal, runtimeOperationsDuration, runtimeOperationsErrorsTotal,
   runPodSandboxDuration, runPodSandboxErrorsTotal,
   startedPodsTotal, startedPodsErrorsTotal, startedContainersTotal, startedContainersErrorsTotal,
-  containersPerPodCount, proberProbeTotal, proberProbeDuration,
+  containersPerPodCount, proberProbeTotal, proberProbeDuration, podStatusSyncDuration,
 ]);

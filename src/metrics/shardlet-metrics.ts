@@ -99,8 +99,29 @@ export const metricsSeriesDropped = defineMetric({
   type: 'counter', labelNames: [], observedOn: 'main',
 });
 
+/** Cluster mode: requests of the main API client, by verb (list, watch, patch, delete), resource and HTTP code ("error": no answer). */
+export const apiRequestsTotal = defineMetric({
+  name: 'shardlet_api_requests_total',
+  help: 'Requests the main API client sent to the API server, by verb, resource and HTTP status code (error: no answer).',
+  type: 'counter', labelNames: ['verb', 'resource', 'code'], observedOn: 'main',
+});
+
+/** Cluster mode: pod status PATCHes by result (sent, failed: kept and retried, dropped: 404/422, the pod is gone or recreated). */
+export const podStatusPatchesTotal = defineMetric({
+  name: 'shardlet_pod_status_patches_total',
+  help: 'Pod status PATCHes to the API server by result: sent, failed (kept pending and retried), dropped (pod gone or recreated under another UID).',
+  type: 'counter', labelNames: ['result'], observedOn: 'main',
+});
+
+/** Cluster mode: pod statuses replaced by a newer one (or found unchanged) before they were written. */
+export const podStatusCoalescedTotal = defineMetric({
+  name: 'shardlet_pod_status_coalesced_total',
+  help: 'Pod statuses that were superseded by a newer status of the same pod before being written to the API server.',
+  type: 'counter', labelNames: [], observedOn: 'main',
+});
+
 export const SHARDLET_METRICS = Object.freeze([
   threadPodsOwned, threadQueueDepth, threadBusySeconds, threadRestartsTotal, syncLoopIterationDuration,
   eventLoopDelay, plegEventsMainThreadSeconds, cacheSlotsUsed, cacheSlotsCapacity, cacheFullTotal, cacheOversizeTotal,
-  cacheTrimmedTotal, cacheUnstoredPods, metricsSeriesDropped,
+  cacheTrimmedTotal, cacheUnstoredPods, metricsSeriesDropped, apiRequestsTotal, podStatusPatchesTotal, podStatusCoalescedTotal,
 ]);

@@ -23,7 +23,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Clock, TimerHandle } from '../clock/clock.js';
-import type { Logger } from '../logging/logger.js';
+import { stderrSink, type Logger } from '../logging/logger.js';
 import type { PlegEvent } from '../syncloop/pleg-events.js';
 import type { PlegOutbound, PlegStartOptions, RuntimeCounts } from '../../workers/pleg/pleg-protocol.js';
 import { plegHealth, type PlegHealth } from './pleg-health.js';
@@ -102,7 +102,7 @@ export function startPleg(o: PlegRunnerOptions): Promise<PlegRunner> {
         case 'health':
           return;
         case 'log':
-          process.stderr.write(m.line + '\n');
+          stderrSink(m.line);
           return;
         case 'stopped':
           return;

@@ -4,16 +4,24 @@
  * The CLI (`shardlet sim-runtime`) wraps it with the real clock; tests run it in-process on a
  * FakeClock and drive it with CriClient.
  *
- * Lifecycle: `start()` removes a stale socket file, loads `statePath` if given, binds.
+ * Listening: the runtime's own `net.Server` accepts on the socket and hands each connection to
+ * the grpc-js server through a connection injector, wrapped in an H2AuthorityShim: real Go
+ * gRPC clients (crictl, critest, kubelets ≤ 1.25) send the socket path as `:authority`, which
+ * Node's HTTP/2 server would reset with PROTOCOL_ERROR; containerd accepts them, so must we
+ * (h2-authority-shim.ts, hpack-authority-rewriter.ts).
+ *
+ * Lifecycle: `start()` removes a stale socket file, loads `statePath` if given, listens.
  * `close()` is graceful: ends hung calls and event streams, saves state, stops processes'
  * timers, shuts the server down and removes the socket. `destroy()` is a crash: no save
  * (only the last periodic save survives), immediate shutdown. Both idempotent.
  */
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { realClock, realRandom, type Clock, type Random, type TimerHandle } from '../clock/clock.js';
 import { loadCriProto, MAX_MESSAGE_BYTES } from '../cri/cri-proto.js';
+import { H2AuthorityShim } from './h2-authority-shim.js';
 import { SimEventHub } from './sim-events.js';
 import { FaultInjector, type FaultConfig } from './sim-faults.js';
 import { SimImageService } from './sim-image-service.js';
@@ -68,6 +76,10 @@ export class SimulatedRuntime {
   readonly #handlers: SimHandlers;
   readonly #events: SimEventHub;
   readonly #server: grpc.Server;
+  readonly #injector: grpc.ConnectionInjector;
+  readonly #listener: net.Server;
+  /** Accepted connections, destroyed by `destroy()` (a crash cuts them at once). */
+  readonly #connections = new Set<net.Socket>();
   #saveTimer: TimerHandle | undefined;
   #state: 'new' | 'serving' | 'closed' = 'new';
 
@@ -104,6 +116,12 @@ export class SimulatedRuntime {
     });
     this.#server.addService(runtimeDefinition, this.#handlers.runtime);
     this.#server.addService(proto.image, this.#handlers.image);
+    this.#injector = this.#server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+    this.#listener = net.createServer((socket) => {
+      this.#connections.add(socket);
+      socket.once('close', () => this.#connections.delete(socket));
+      this.#injector.injectConnection(new H2AuthorityShim(socket));
+    });
   }
 
   /** Creates, loads state, and starts serving. */
@@ -137,7 +155,11 @@ export class SimulatedRuntime {
     removeStaleSocket(this.socketPath);
     fs.mkdirSync(path.dirname(this.socketPath), { recursive: true });
     await new Promise<void>((resolve, reject) => {
-      this.#server.bindAsync(`unix://${this.socketPath}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve()));
+      this.#listener.once('error', reject);
+      this.#listener.listen(this.socketPath, () => {
+        this.#listener.off('error', reject);
+        resolve();
+      });
     });
     this.#state = 'serving';
     this.#armSave();
@@ -185,6 +207,8 @@ export class SimulatedRuntime {
     this.#handlers.closeCalls();
     if (wasServing) this.saveState();
     this.core.detachAll();
+    // Stop accepting first; tryShutdown then drains the injected sessions.
+    this.#listener.close();
     await new Promise<void>((resolve) => this.#server.tryShutdown(() => resolve()));
     removeStaleSocket(this.socketPath);
   }
@@ -195,7 +219,10 @@ export class SimulatedRuntime {
     this.#state = 'closed';
     this.#saveTimer?.cancel();
     this.core.detachAll();
+    this.#listener.close();
     this.#server.forceShutdown();
+    for (const socket of this.#connections) socket.destroy();
+    this.#connections.clear();
     removeStaleSocket(this.socketPath);
   }
 }

@@ -11,11 +11,15 @@
  *     no creationTimestamp (no API server stamped them): the first-seen annotation stands in.
  *     The two excluded windows may overlap (init containers pull their images between runs);
  *     their union is excluded, so no time is subtracted twice.
+ * In cluster mode, statuses of pods from the API source (and their termination) are also handed
+ * to an {@link ApiStatusSink} (api-status-sync.ts), which writes them to the API server.
  */
 import type { V1Pod, V1PodStatus } from '@kubernetes/client-node';
 import type { ImagePullWindow } from '../../workers/pod-worker-protocol.js';
 import type { Clock } from '../clock/clock.js';
-import { ConfigFirstSeenAnnotationKey } from '../kubetypes/kubelet-labels.js';
+import { ConfigFirstSeenAnnotationKey, ConfigSourceAnnotationKey } from '../kubetypes/kubelet-labels.js';
+import { ApiserverSource } from '../config/pod-update.js';
+import type { ApiStatusSink } from './api-status-sync.js';
 import type { Logger } from '../logging/logger.js';
 import { podFields } from '../logging/logger.js';
 
@@ -24,6 +28,12 @@ export interface StatusManagerDeps {
   logger: Logger;
   onPodRunning?: (pod: V1Pod, seenToRunningSeconds: number) => void;
   onPodStartedSLI?: (pod: V1Pod, sliSeconds: number) => void;
+  /** Cluster mode: where statuses of API pods go. */
+  apiSink?: ApiStatusSink;
+}
+
+function isApiPod(pod: V1Pod): boolean {
+  return pod.metadata?.annotations?.[ConfigSourceAnnotationKey] === ApiserverSource;
 }
 
 interface StatusRecord {
@@ -50,6 +60,7 @@ export class StatusManager {
     if (!rec) this.#statuses.set(uid, (rec = { status, runningSeen: false, startedSeen: false, pullWindow: undefined }));
     rec.status = status;
     if (pullWindow) rec.pullWindow = pullWindow;
+    if (this.#d.apiSink && isApiPod(pod)) this.#d.apiSink.setStatus(pod, status);
     if (!rec.startedSeen && allContainersRunning(pod, status)) {
       rec.startedSeen = true;
       const sli = podStartSLISeconds(pod, status, rec.pullWindow, this.#d.clock.now());
@@ -68,8 +79,14 @@ export class StatusManager {
     return this.#statuses.get(uid)?.status;
   }
 
+  /** The pod's worker stopped every container for good. */
+  podTerminated(pod: V1Pod): void {
+    if (this.#d.apiSink && isApiPod(pod)) this.#d.apiSink.podTerminated(pod);
+  }
+
   remove(uid: string): void {
     this.#statuses.delete(uid);
+    this.#d.apiSink?.forget(uid);
   }
 
   /** The pods with their current status (a v1 PodList's items). */

@@ -50,7 +50,21 @@ interface WorkerMirror {
   kill?: KillOptions;
   /** The worker's last result carried an error (it waits out the error backoff). */
   failed?: boolean;
+  /**
+   * The source added the pod again (same uid) while it was being killed after a removal, e.g. a
+   * manifest deleted and written back within the grace period. A pod worker never revives a
+   * terminating pod (the kubelet's rule), so the pod starts afresh once the worker forgets it
+   * (the kubelet's restartRequested); until then its status says so, never "Running".
+   */
+  restartRequested?: boolean;
 }
+
+/** The status of a pod re-added while an earlier instance (same uid) is still being killed. */
+const RESTART_PENDING_STATUS = Object.freeze({
+  phase: 'Pending',
+  reason: 'Terminating',
+  message: 'the pod was removed and added again while it was being killed; it starts again once the kill completes',
+});
 
 export class PodLifecycle {
   readonly #d: PodLifecycleDeps;
@@ -58,6 +72,13 @@ export class PodLifecycle {
   readonly #workerState = new Map<string, WorkerMirror>();
   /** Pod UIDs seen in the runtime (from PLEG events), with names for orphan kills. */
   readonly #runtimePods = new Set<string>();
+  /**
+   * Pods a worker forgot after removing their objects, with the pod-cache time it did so
+   * (PodResultMessage.forgottenAtMs). Until the cache shows the pod at a later time, or not at
+   * all, its entry is a relist's view from before the removal (the PLEG may store it after the
+   * worker dropped the entry), not an orphan. Pruned by housekeeping once the entry is gone.
+   */
+  readonly #forgottenAt = new Map<string, number>();
   /**
    * Admission's view, kept incrementally so admitting N pods costs O(N), not O(N²):
    * invariant: count/used are the number and summed requests of mirrors with `requests` set.
@@ -81,6 +102,8 @@ export class PodLifecycle {
         // (and listed) until its source REMOVEs it.
         for (const pod of u.pods) {
           this.#d.podManager.addOrUpdate(pod);
+          const w = this.#workerState.get(pod.metadata?.uid ?? '');
+          if (w) w.pod = pod; // carries the deletionTimestamp the status manager acts on
           this.#kill(pod, { removed: false, reason: 'deleted', ...graceOverride(pod) });
         }
         return;
@@ -103,8 +126,31 @@ export class PodLifecycle {
     for (const pod of sorted) {
       const uid = pod.metadata?.uid ?? '';
       this.#d.podManager.addOrUpdate(pod);
-      if (this.#workerState.has(uid)) {
+      const existing = this.#workerState.get(uid);
+      if (existing?.kill?.removed === true) {
+        existing.restartRequested = true;
+        this.#d.logger.info('pod added again while being killed; it will start again once the kill completes', podFields(pod));
+        this.#d.statusManager.setStatus(pod, { ...RESTART_PENDING_STATUS });
+        continue;
+      }
+      if (existing) {
         this.#send(pod, 'update');
+        continue;
+      }
+      if (pod.metadata?.deletionTimestamp) {
+        // Deleted while this agent was away (or before it ever ran the pod): never admitted,
+        // only terminated — whatever the runtime still holds of it is stopped, then the status
+        // manager writes the terminal status and finishes the deletion.
+        this.#kill(pod, { removed: false, reason: 'deleted', terminateUnknown: true, ...graceOverride(pod) });
+        continue;
+      }
+      if (isTerminalPhase(pod)) {
+        // Already Succeeded/Failed in the API when first seen (the agent restarted after the pod
+        // finished, or another writer ended it): never admitted or started again, as the kubelet's
+        // pod workers treat a pod that is terminal in its config source. Whatever the runtime
+        // still holds of it is stopped; no status goes back (the status sync keeps terminal phases).
+        this.#d.logger.v(2).info('pod already terminal: not admitted', { ...podFields(pod), phase: pod.status?.phase ?? '' });
+        this.#kill(pod, { removed: false, reason: 'terminal', terminateUnknown: true });
         continue;
       }
       const verdict = this.#d.admitter.admit(pod, this.#active);
@@ -129,6 +175,8 @@ export class PodLifecycle {
     if (!w) return; // rejected pods are never synced
     w.pod = pod;
     if (pod.metadata?.deletionTimestamp) this.#kill(pod, { removed: false, reason: 'deleted', ...graceOverride(pod) });
+    // Being terminated (a terminal pod, a pod already killed): an update never resumes syncing.
+    else if (w.kill) this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'kill', pod, kill: w.kill });
     else this.#send(pod, 'update');
   }
 
@@ -136,7 +184,9 @@ export class PodLifecycle {
     const uid = pod.metadata?.uid ?? '';
     this.#d.podManager.remove(uid);
     this.#d.workQueue.forget(uid);
-    if (this.#workerState.has(uid)) this.#kill(pod, { removed: true, reason: 'removed from source' });
+    const w = this.#workerState.get(uid);
+    if (w) w.restartRequested = false;
+    if (w) this.#kill(pod, { removed: true, reason: 'removed from source' });
     else this.#d.statusManager.remove(uid);
   }
 
@@ -205,11 +255,18 @@ export class PodLifecycle {
     w.state = msg.state;
     w.failed = msg.error !== undefined;
     if (w.state !== 'syncing') this.#deactivate(w);
-    if (msg.apiStatus) this.#d.statusManager.setStatus(w.pod, msg.apiStatus, msg.imagePullWindow);
+    // A pod waiting to restart shows RESTART_PENDING_STATUS, not its dying instance's status.
+    if (msg.apiStatus && w.restartRequested !== true) this.#d.statusManager.setStatus(w.pod, msg.apiStatus, msg.imagePullWindow);
+    if (msg.state === 'terminated') this.#d.statusManager.podTerminated(w.pod);
     if (msg.forgotten) {
       this.#workerState.delete(msg.uid);
+      if (msg.forgottenAtMs !== undefined) this.#forgottenAt.set(msg.uid, msg.forgottenAtMs);
       this.#d.workQueue.forget(msg.uid);
-      if (!this.#d.podManager.has(msg.uid)) this.#d.statusManager.remove(msg.uid);
+      const again = w.restartRequested === true ? this.#d.podManager.get(msg.uid) : undefined;
+      if (again !== undefined) {
+        this.#d.statusManager.remove(msg.uid);
+        this.#handleAdditions([again]);
+      } else if (!this.#d.podManager.has(msg.uid)) this.#d.statusManager.remove(msg.uid);
       return;
     }
     if (msg.requeueAfterMs !== undefined) this.#d.workQueue.enqueue(msg.uid, this.#d.clock.monotonic(), msg.requeueAfterMs);
@@ -226,8 +283,12 @@ export class PodLifecycle {
     for (const [uid, w] of this.#workerState) {
       if (shardOf(uid, shards) !== shard) continue;
       n++;
-      if (w.kill) this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'kill', pod: w.pod, kill: w.kill, statusNotBeforeMs });
-      else this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'create', pod: w.pod, statusNotBeforeMs });
+      // The new thread knows nothing of the pod: carry the reported status over (startTime,
+      // transition times; activeDeadlineSeconds counts from that startTime).
+      const prev = this.#d.statusManager.get(uid);
+      const previousStatus = prev === undefined ? {} : { previousStatus: prev };
+      if (w.kill) this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'kill', pod: w.pod, kill: w.kill, statusNotBeforeMs, ...previousStatus });
+      else this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'create', pod: w.pod, statusNotBeforeMs, ...previousStatus });
     }
     this.#d.logger.info('re-dispatched pods of a restarted worker thread', { shard, pods: n });
   }
@@ -238,6 +299,10 @@ export class PodLifecycle {
    */
   housekeeping(): void {
     if (!this.#d.sourcesReady()) return;
+    for (const [uid, at] of this.#forgottenAt) {
+      const entry = this.#d.cache.get(uid);
+      if (entry === undefined || entry.timestampMs > at) this.#forgottenAt.delete(uid);
+    }
     for (const uid of this.#runtimePods) {
       const entry = this.#d.cache.get(uid);
       const present = entry !== undefined && (entry.status.sandboxes.length > 0 || entry.status.containers.length > 0);
@@ -246,10 +311,13 @@ export class PodLifecycle {
         continue;
       }
       if (this.#d.podManager.has(uid) || this.#workerState.has(uid)) continue;
-      const pod: V1Pod = { metadata: { uid, name: entry.status.name, namespace: entry.status.namespace }, spec: { containers: [], terminationGracePeriodSeconds: 30 } };
+      // Removed by its worker after this entry's relist began: not an orphan (see #forgottenAt).
+      if (this.#forgottenAt.has(uid)) continue;
+      const pod: V1Pod = { metadata: { uid, name: entry.status.name, namespace: entry.status.namespace }, spec: { containers: [], terminationGracePeriodSeconds: ORPHAN_GRACE_PERIOD_SECONDS } };
       this.#d.logger.info('killing orphaned runtime pod', podFields(pod));
       this.#d.onOrphan?.();
-      this.#kill(pod, { removed: true, reason: 'orphaned' });
+      // As the kubelet (HandlePodCleanups): a 1 s grace override, logs left to garbage collection.
+      this.#kill(pod, { removed: true, reason: 'orphaned', gracePeriodSeconds: ORPHAN_GRACE_PERIOD_SECONDS, keepLogs: true });
     }
   }
 
@@ -300,6 +368,9 @@ export class PodLifecycle {
   }
 }
 
+/** The kubelet kills runtime pods no source knows with this grace override (HandlePodCleanups). */
+export const ORPHAN_GRACE_PERIOD_SECONDS = 1;
+
 export interface WorkingPodCount {
   lifecycle: 'sync' | 'terminating' | 'terminated';
   config: 'desired' | 'orphan';
@@ -311,6 +382,12 @@ function creationMs(pod: V1Pod): number {
   const t = pod.metadata?.creationTimestamp as unknown;
   const ms = t instanceof Date ? t.getTime() : typeof t === 'string' ? Date.parse(t) : NaN;
   return Number.isFinite(ms) ? ms : 0;
+}
+
+/** The pod's status, as its source delivered it, is Succeeded or Failed. */
+function isTerminalPhase(pod: V1Pod): boolean {
+  const phase = pod.status?.phase;
+  return phase === 'Succeeded' || phase === 'Failed';
 }
 
 function graceOverride(pod: V1Pod): { gracePeriodSeconds?: number } {

@@ -20,11 +20,22 @@ export interface AgentProcessOptions {
   maxPods?: number;
   extraArgs?: readonly string[];
   nodeName?: string;
+  /**
+   * Send the agent's stderr (its log) to this file instead of a pipe (e.g. /dev/full, or a file
+   * on a tiny tmpfs). `logs` then stays empty and readiness is found by polling /healthz/ping.
+   */
+  stderrPath?: string;
+  /** --root-dir (default: a fresh temp dir); the same dir lets a restarted agent find its state. */
+  rootDir?: string;
 }
 
 export interface AgentProcess {
   readonly pid: number;
+  /** The agent's private `--root-dir` (a `shardlet-agent-*` temp dir), removed when the agent exits. */
+  readonly rootDir: string;
   readonly port: number;
+  /** The agent's --root-dir (a fresh temp dir); --pod-logs-dir is `<root>/pods`. */
+  readonly root: string;
   readonly logs: string[];
   pods(): Promise<V1Pod[]>;
   get(pathname: string): Promise<{ status: number; body: string }>;
@@ -32,6 +43,8 @@ export interface AgentProcess {
   stop(): Promise<number | null>;
   /** SIGKILL (a crash). */
   kill(): Promise<void>;
+  /** The process has not exited. */
+  running(): boolean;
 }
 
 export async function freePort(): Promise<number> {
@@ -43,7 +56,8 @@ export async function freePort(): Promise<number> {
 }
 
 export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-agent-'));
+  const root = o.rootDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-agent-'));
+  const httpPort = await freePort();
   const args = [
     shardletMainPath(),
     'agent',
@@ -52,14 +66,16 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
     '--node-name', o.nodeName ?? 'node-e2e',
     '--workers', String(o.workers ?? 2),
     '--max-pods', String(o.maxPods ?? 1000),
-    '--port', String(await freePort()),
+    '--port', String(httpPort),
     '--root-dir', root,
     '--pod-logs-dir', path.join(root, 'pods'),
     '--file-check-frequency', '2s',
     '-v', '2',
     ...(o.extraArgs ?? []),
   ];
-  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const stderrFd = o.stderrPath !== undefined ? fs.openSync(o.stderrPath, 'a') : undefined;
+  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', stderrFd ?? 'pipe'] });
+  if (stderrFd !== undefined) fs.closeSync(stderrFd);
   const logs: string[] = [];
   let port: number | undefined;
   let buf = '';
@@ -80,17 +96,27 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
       }
     }
   });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // A temp root we made goes with the process, however it ends (stop, kill, crash, failed start);
+  // a caller's `rootDir` is the caller's (a restarted agent must find its predecessor's state).
+  const ownsRoot = o.rootDir === undefined;
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      if (ownsRoot) fs.rmSync(root, { recursive: true, force: true, maxRetries: 3 });
+      resolve(code);
+    }),
+  );
   let dead = false;
   void exited.then(() => (dead = true));
   let boundPort: number;
   try {
     boundPort = await pollUntil(() => {
       if (dead) throw new Error(`agent exited during start:\n${logs.slice(-20).join('\n')}`);
-      return port;
+      if (stderrFd === undefined) return port;
+      return fetch(`http://127.0.0.1:${httpPort}/healthz/ping`).then((r) => (r.ok ? httpPort : undefined), () => undefined);
     }, { what: 'the agent to serve', timeoutMs: 30_000 });
   } catch (err) {
     child.kill('SIGKILL');
+    await exited;
     throw err;
   }
 
@@ -100,7 +126,9 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
   };
   return {
     pid: child.pid ?? -1,
+    rootDir: root,
     port: boundPort,
+    root,
     logs,
     get,
     async pods() {
@@ -115,6 +143,7 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
       if (!dead) child.kill('SIGKILL');
       await exited;
     },
+    running: () => !dead,
   };
 }
 

@@ -5,6 +5,8 @@
 # ../shared/notes/apiserver.md — above all step 4: the vendored modern-go/reflect2 v1.0.1
 # is replaced by Debian's v1.0.2, without which the apiserver panics on every pod create
 # when built with Go >= 1.18.
+# Concurrent first runs (two test drivers at once) serialise on a lock file next to the cache;
+# the second finds the first one's binary. apt waits up to 10 min for the dpkg lock.
 set -euo pipefail
 TOOLS="${SHARDLET_TOOLS_DIR:-/var/cache/shardlet-tools}"
 export DEBIAN_FRONTEND=noninteractive
@@ -17,17 +19,23 @@ Suites: bookworm bookworm-updates
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
-  apt-get update -qq
+  apt-get -o DPkg::Lock::Timeout=600 update -qq
 fi
 VER="$(apt-cache showsrc kubernetes | awk '/^Version:/{print $2; exit}')"
 OUT="$TOOLS/kube-apiserver-$VER"
 if [ -x "$OUT/kube-apiserver" ]; then echo "$OUT/kube-apiserver"; exit 0; fi
+mkdir -p "$TOOLS"
+exec 9>"$TOOLS/.kube-apiserver-$VER.lock"
+echo "build-kube-apiserver: taking the build lock $TOOLS/.kube-apiserver-$VER.lock" >&2
+flock 9
+if [ -x "$OUT/kube-apiserver" ]; then echo "$OUT/kube-apiserver"; exit 0; fi
+echo "build-kube-apiserver: building kube-apiserver $VER into $OUT (about 6 min on 2 cores from a cold Go cache)" >&2
 need=()
 command -v go >/dev/null || need+=(golang-go)
 command -v rsync >/dev/null || need+=(rsync)
 [ -d /usr/share/gocode/src/github.com/modern-go/reflect2 ] || need+=(golang-github-modern-go-reflect2-dev)
 command -v make >/dev/null || need+=(make)
-if [ ${#need[@]} -gt 0 ]; then apt-get install -y -qq "${need[@]}" >&2; fi
+if [ ${#need[@]} -gt 0 ]; then apt-get -o DPkg::Lock::Timeout=600 install -y -qq "${need[@]}" >&2; fi
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/kube-src.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"

@@ -23,6 +23,8 @@ import { childrenOf, findProcesses, isAlive, listProcesses, signal } from './hos
 import { ensureLocalImages, type LocalImages } from './local-images.js';
 import { claimNetworkSlot, type NetworkSlot } from './network-slots.js';
 import { pollUntil } from './poll.js';
+import { ensurePackages, PrepareError } from './apt-packages.js';
+import { CONTAINERD_REQUIREMENTS } from './prepare.js';
 import { teardownAllPods } from './cri-teardown.js';
 
 export interface StartContainerdOptions {
@@ -73,8 +75,13 @@ function checkHost(): void {
   if (process.getuid?.() !== 0) {
     throw new ContainerdHarnessError('ERR_HARNESS_NOT_ROOT', 'the containerd harness needs root (private containerd, runc, CNI bridge); run the tests as root like CI does');
   }
-  for (const bin of ['/usr/bin/containerd', '/usr/bin/ctr', '/usr/lib/cni/bridge']) {
-    if (!fs.existsSync(bin)) throw new ContainerdHarnessError('ERR_HARNESS_MISSING', `${bin} missing: run node dist/test/harness/prepare.js (as root)`);
+  // Installs containerd, runc, the CNI plugins, gcc and busybox-static when missing (apt), as
+  // `npm test`'s preparation does: the benchmark may be the first thing a new user runs.
+  try {
+    ensurePackages(CONTAINERD_REQUIREMENTS);
+  } catch (err) {
+    if (err instanceof PrepareError) throw new ContainerdHarnessError('ERR_HARNESS_MISSING', `containerd harness: ${err.message}`);
+    throw err;
   }
 }
 

@@ -57,6 +57,18 @@ export function findSystemContainerdPids(): number[] {
 }
 
 /**
+ * The distro's Prometheus daemon: `/usr/bin/prometheus` started without `--config.file` (its
+ * service passes only /etc/default/prometheus's ARGS, empty by default; the Prometheus test
+ * harness always passes `--config.file=`, so its instances never match).
+ */
+export function findSystemPrometheusPids(): number[] {
+  return listProcesses()
+    .filter((p) => p.argv[0] === '/usr/bin/prometheus' || p.argv[0] === 'prometheus')
+    .filter((p) => !p.argv.some((a) => a === '--config.file' || a.startsWith('--config.file=')))
+    .map((p) => p.pid);
+}
+
+/**
  * True while `pid` runs. A zombie counts as dead: shims are re-parented to PID 1, which on these
  * machines is not always a reaping init, so a killed shim can stay `Z` indefinitely.
  */
@@ -80,4 +92,16 @@ export function signal(pid: number, sig: NodeJS.Signals): void {
   } catch {
     // already gone: fine, callers only want it dead
   }
+}
+
+/**
+ * The distro's etcd daemon (the `etcd-server` package's service): `/usr/bin/etcd` started without
+ * `--data-dir` (Debian's unit passes it through the environment; the harness always passes the
+ * flag, so its instances never match).
+ */
+export function findSystemEtcdPids(): number[] {
+  return listProcesses()
+    .filter((p) => p.argv[0] === '/usr/bin/etcd' || p.argv[0] === 'etcd')
+    .filter((p) => !p.argv.some((a) => a === '--data-dir' || a.startsWith('--data-dir=')))
+    .map((p) => p.pid);
 }

@@ -38,7 +38,7 @@ import { PodLifecycle } from '../../src/syncloop/pod-lifecycle.js';
 import { SyncLoop } from '../../src/syncloop/sync-loop.js';
 import { WorkQueue } from '../../src/syncloop/work-queue.js';
 import { KubeRuntimeSyncer } from '../../workers/kuberuntime/kuberuntime-syncer.js';
-import { nodeLogDirs } from '../../workers/kuberuntime/kuberuntime-deps.js';
+import { nodePodLogDirs } from '../../workers/kuberuntime/pod-log-dirs.js';
 import type { ImagePullWindow } from '../../workers/kuberuntime/image-puller.js';
 import type { PodLogDirs } from '../../workers/kuberuntime/sync-pod.js';
 import { GenericPleg } from '../../workers/pleg/generic-pleg.js';
@@ -186,6 +186,7 @@ export class LifecycleHarness {
     const rawCri = new CriClient({ endpoint: sim.endpoint, timeoutMs: 60_000 });
     const cri = counted(rawCri, activity, (m) => CLOCK_WAITABLE.has(m));
     const inspect = new CriClient({ endpoint: sim.endpoint, timeoutMs: 60_000 });
+    const nodeLogDirs = nodePodLogDirs(path.join(dir, 'pods'));
     const logDirs: PodLogDirs = {
       mkdir: (d) => activity.track('mkdir', nodeLogDirs.mkdir(d), false),
       remove: (d) => activity.track('rm', nodeLogDirs.remove(d), false),

@@ -1,6 +1,7 @@
 /**
  * Removing what is left of a pod once it is gone from the config: every container, every sandbox
- * and the pod's log directory (containerd does not delete log files).
+ * and the pod's log directory (containerd does not delete log files), unless the caller keeps it
+ * (orphans: the kubelet leaves their logs to its garbage collection).
  *
  * What to remove is the union of the cached runtime status and what the runtime lists under the
  * pod's UID label (ListContainers / ListPodSandbox with a label selector), so instances the
@@ -26,7 +27,7 @@ export interface CleanupDeps {
   logDirs: PodLogDirs;
 }
 
-export async function cleanupPod(deps: CleanupDeps, pod: V1Pod, status: RuntimePodStatus, signal: AbortSignal): Promise<SyncFailure | undefined> {
+export async function cleanupPod(deps: CleanupDeps, pod: V1Pod, status: RuntimePodStatus, signal: AbortSignal, opts: { keepLogs: boolean } = { keepLogs: false }): Promise<SyncFailure | undefined> {
   const { runtime } = deps;
   const selector = { labelSelector: { [KubernetesPodUIDLabel]: podUID(pod) } };
   let first: SyncFailure | undefined;
@@ -63,6 +64,7 @@ export async function cleanupPod(deps: CleanupDeps, pod: V1Pod, status: RuntimeP
       note(err, `RemovePodSandbox ${id}`);
     }
   }
+  if (opts.keepLogs) return first;
   try {
     await deps.logDirs.remove(podLogsDirectory(deps.podLogsDir, pod));
   } catch (err) {

@@ -33,7 +33,7 @@ import {
   shouldRestartOnFailure,
 } from './pod-spec.js';
 
-export type KillReason = 'SpecChanged' | 'LivenessProbe' | 'StartupProbe' | 'InitContainerUnknown';
+export type KillReason = 'SpecChanged' | 'LivenessProbe' | 'StartupProbe' | 'InitContainerUnknown' | 'Unknown';
 
 export interface ContainerToKill {
   name: string;
@@ -171,7 +171,14 @@ export function computePodActions(pod: V1Pod, status: RuntimePodStatus, probes?:
   apps.forEach((c, i) => {
     const cs = findContainerStatusByName(status, c.name);
     if (!cs || cs.state !== 'CONTAINER_RUNNING') {
-      if (shouldContainerBeRestarted(c, pod, status)) actions.containersToStart.push(i);
+      if (shouldContainerBeRestarted(c, pod, status)) {
+        actions.containersToStart.push(i);
+        // As the kubelet: a container in unknown state may still be running; stop it before
+        // starting another instance, or two copies could run.
+        if (cs?.state === 'CONTAINER_UNKNOWN') {
+          actions.containersToKill.set(cs.id, { name: c.name, container: c, reason: 'Unknown', message: `Container is in "unknown" state, try killing it before restart` });
+        }
+      }
       return;
     }
     let restart = shouldRestartOnFailure(pod);

@@ -40,10 +40,39 @@ export async function purgeInitContainers(deps: PruneDeps, pod: V1Pod, status: R
   for (const c of status.containers) if (names.has(c.name)) await remove(deps, c, signal);
 }
 
-/** The dead instances of `name` beyond the newest one (newest-first order of the runtime status). */
+/**
+ * The dead instances of `name` beyond the newest one (newest-first order of the runtime status).
+ * CREATED instances count as dead (the kubelet's GC takes every non-running container): one
+ * left by an interrupted create→start is either the newest (started by the next sync, see
+ * container-start.ts) or pruned here.
+ */
 export function deadInstancesToPrune(name: string, status: RuntimePodStatus): RuntimeContainerStatus[] {
-  const dead = status.containers.filter((c) => c.name === name && (c.state === 'CONTAINER_EXITED' || c.state === 'CONTAINER_UNKNOWN'));
+  const dead = status.containers.filter((c) => c.name === name && (c.state === 'CONTAINER_EXITED' || c.state === 'CONTAINER_UNKNOWN' || c.state === 'CONTAINER_CREATED'));
   return dead.slice(1);
+}
+
+/**
+ * CREATED instances that are not the newest instance of their container: never started and
+ * never going to be (a newer instance exists). Removed on every sync, also when it starts
+ * nothing, so an interrupted create→start leaves nothing behind (the kubelet's container GC).
+ */
+export function strayCreatedInstances(status: RuntimePodStatus): RuntimeContainerStatus[] {
+  const newest = new Set<string>();
+  const out: RuntimeContainerStatus[] = [];
+  for (const c of status.containers) {
+    if (!newest.has(c.name)) {
+      newest.add(c.name);
+      continue;
+    }
+    if (c.state === 'CONTAINER_CREATED') out.push(c);
+  }
+  return out;
+}
+
+export async function removeStrayCreated(deps: PruneDeps, status: RuntimePodStatus, signal: AbortSignal): Promise<boolean> {
+  const stray = strayCreatedInstances(status);
+  for (const c of stray) await remove(deps, c, signal);
+  return stray.length > 0;
 }
 
 export async function pruneDeadInstances(deps: PruneDeps, name: string, status: RuntimePodStatus, signal: AbortSignal): Promise<void> {

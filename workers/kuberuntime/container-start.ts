@@ -17,6 +17,7 @@
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import type { Clock } from '../../src/clock/clock.js';
 import type { PodSandboxConfig } from '../../src/cri/cri-types.js';
+import { isNotFound } from '../../src/cri/cri-errors.js';
 import type { RuntimeService } from '../../src/cri/runtime-service.js';
 import type { Logger } from '../../src/logging/logger.js';
 import type { RuntimePodStatus } from '../../src/pod-cache/runtime-pod-status.js';
@@ -79,14 +80,33 @@ export async function startContainer(deps: StartDeps, input: StartInput): Promis
   const name = container.name;
   const fail = (reason: SyncFailure['reason'], message: string): StartOutcome => ({ ok: false, failure: { reason, message, containerName: name } });
 
+  const latest = findContainerStatusByName(status, name);
+  // An interrupted create→start (the agent or a worker thread died between the two calls, or
+  // the runtime lost the start's reply) leaves the newest instance CREATED, never started.
+  // Start that one instead of creating another: nothing ran, so it is no restart, and no
+  // created-never-started container is left behind. (The kubelet creates a new instance and
+  // leaves the old one to its container GC.) Only when it belongs to the current sandbox and
+  // its spec hash is current; if it is gone meanwhile, a new one is created as usual.
+  if (latest?.state === 'CONTAINER_CREATED' && latest.podSandboxId === input.sandboxId && latest.hash === hashContainer(container)) {
+    rethrowIfAborted(signal);
+    try {
+      await deps.runtime.startContainer(latest.id, { signal });
+      deps.logger.v(2).info('Started container created by an interrupted sync', { containerName: name, containerId: latest.id });
+      return await afterStart(deps, pod, container, latest.id, latest.restartCount, signal);
+    } catch (err) {
+      rethrowIfAborted(signal);
+      if (!isNotFound(err)) return fail('RunContainerError', errorMessage(err));
+    }
+  }
+
   const image = await deps.puller.ensureImageExists(podUID(pod), container, input.sandboxConfig, signal);
   if (!image.ok) {
     const wait = deps.puller.remainingBackoff(podUID(pod), container);
     return wait > 0 ? { ok: false, failure: image.failure, requeueAfterMs: wait } : { ok: false, failure: image.failure };
   }
 
-  const latest = findContainerStatusByName(status, name);
-  const restartCount = latest ? latest.restartCount + 1 : 0;
+  // A CREATED newest instance never ran: its successor keeps its restart count.
+  const restartCount = latest ? latest.restartCount + (latest.state === 'CONTAINER_CREATED' ? 0 : 1) : 0;
   const cfg = generateContainerConfig({
     pod, container, restartCount, imageRef: image.imageRef,
     env: { nodeName: deps.nodeName, hostIP: deps.hostIP, podIPs: input.podIPs },
@@ -109,13 +129,19 @@ export async function startContainer(deps: StartDeps, input: StartInput): Promis
     return fail('RunContainerError', errorMessage(err));
   }
 
+  return afterStart(deps, pod, container, containerId, restartCount, signal);
+}
+
+/** The postStart hook of a started container (a failure kills it: FailedPostStartHook). */
+async function afterStart(deps: StartDeps, pod: V1Pod, container: V1Container, containerId: string, restartCount: number, signal: AbortSignal): Promise<StartOutcome> {
+  const name = container.name;
   const postStart = container.lifecycle?.postStart;
   if (postStart) {
     const hook = await runLifecycleHandler(deps, { pod, container, containerId, handler: postStart, timeoutSeconds: 0, signal });
     if (!hook.ok) {
       deps.logger.error('PostStartHook failed', { containerName: name, containerId, message: hook.message });
       await killContainer(deps, { pod, containerId, containerName: name, message: 'FailedPostStartHook', reason: 'FailedPostStartHook', signal });
-      return fail('PostStartHookError', hook.message);
+      return { ok: false, failure: { reason: 'PostStartHookError', message: hook.message, containerName: name } };
     }
   }
   deps.logger.v(2).info('Started container', { containerName: name, containerId, restartCount });

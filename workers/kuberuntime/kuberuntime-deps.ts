@@ -2,12 +2,11 @@
  * The one deps object of {@link KubeRuntimeSyncer}, its frozen defaults and its up-front
  * validation (a missing or bad field fails construction with an error naming it).
  */
-import fs from 'node:fs/promises';
 import type { Clock, Random } from '../../src/clock/clock.js';
 import type { ImageService, RuntimeService } from '../../src/cri/runtime-service.js';
 import type { Logger } from '../../src/logging/logger.js';
 import type { ProbeResultsReader } from '../prober/probe-results.js';
-import type { PodLogDirs } from './sync-pod.js';
+import { nodePodLogDirs, type PodLogDirs } from './pod-log-dirs.js';
 
 /** The metrics this module records (a role slice of workers/metrics WorkerMetrics). */
 export interface KuberuntimeMetrics {
@@ -49,7 +48,7 @@ export interface KubeRuntimeSyncerDeps {
   backoffMaxMs?: number;
   /** Backoff jitter factor (default 0, as the kubelet). */
   backoffJitter?: number;
-  /** Log directory operations (default: node:fs, recursive mkdir and rm -rf). */
+  /** Log directory operations (default: node:fs under podLogsDir, recursive mkdir and rm -rf; nothing outside it). */
   logDirs?: PodLogDirs;
   metrics?: KuberuntimeMetrics;
   onOperation?: (ev: KuberuntimeOperationEvent) => void;
@@ -61,15 +60,6 @@ export const KUBERUNTIME_DEFAULTS = Object.freeze({
   backoffInitialMs: 10_000,
   backoffMaxMs: 300_000,
   backoffJitter: 0,
-});
-
-export const nodeLogDirs: PodLogDirs = Object.freeze({
-  async mkdir(dir: string): Promise<void> {
-    await fs.mkdir(dir, { recursive: true, mode: 0o755 });
-  },
-  async remove(dir: string): Promise<void> {
-    await fs.rm(dir, { recursive: true, force: true });
-  },
 });
 
 export type ResolvedDeps = Required<Omit<KubeRuntimeSyncerDeps, 'probeResults' | 'metrics' | 'onOperation'>> &
@@ -93,7 +83,7 @@ export function resolveDeps(deps: KubeRuntimeSyncerDeps): ResolvedDeps {
     backoffInitialMs: deps.backoffInitialMs ?? KUBERUNTIME_DEFAULTS.backoffInitialMs,
     backoffMaxMs: deps.backoffMaxMs ?? KUBERUNTIME_DEFAULTS.backoffMaxMs,
     backoffJitter: deps.backoffJitter ?? KUBERUNTIME_DEFAULTS.backoffJitter,
-    logDirs: deps.logDirs ?? nodeLogDirs,
+    logDirs: deps.logDirs ?? nodePodLogDirs(deps.podLogsDir || KUBERUNTIME_DEFAULTS.podLogsDir),
   };
   need(r.backoffInitialMs > 0, 'backoffInitialMs', 'must be > 0');
   need(r.backoffMaxMs >= r.backoffInitialMs, 'backoffMaxMs', 'must be >= backoffInitialMs');

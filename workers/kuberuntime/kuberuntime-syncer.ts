@@ -119,7 +119,7 @@ export class KubeRuntimeSyncer implements PodSyncer {
   async cleanupPod(input: CleanupPodInput): Promise<{ error?: WireError }> {
     const began = this.#d.clock.monotonic();
     const uid = podUID(input.pod);
-    const failure = await cleanupPod(this.#d, input.pod, input.runtimeStatus, input.signal);
+    const failure = await cleanupPod(this.#d, input.pod, input.runtimeStatus, input.signal, { keepLogs: input.keepLogs === true });
     this.forgetPod(uid);
     this.#emit('cleanup_pod', uid, began, failure);
     return failure ? { error: failureToWire(failure) } : {};

@@ -9,7 +9,6 @@
  * Not generated (yet): DNS config (resolv.conf from the node and dnsPolicy), cgroupParent (the
  * QoS cgroup hierarchy), sysctls, seccomp/apparmor. containerd applies its defaults for these.
  */
-import path from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { NamespaceOption, PodSandboxConfig, PortMapping } from '../../src/cri/cri-types.js';
 import { newPodAnnotations, newPodLabels } from './labels.js';
@@ -18,9 +17,13 @@ import { appContainers, initContainers, isHostNetwork, podName, podNamespace, po
 /** Max hostname length (the kernel's HOST_NAME_MAX, the kubelet truncates to it). */
 const HOSTNAME_MAX = 63;
 
-/** `<podLogsDir>/<namespace>_<name>_<uid>` (the kubelet's BuildPodLogsDirectory). */
+/**
+ * `<podLogsDir>/<namespace>_<name>_<uid>` (the kubelet's BuildPodLogsDirectory). Joined as text,
+ * not normalized: a component that climbs (`../`) stays visible to resolveWithinRoot, which every
+ * mkdir and rm of this path goes through (pod-log-dirs.ts).
+ */
 export function podLogsDirectory(podLogsDir: string, pod: V1Pod): string {
-  return path.join(podLogsDir, `${podNamespace(pod)}_${podName(pod)}_${podUID(pod)}`);
+  return `${podLogsDir.replace(/\/+$/, '') || '/'}/${podNamespace(pod)}_${podName(pod)}_${podUID(pod)}`.replace(/^\/\//, '/');
 }
 
 export function namespaceOptionsForPod(pod: V1Pod): Required<NamespaceOption> {

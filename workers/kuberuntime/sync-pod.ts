@@ -18,7 +18,7 @@ import type { ProbeResultsReader } from '../prober/probe-results.js';
 import { computePodActions } from './compute-pod-actions.js';
 import { checkCrashBackoff, startContainer, type StartDeps } from './container-start.js';
 import type { KuberuntimeMetrics } from './kuberuntime-deps.js';
-import { purgeInitContainers, pruneDeadInstances } from './container-prune.js';
+import { purgeInitContainers, pruneDeadInstances, removeStrayCreated } from './container-prune.js';
 import { killContainer, killPod } from './kill-pod.js';
 import { errorMessage, rethrowIfAborted, type SyncFailure } from './kuberuntime-errors.js';
 import { appContainers, initContainers, isHostNetwork } from './pod-spec.js';
@@ -26,10 +26,8 @@ import type { StartResult } from './reason-cache.js';
 import { generatePodSandboxConfig } from './sandbox-config.js';
 
 /** Directory operations for pod log directories (the kubelet creates it; containerd never deletes it). */
-export interface PodLogDirs {
-  mkdir(dir: string): Promise<void>;
-  remove(dir: string): Promise<void>;
-}
+export type { PodLogDirs } from './pod-log-dirs.js';
+import type { PodLogDirs } from './pod-log-dirs.js';
 
 export interface SyncRunDeps extends StartDeps {
   podLogsDir: string;
@@ -58,6 +56,8 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
     nextInit: actions.nextInitContainerToStart ?? null, toStart: actions.containersToStart.length, toKill: actions.containersToKill.size,
   });
 
+  if (await removeStrayCreated(deps, status, signal)) result.mutated = true;
+
   if (actions.killPod) {
     const failures = await killPod(deps, { pod, status, signal });
     if (failures.length > 0) return { ...result, failures };
@@ -78,6 +78,16 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
     const began = deps.clock.monotonic();
     try {
       await deps.logDirs.mkdir(sandboxConfig.logDirectory ?? '');
+    } catch (err) {
+      // The containers cannot get a log file: say why on each of them (a waiting reason with the
+      // errno and path, as the kubelet shows containerd's CreateContainerError), not only in logs.
+      const message = errorMessage(err);
+      deps.logger.error('cannot create the pod log directory', { dir: sandboxConfig.logDirectory ?? '', error: message });
+      for (const c of appContainers(pod)) result.startResults.push({ containerName: c.name, failure: { reason: 'CreateContainerError', message } });
+      result.failures.push({ reason: 'CreateContainerError', message });
+      return result;
+    }
+    try {
       sandboxId = await deps.runtime.runPodSandbox({ config: sandboxConfig }, { signal });
       deps.metrics?.runPodSandbox('', (deps.clock.monotonic() - began) / 1000);
       deps.metrics?.startedPod();

@@ -117,7 +117,7 @@ test('validation errors name the file and the field path, in the API server word
     [WEB.replace('    image: busybox\n', '    image: busybox\n    resources: {requests: {cpu: lots}}\n'), 'manifests/web.yaml: spec.containers[1].resources.requests[cpu]: Invalid value: "lots": quantities must match the regular expression'],
     [WEB.replace('    image: busybox\n', '    image: busybox\n    resources: {requests: {memory: -1Gi}}\n'), 'manifests/web.yaml: spec.containers[1].resources.requests[memory]: Invalid value: "-1Gi": must be greater than or equal to 0'],
     [WEB.replace('      httpGet: {port: 80}\n', '      periodSeconds: 5\n'), 'manifests/web.yaml: spec.containers[0].livenessProbe: Required value: must specify a handler type'],
-    [WEB.replace('      httpGet: {port: 80}\n', '      httpGet: {port: 80}\n      exec: {command: [true]}\n'), 'manifests/web.yaml: spec.containers[0].livenessProbe.httpGet: Forbidden: may not specify more than 1 handler type'],
+    [WEB.replace('      httpGet: {port: 80}\n', '      httpGet: {port: 80}\n      exec: {command: ["true"]}\n'), 'manifests/web.yaml: spec.containers[0].livenessProbe.httpGet: Forbidden: may not specify more than 1 handler type'],
   ];
   for (const [text, prefix] of cases) {
     const e = errorOf(podsFromManifest(text, ctx));

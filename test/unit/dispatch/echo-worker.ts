@@ -1,12 +1,35 @@
-/** Test worker for the pool dispatcher: echoes each update as a podResult tagged with its thread id (and the update's statusNotBeforeMs); `crash` annotation ends the thread. */
-import { parentPort, threadId } from 'node:worker_threads';
-import type { MainToWorker, WorkerToMain } from '../../../workers/pod-worker-protocol.js';
+/**
+ * Test worker for the pool dispatcher, on the product's thread endpoint (shard-endpoint.ts):
+ * echoes each update as a podResult tagged with its thread id (and the update's
+ * statusNotBeforeMs and updateType). Annotations: `crash` ends the thread; `block-ms` blocks
+ * the thread that long (a slow shard). workerData.failAttaches: the first N host builds of
+ * each thread throw (a replacement failing while it boots).
+ */
+import { threadId, workerData } from 'node:worker_threads';
+import type { AttachTask, WorkerToMain } from '../../../workers/pod-worker-protocol.js';
+import { createShardEndpoint } from '../../../workers/shard-endpoint.js';
 
-export default function handle(msg: MainToWorker): unknown {
-  if (msg.kind === 'stats') return { threadId, podsOwned: 0, queueDepth: 0, busyMs: 0 };
-  if (msg.pod.metadata?.annotations?.['crash'] === 'true') process.exit(1);
-  const out: WorkerToMain = { kind: 'podResult', threadId, uid: msg.uid, state: 'syncing', work: 'sync', durationMs: 0 };
-  // Test-only extra field: what the dispatcher stamped on the update.
-  parentPort?.postMessage({ ...out, statusNotBeforeMs: msg.statusNotBeforeMs ?? null });
-  return null;
+let builds = 0;
+const failAttaches = (workerData as { failAttaches?: number }).failAttaches ?? 0;
+
+const endpoint = createShardEndpoint(threadId, (emit) => {
+  if (builds++ < failAttaches) throw new Error(`host build ${builds} failed (test)`);
+  return {
+    handle(msg) {
+      if (msg.kind === 'stats') return { threadId, podsOwned: 0, queueDepth: 0, busyMs: 0 };
+      const ann = msg.pod.metadata?.annotations ?? {};
+      if (ann['crash'] === 'true') process.exit(1);
+      const block = Number(ann['block-ms'] ?? 0);
+      if (block > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, block);
+      const out: WorkerToMain = { kind: 'podResult', threadId, uid: msg.uid, state: 'syncing', work: 'sync', durationMs: 0 };
+      // Test-only extra fields: what the dispatcher delivered.
+      emit({ ...out, statusNotBeforeMs: msg.statusNotBeforeMs ?? null, updateType: msg.updateType } as WorkerToMain);
+      return null;
+    },
+    close() {},
+  };
+});
+
+export default function attach(task: AttachTask): Promise<void> {
+  return endpoint.serve(task);
 }

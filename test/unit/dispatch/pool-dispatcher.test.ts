@@ -1,3 +1,8 @@
+/**
+ * The pool dispatcher on real Piscina threads running the product's shard endpoint
+ * (workers/shard-endpoint.ts) with an echo host (echo-worker.ts). Waits are on the
+ * dispatcher's own events (results, restarts), each bounded.
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -9,115 +14,189 @@ import type { PodUpdateMessage, WorkerToMain } from '../../../workers/pod-worker
 
 const echoWorker = path.join(path.dirname(fileURLToPath(import.meta.url)), 'echo-worker.js');
 
-function update(uid: string, crash = false): PodUpdateMessage {
-  return { kind: 'update', uid, updateType: 'sync', pod: { metadata: { uid, annotations: crash ? { crash: 'true' } : {} } } };
+interface Echo { uid: string; threadId: number; statusNotBeforeMs: number | null; updateType: string }
+
+function update(uid: string, o: { crash?: boolean; blockMs?: number; type?: PodUpdateMessage['updateType'] } = {}): PodUpdateMessage {
+  const annotations: Record<string, string> = {};
+  if (o.crash) annotations['crash'] = 'true';
+  if (o.blockMs) annotations['block-ms'] = String(o.blockMs);
+  return { kind: 'update', uid, updateType: o.type ?? 'sync', pod: { metadata: { uid, annotations } }, ...(o.type === 'kill' ? { kill: { removed: true, reason: 'test' } } : {}) };
 }
 
-function waitFor(pred: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const deadline = Date.now() + timeoutMs;
-    const check = (): void => {
-      if (pred()) resolve();
-      else if (Date.now() > deadline) reject(new Error(`timed out waiting for ${what}`));
-      else setImmediate(check);
-    };
-    check();
-  });
+/** Resolves when `pred` holds after some event; rejects after `timeoutMs`. */
+class Signals {
+  readonly #waiters = new Set<() => void>();
+  changed(): void {
+    for (const w of [...this.#waiters]) w();
+  }
+  until(pred: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+    if (pred()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const check = (): void => {
+        if (!pred()) return;
+        clearTimeout(timer);
+        this.#waiters.delete(check);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.#waiters.delete(check);
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
+      }, timeoutMs);
+      this.#waiters.add(check);
+    });
+  }
 }
 
-test('the same UID always reaches the same thread, before and after a thread crash', async () => {
-  const seen = new Map<string, Set<number>>();
-  let results = 0;
+async function bounded<T>(p: Promise<T>, what: string, timeoutMs = 20_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const t = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs)));
+  try {
+    return await Promise.race([p, t]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function setup(threads: number, o: { failAttaches?: number; now?: () => number } = {}) {
+  const results: Echo[] = [];
   const restarted: number[] = [];
+  const sig = new Signals();
   const d = new PoolDispatcher({
-    threads: 4,
+    threads,
     filename: echoWorker,
-    workerData: { endpoint: '', cacheBuffer: new SharedArrayBuffer(8), nodeName: 'n', hostIP: '', podLogsDir: '', runtimeName: 'x', verbosity: 0, runtimeRequestTimeoutMs: 1, syncFrequencyMs: 1, metricsBuffer: new SharedArrayBuffer(8) },
+    workerData: { endpoint: '', cacheBuffer: new SharedArrayBuffer(8), nodeName: 'n', hostIP: '', podLogsDir: '', runtimeName: 'x', verbosity: 0, runtimeRequestTimeoutMs: 1, syncFrequencyMs: 1, metricsBuffer: new SharedArrayBuffer(8), ...(o.failAttaches ? { failAttaches: o.failAttaches } : {}) } as never,
     logger: silentLogger,
+    ...(o.now ? { now: o.now } : {}),
     events: {
       onMessage: (m: WorkerToMain) => {
         if (m.kind !== 'podResult') return;
-        results++;
-        let s = seen.get(m.uid);
-        if (!s) seen.set(m.uid, (s = new Set()));
-        s.add(m.threadId);
+        results.push(m as unknown as Echo);
+        sig.changed();
       },
-      onShardRestarted: (shard) => restarted.push(shard),
+      onShardRestarted: (shard) => {
+        restarted.push(shard);
+        sig.changed();
+      },
     },
   });
+  const seen = (uids: readonly string[], from = 0): boolean => {
+    const got = new Set(results.slice(from).map((r) => r.uid));
+    return uids.every((u) => got.has(u));
+  };
+  return { d, results, restarted, sig, seen };
+}
+
+test('a pod always reaches its shard’s one thread, before and after a thread crash; updates are coalesced per pod', async () => {
+  const { d, results, restarted, sig, seen } = setup(4);
   try {
     const uids = Array.from({ length: 500 }, (_, i) => `pod-${i}`);
     for (let i = 0; i < 10_000; i++) d.send(update(uids[i % uids.length]!));
-    await waitFor(() => results === 10_000, '10,000 results');
+    await sig.until(() => seen(uids), 'every pod’s result');
+    assert.ok(results.length <= 10_000);
     const threadOfUid = new Map<string, number>();
-    for (const [uid, threads] of seen) {
-      assert.equal(threads.size, 1, `${uid} reached ${threads.size} threads`);
-      threadOfUid.set(uid, [...threads][0]!);
+    for (const r of results) {
+      const t = threadOfUid.get(r.uid);
+      if (t !== undefined) assert.equal(r.threadId, t, `${r.uid} reached two threads`);
+      threadOfUid.set(r.uid, r.threadId);
     }
     assert.equal(new Set(threadOfUid.values()).size, 4, 'all four threads got pods');
     const before = d.threadIds();
 
-    // Crash the thread that owns pod-0.
     const victimShard = shardOf('pod-0', 4);
-    d.send(update('pod-0', true));
-    await waitFor(() => restarted.length === 1, 'the replacement thread');
+    d.send(update('pod-0', { crash: true }));
+    await sig.until(() => restarted.length === 1, 'the replacement thread');
     assert.deepEqual(restarted, [victimShard]);
     const after = d.threadIds();
     assert.notEqual(after[victimShard], before[victimShard], 'the shard has a new thread');
     for (let s = 0; s < 4; s++) if (s !== victimShard) assert.equal(after[s], before[s], 'other shards keep their thread');
 
-    seen.clear();
-    results = 0;
+    const from = results.length;
     for (let i = 0; i < 10_000; i++) d.send(update(uids[i % uids.length]!));
-    await waitFor(() => results === 10_000, '10,000 results after the crash');
-    for (const [uid, threads] of seen) {
-      assert.equal(threads.size, 1);
-      const expected = shardOf(uid, 4) === victimShard ? after[victimShard] : threadOfUid.get(uid);
-      assert.equal([...threads][0], expected, `${uid} routed to its shard's thread`);
+    await sig.until(() => seen(uids, from), 'every pod’s result after the crash');
+    for (const r of results.slice(from)) {
+      const expected = shardOf(r.uid, 4) === victimShard ? after[victimShard] : threadOfUid.get(r.uid);
+      assert.equal(r.threadId, expected, `${r.uid} routed to its shard's thread`);
     }
-    const stats = await d.stats();
-    assert.equal(stats.length, 4);
+    assert.equal((await d.stats()).length, 4);
+  } finally {
+    await d.close();
+  }
+});
+
+test('healthy shards keep their pace while one shard’s replacement keeps failing to boot; its pods follow once it is up', async () => {
+  // Every thread's first 3 host builds fail: the initial threads too (retried with backoff),
+  // and the replacement stays down ~0.7 s (100 + 200 + 400 ms of retries).
+  const { d, results, restarted, sig, seen } = setup(2, { failAttaches: 3 });
+  try {
+    await bounded(d.whenAllReady(), 'both shards ready despite failing boots');
+    const uids = Array.from({ length: 200 }, (_, i) => `p-${i}`);
+    const victim = shardOf('p-0', 2);
+    const healthy = uids.filter((u) => shardOf(u, 2) !== victim);
+    const down = uids.filter((u) => shardOf(u, 2) === victim);
+    d.send(update('p-0', { crash: true }));
+    const from = results.length;
+    for (let round = 0; round < 5; round++) for (const u of uids) d.send(update(u));
+    // The healthy shard's pods are all served while the victim has no thread.
+    await sig.until(() => seen(healthy, from), 'the healthy shard’s results');
+    assert.equal(restarted.length, 0, 'the victim was still down');
+    assert.ok(results.slice(from).every((r) => shardOf(r.uid, 2) !== victim), 'nothing of the victim’s shard ran meanwhile');
+    assert.ok(d.pendingByShard()[victim]! <= down.length, 'the down shard holds at most one update per pod');
+    await sig.until(() => restarted.length === 1 && seen(down, from), 'the victim’s replacement and its pods');
+  } finally {
+    await d.close();
+  }
+});
+
+test('a slow shard: per-pod coalescing bounds what waits, a kill is never overtaken, other shards flow', async () => {
+  const { d, results, sig, seen } = setup(2);
+  try {
+    await bounded(d.whenAllReady(), 'threads ready');
+    const all = Array.from({ length: 400 }, (_, i) => `q-${i}`);
+    const blocker = all[0]!;
+    const slow = shardOf(blocker, 2);
+    const slowPods = all.filter((u) => shardOf(u, 2) === slow);
+    const fastPods = all.filter((u) => shardOf(u, 2) !== slow);
+    d.send(update(blocker, { blockMs: 1500 }));
+    const from = results.length;
+    for (let round = 0; round < 50; round++) for (const u of all) d.send(update(u, { type: round === 0 ? 'create' : 'sync' }));
+    const victim = slowPods[1]!;
+    d.send(update(victim, { type: 'kill' }));
+    d.send(update(victim, { type: 'sync' }));
+    assert.ok(d.pendingByShard()[slow]! <= slowPods.length, `at most one pending update per pod (${d.pendingByShard()[slow]})`);
+    await sig.until(() => seen(fastPods, from), 'the fast shard while the slow one is blocked');
+    await sig.until(() => seen(slowPods, from + 1), 'the slow shard after it unblocks');
+    const last = new Map<string, Echo>();
+    for (const r of results.slice(from)) last.set(r.uid, r);
+    assert.equal(last.get(victim)?.updateType, 'kill', 'the kill was not replaced by the later sync');
+    const slowResults = results.slice(from).filter((r) => shardOf(r.uid, 2) === slow).length;
+    assert.ok(slowResults < 50 * slowPods.length / 4, `coalesced: ${slowResults} results for ${slowPods.length} pods × 50 updates`);
   } finally {
     await d.close();
   }
 });
 
 test('after a thread died, every update to its shard carries statusNotBeforeMs = when it died; other shards none', async () => {
-  const stamps = new Map<string, number | null>();
-  const restarted: number[] = [];
   let now = 1_000;
-  const d = new PoolDispatcher({
-    threads: 2,
-    filename: echoWorker,
-    workerData: { endpoint: '', cacheBuffer: new SharedArrayBuffer(8), nodeName: 'n', hostIP: '', podLogsDir: '', runtimeName: 'x', verbosity: 0, runtimeRequestTimeoutMs: 1, syncFrequencyMs: 1, metricsBuffer: new SharedArrayBuffer(8) },
-    logger: silentLogger,
-    now: () => now,
-    events: {
-      onMessage: (m: WorkerToMain) => {
-        if (m.kind === 'podResult') stamps.set(m.uid, (m as WorkerToMain & { statusNotBeforeMs: number | null }).statusNotBeforeMs);
-      },
-      onShardRestarted: (shard) => restarted.push(shard),
-    },
-  });
+  const { d, results, restarted, sig, seen } = setup(2, { now: () => now });
   try {
+    await bounded(d.whenAllReady(), 'threads ready');
     const uids = Array.from({ length: 40 }, (_, i) => `pod-${i}`);
     for (const uid of uids) d.send(update(uid));
-    await waitFor(() => stamps.size === 40, 'the first round');
-    assert.ok([...stamps.values()].every((v) => v === null), 'no stamps before any thread died');
+    await sig.until(() => seen(uids), 'the first round');
+    assert.ok(results.every((r) => r.statusNotBeforeMs === null), 'no stamps before any thread died');
     const victim = shardOf('pod-0', 2);
     now = 5_000;
-    d.send(update('pod-0', true));
-    await waitFor(() => restarted.length === 1, 'the replacement thread');
+    d.send(update('pod-0', { crash: true }));
+    await sig.until(() => restarted.length === 1, 'the replacement thread');
     now = 9_000;
-    stamps.clear();
+    let from = results.length;
     for (const uid of uids) d.send(update(uid));
-    await waitFor(() => stamps.size === 40, 'the round after the crash');
-    for (const uid of uids) assert.equal(stamps.get(uid), shardOf(uid, 2) === victim ? 5_000 : null, uid);
-    // A later stamp set by the caller (the re-dispatch) is kept.
-    stamps.clear();
+    await sig.until(() => seen(uids, from), 'the round after the crash');
+    for (const r of results.slice(from)) assert.equal(r.statusNotBeforeMs, shardOf(r.uid, 2) === victim ? 5_000 : null, r.uid);
+    from = results.length;
     d.send({ ...update('pod-0'), statusNotBeforeMs: 7_000 });
-    await waitFor(() => stamps.size === 1, 'the stamped update');
-    assert.equal(stamps.get('pod-0'), 7_000);
+    await sig.until(() => seen(['pod-0'], from), 'the stamped update');
+    assert.equal(results.at(-1)?.statusNotBeforeMs, 7_000, 'a later stamp set by the caller is kept');
   } finally {
     await d.close();
   }

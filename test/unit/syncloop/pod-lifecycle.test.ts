@@ -106,6 +106,30 @@ test('housekeeping kills runtime pods no source wants, but only once every sourc
   setReady(true);
   lc.housekeeping();
   assert.deepEqual(sent.map((m) => [m.uid, m.updateType, m.kill?.reason, m.pod.metadata?.name]), [['orphan', 'kill', 'orphaned', 'old']]);
+  // As the kubelet: a 1 s grace override, and the orphan's logs are left in place.
+  assert.equal(sent[0]?.kill?.gracePeriodSeconds, 1);
+  assert.equal(sent[0]?.kill?.keepLogs, true);
+});
+
+test('housekeeping does not kill a just-removed pod again from a relist that began before its removal', () => {
+  const { lc, sent, cache } = setup();
+  const sandboxed = { ...emptyPodStatus('a', 'p-a', 'default'), sandboxes: [{ id: 's', state: 'SANDBOX_NOTREADY' as const, createdAtNs: '1', attempt: 0, ip: '', ips: [], hostNetwork: true }] };
+  lc.handleConfigUpdate({ op: 'ADD', source: 'file', pods: [pod('a')] });
+  lc.handlePlegEvents([{ podUID: 'a', type: 'ContainerStarted', data: 'c' }]);
+  lc.handleConfigUpdate({ op: 'REMOVE', source: 'file', pods: [pod('a')] });
+  // The worker removes the pod's objects and forgets it at cache time 1000 (dropping its entry)...
+  lc.handlePodResult({ kind: 'podResult', threadId: 1, uid: 'a', state: 'terminated', work: 'cleanup', durationMs: 1, forgotten: true, forgottenAtMs: 1000 });
+  // ...then a relist that listed the pod before the removal stores what it saw, stamped 990.
+  cache.set('a', { status: sandboxed, error: null, timestampMs: 990 });
+  lc.handlePlegEvents([{ podUID: 'a', type: 'ContainerDied', data: 'c' }]);
+  sent.length = 0;
+  lc.housekeeping();
+  lc.housekeeping();
+  assert.equal(sent.length, 0, 'no second kill of a removed pod');
+  // A later relist still seeing the pod (stamped after the removal) is a real orphan.
+  cache.set('a', { status: sandboxed, error: null, timestampMs: 1500 });
+  lc.housekeeping();
+  assert.deepEqual(sent.map((m) => [m.uid, m.kill?.reason]), [['a', 'orphaned']]);
 });
 
 test('a restarted shard gets every one of its pods again, kills included', () => {
@@ -120,6 +144,17 @@ test('a restarted shard gets every one of its pods again, kills included', () =>
   for (const m of sent) assert.equal(m.updateType, m.uid === 'u0' ? 'kill' : 'create');
   // Their first sync must not act on a status the dead thread may have outdated.
   for (const m of sent) assert.equal(m.statusNotBeforeMs, clock.now(), `${m.uid}: statusNotBeforeMs`);
+});
+
+test('a re-dispatch carries the last reported status, so startTime survives a thread restart', () => {
+  const { lc, sent } = setup();
+  lc.handleConfigUpdate({ op: 'ADD', source: 'file', pods: [pod('a')] });
+  const startTime = new Date('2026-01-01T00:00:05Z');
+  lc.handlePodResult({ kind: 'podResult', threadId: 1, uid: 'a', state: 'syncing', work: 'sync', durationMs: 1, apiStatus: { phase: 'Running', startTime } });
+  sent.length = 0;
+  lc.handleShardRestarted(0, 1);
+  assert.equal(sent.length, 1);
+  assert.equal(sent[0]?.previousStatus?.startTime?.getTime(), startTime.getTime());
 });
 
 test('admission usage is kept incrementally: requests count while active and are released by a kill or a finished pod', async () => {
@@ -168,4 +203,18 @@ test('the runtime listed again after failed relists: pods whose last sync failed
   assert.equal(workQueue.size, 1);
   // Once per failure: a second call retries nothing until a pod fails again.
   assert.equal(lc.handleRuntimeReturned(), 0);
+});
+
+test('a pod already Succeeded or Failed in its source when first seen is never admitted or started, only terminated', () => {
+  const { lc, sent, statusManager } = setup({ maxActive: 1 });
+  const done = (uid: string, phase: 'Succeeded' | 'Failed'): V1Pod => ({ ...pod(uid), metadata: { ...pod(uid).metadata, annotations: { 'kubernetes.io/config.source': 'api' } }, status: { phase } });
+  lc.handleConfigUpdate({ op: 'ADD', source: 'api', pods: [done('s', 'Succeeded'), done('f', 'Failed'), pod('live')] });
+  assert.deepEqual(
+    sent.map((m) => [m.uid, m.updateType, m.kill?.reason, m.kill?.terminateUnknown]),
+    [['s', 'kill', 'terminal', true], ['f', 'kill', 'terminal', true], ['live', 'create', undefined, undefined]],
+  );
+  assert.equal(lc.activePods().length, 1, 'terminal pods take no admission room: the live pod fits under max 1');
+  assert.equal(statusManager.get('s'), undefined, 'no status generated for it on the main thread');
+  lc.handleConfigUpdate({ op: 'UPDATE', source: 'api', pods: [done('s', 'Succeeded')] });
+  assert.deepEqual(sent.slice(3).map((m) => [m.uid, m.updateType]), [['s', 'kill']], 'an update of it is a kill again, never a sync');
 });

@@ -1,0 +1,40 @@
+/**
+ * The cluster-mode section of report.md: one row per --kube-api-qps session beside the
+ * standalone burst of the same size and worker count from the same run (pods from manifest
+ * files), then the API requests by verb and resource. Pure: results in, Markdown out.
+ */
+import type { BenchResults } from './results.js';
+import { fmt } from './report-md.js';
+
+function row(cells: readonly string[]): string {
+  return `| ${cells.join(' | ')} |`;
+}
+
+export function clusterSection(r: BenchResults): string[] {
+  const sessions = r.cluster ?? [];
+  if (sessions.length === 0) return [];
+  const out: string[] = ['## Cluster mode (pods created through a private kube-apiserver, spec.nodeName set)', ''];
+  out.push(row(['configuration', 'pods', 'creates done s', 'all Running in the API s', 'pods/s', 'start p50 ms', 'start p99 ms', 'pods + pods/status requests per pod start']));
+  out.push(row([':---', '---:', '---:', '---:', '---:', '---:', '---:', '---:']));
+  for (const s of sessions) {
+    const rate = s.allRunningS !== null && s.allRunningS > 0 ? s.pods / s.allRunningS : null;
+    out.push(row([`cluster, sim/zero w=${s.workers}, ${s.qps === 0 ? 'unthrottled' : `--kube-api-qps ${s.qps}`}`, String(s.pods), fmt(s.createS), fmt(s.allRunningS), fmt(rate), fmt(s.startupMs?.p50), fmt(s.startupMs?.p99), fmt(s.requestsPerPodStart, 2)]));
+  }
+  const first = sessions[0]!;
+  const standalone = r.workloads.find((w) => w.workload === 'burst' && w.runtime === 'sim' && w.profile === 'zero' && w.workers === first.workers && w.pods === first.pods);
+  if (standalone) {
+    const s = standalone.podsPerSec !== null && standalone.podsPerSec > 0 ? standalone.pods / standalone.podsPerSec : null;
+    out.push(row([`standalone burst (manifests), sim/zero w=${standalone.workers}`, String(standalone.pods), '–', fmt(s), fmt(standalone.podsPerSec), fmt(standalone.startupMs?.p50), fmt(standalone.startupMs?.p99), '–']));
+  }
+  out.push('');
+  out.push('Start latency: the create call returned → the bench\'s watch saw the pod Running (cluster); manifest written → Running in the agent (standalone).', '');
+  out.push('API requests over each session (apiserver_request_total deltas, all clients):', '');
+  const kinds = [...new Set(sessions.flatMap((s) => Object.keys(s.requests)))].sort();
+  out.push(row(['request', ...sessions.map((s) => (s.qps === 0 ? 'unthrottled' : `qps ${s.qps}`))]));
+  out.push(row([':---', ...sessions.map(() => '---:')]));
+  for (const k of kinds) out.push(row([k, ...sessions.map((s) => String(s.requests[k] ?? 0))]));
+  out.push('');
+  for (const n of [...new Set(sessions.flatMap((s) => s.notes))]) out.push(`- ${n}`);
+  out.push('');
+  return out;
+}

@@ -1,0 +1,72 @@
+/**
+ * Item 16: manifests are decoded off the main thread, within a time and a heap limit. A call
+ * that exceeds either is answered with ERR_MANIFEST_TOO_LARGE naming the origin, the thread is
+ * replaced, and the next manifest decodes normally; the main thread keeps turning meanwhile.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { ThreadManifestDecoder } from '../../../src/config/manifest-decode-thread-client.js';
+import { FakeClock } from '../../../src/clock/fake-clock.js';
+import { realClock } from '../../../src/clock/clock.js';
+import { silentLogger } from '../../../src/logging/logger.js';
+import { aliasBombFreeForm, podYaml, stringAsList } from './bad-input-corpus.js';
+
+const HOSTILE_THREAD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'hostile-decode-thread.js');
+const ctx = { source: 'file' as const, origin: '/m/web.yaml', nodeName: 'n1', allowLists: false };
+
+test('16: the product decoder thread decodes valid and hostile manifests; results cross back intact', async () => {
+  const d = new ThreadManifestDecoder({ clock: realClock, logger: silentLogger });
+  const eld = monitorEventLoopDelay({ resolution: 1 });
+  eld.enable();
+  try {
+    const ok = await d.decode(podYaml('web', { container: '    env: [{name: A, value: x}]' }), ctx);
+    assert.ok(ok.ok);
+    assert.equal(ok.pods[0]?.metadata?.name, 'web-n1');
+    assert.equal(ok.pods[0]?.spec?.containers[0]?.env?.[0]?.value, 'x');
+    const [bomb, str] = await Promise.all([d.decode(aliasBombFreeForm(), ctx), d.decode(stringAsList(), ctx)]);
+    assert.equal(bomb.ok ? 'ok' : bomb.error.code, 'ERR_MANIFEST_TOO_LARGE');
+    assert.equal(str.ok ? 'ok' : str.error.code, 'ERR_MANIFEST_INVALID');
+    assert.ok(!str.ok && str.error.message.startsWith('/m/web.yaml: spec.containers[0].args'), 'the error is rebuilt with its message');
+    assert.ok(!str.ok && str.error.fieldErrors[0]?.field === 'spec.containers[0].args');
+  } finally {
+    eld.disable();
+    await d.close();
+  }
+  // Diagnostic only (timing is not asserted in unit tests): main-thread delay while decoding.
+  console.log(`# main-thread event-loop delay while decoding: max ${(eld.max / 1e6).toFixed(1)} ms, p99 ${(eld.percentile(99) / 1e6).toFixed(1)} ms`);
+});
+
+test('16: a decode that exceeds the time limit is cut off on the injected clock; the thread is replaced', async () => {
+  const clock = new FakeClock();
+  const d = new ThreadManifestDecoder({ clock, logger: silentLogger, timeoutMs: 5_000, threadFile: HOSTILE_THREAD });
+  try {
+    let settled = false;
+    const hung = d.decode('HANG', ctx).finally(() => (settled = true));
+    // Steps fake time until the call is answered (the thread spins; only the timeout can end it).
+    assert.ok(await clock.runUntil(() => settled, { stepMs: 1_000, maxMs: 60_000 }), 'the timeout answered the call');
+    const r = await hung;
+    assert.equal(r.ok ? 'ok' : r.error.code, 'ERR_MANIFEST_TOO_LARGE');
+    assert.match(r.ok ? '' : r.error.message, /^\/m\/web\.yaml: decoding took longer than 5000 ms/);
+    assert.equal(d.replacedThreads, 1);
+    const next = await d.decode(podYaml('web'), ctx);
+    assert.ok(next.ok, 'a fresh thread decodes the next manifest');
+  } finally {
+    await d.close();
+  }
+});
+
+test('16: a decode that exceeds the heap limit kills only its thread; the next call gets a new one', async () => {
+  const d = new ThreadManifestDecoder({ clock: realClock, logger: silentLogger, timeoutMs: 120_000, maxHeapMb: 32, threadFile: HOSTILE_THREAD });
+  try {
+    const r = await d.decode('OOM', ctx);
+    assert.equal(r.ok ? 'ok' : r.error.code, 'ERR_MANIFEST_TOO_LARGE');
+    assert.match(r.ok ? '' : r.error.message, /decoding failed: .*(ERR_WORKER_OUT_OF_MEMORY|exited)/);
+    assert.equal(d.replacedThreads, 1);
+    assert.ok((await d.decode(podYaml('web'), ctx)).ok);
+  } finally {
+    await d.close();
+  }
+});

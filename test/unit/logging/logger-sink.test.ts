@@ -1,0 +1,59 @@
+/**
+ * The stderr log sink survives write errors: a failed write drops the line and counts it, and
+ * the first successful write afterwards says how many lines were lost and why.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { createFdSink, createLogger } from '../../../src/logging/logger.js';
+
+function enospc(): Error {
+  return Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+}
+
+test('a full disk drops and counts lines, then the log recovers with a notice', () => {
+  const written: string[] = [];
+  let full = false;
+  const sink = createFdSink({
+    fd: 99,
+    write: (_fd, data, offset, length) => {
+      if (full) throw enospc();
+      written.push(data.subarray(offset, offset + length).toString());
+      return length;
+    },
+  });
+  const log = createLogger({ sink, now: () => 0 });
+  log.info('one');
+  full = true;
+  log.info('two');
+  log.error('three');
+  assert.equal(sink.dropped(), 2);
+  full = false;
+  log.info('four');
+  assert.equal(written.length, 3);
+  assert.match(written[0]!, /"msg":"one"/);
+  const notice = JSON.parse(written[1]!) as { msg: string; dropped: number; error: string };
+  assert.equal(notice.dropped, 2);
+  assert.equal(notice.error, 'ENOSPC');
+  assert.match(written[2]!, /"msg":"four"/);
+  assert.equal(sink.dropped(), 2, 'the notice itself is not a drop');
+});
+
+test('a short write is completed, not truncated', () => {
+  const out: string[] = [];
+  const sink = createFdSink({ fd: 99, write: (_fd, data, offset, length) => { const n = Math.min(3, length); out.push(data.subarray(offset, offset + n).toString()); return n; } });
+  sink('hello world');
+  assert.equal(out.join(''), 'hello world\n');
+});
+
+test('writing to /dev/full never throws', () => {
+  const fd = fs.openSync('/dev/full', 'w');
+  try {
+    const sink = createFdSink({ fd });
+    const log = createLogger({ sink });
+    for (let i = 0; i < 10; i++) log.error('lost', { i });
+    assert.equal(sink.dropped(), 10);
+  } finally {
+    fs.closeSync(fd);
+  }
+});
