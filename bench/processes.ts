@@ -104,11 +104,13 @@ export interface SimRuntimeOptions extends SpawnOptions {
   profile: string;
   /** Images present at start, like images imported into containerd (`--image`). */
   images?: readonly string[];
+  /** More sim-runtime flags, verbatim (e.g. `--state FILE --state-interval-ms N`). */
+  extraArgs?: readonly string[];
   readyTimeoutMs?: number;
 }
 
 export async function startSimRuntime(opts: SimRuntimeOptions): Promise<ManagedProcess> {
-  const args = [SHARDLET_MAIN, 'sim-runtime', '--socket', opts.socket, '--profile', opts.profile, ...(opts.images ?? []).flatMap((i) => ['--image', i])];
+  const args = [SHARDLET_MAIN, 'sim-runtime', '--socket', opts.socket, '--profile', opts.profile, ...(opts.images ?? []).flatMap((i) => ['--image', i]), ...(opts.extraArgs ?? [])];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const proc = manage(`sim-runtime(${opts.profile})`, child, opts);
   const client = new CriClient({ endpoint: `unix://${opts.socket}`, timeoutMs: 2000 });

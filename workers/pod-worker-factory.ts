@@ -9,15 +9,14 @@ import { realClock, realRandom, type Clock, type Random } from '../src/clock/clo
 import { CriClient } from '../src/cri/cri-client.js';
 import { createLogger, stderrSink, type Logger } from '../src/logging/logger.js';
 import { attachPodCache } from '../src/pod-cache/pod-cache-create.js';
-import { cacheNow } from '../src/pod-cache/pod-cache.js';
 import { KubeRuntimeSyncer } from './kuberuntime/kuberuntime-syncer.js';
 import type { PodEventRecorder } from './kuberuntime/pod-events.js';
 import { createWorkerMetrics } from './metrics/worker-metrics.js';
 import { createThreadProber } from './prober/thread-prober.js';
 import { PodWorkerHost } from './pod-worker-host.js';
 import type { PodWorkerThreadConfig, WorkerToMain } from './pod-worker-protocol.js';
-import { PodWorkers, type StatusRefresher } from './pod-workers.js';
-import { getPodStatus } from './runtime-status/get-pod-status.js';
+import { freshStatusRefresher } from './fresh-status.js';
+import { PodWorkers } from './pod-workers.js';
 
 export interface PodWorkerEnv {
   config: PodWorkerThreadConfig;
@@ -76,21 +75,8 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     metrics,
     ...(events ? { events } : {}),
   });
-  // Beyond the kubelet: publish the pod's own fresh status right after its CRI calls, so the
-  // next sync and the status seen by the main thread do not wait for the next relist.
-  const refreshStatus: StatusRefresher = async (pod: V1Pod, afterMs: number, signal: AbortSignal) => {
-    const uid = pod.metadata?.uid ?? '';
-    // Stamped with the time before inspecting (the cache's rule: the status was taken at or
-    // after its timestamp), and strictly after the end of the work so the next sync proceeds.
-    const takenAt = cacheNow(clock);
-    const status = await getPodStatus(cri, uid, pod.metadata?.name ?? '', pod.metadata?.namespace ?? '', signal);
-    // As the kubelet's PLEG (getPodIPs): once no sandbox is ready the runtime reports no IP;
-    // keep the last known IPs so a finished pod still shows its podIP.
-    const previous = cache.reader.get(uid)?.status;
-    if (status.ips.length === 0 && previous && previous.ips.length > 0 && !status.sandboxes.some((s) => s.state === 'SANDBOX_READY')) status.ips = previous.ips;
-    cache.writer.set(uid, status, null, Math.max(takenAt, afterMs + 1));
-    return status;
-  };
+  // Beyond the kubelet: the pod's own fresh status, published right after its CRI calls.
+  const refreshStatus = freshStatusRefresher({ runtime: cri, cache, clock });
   const workers = new PodWorkers({
     syncer,
     cache: cache.reader,

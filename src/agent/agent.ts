@@ -41,11 +41,13 @@ import * as sm from '../metrics/shardlet-metrics.js';
 import { createMetricsSystem, type ContainerStateLabel, type MetricsSystem } from '../metrics/main-metrics.js';
 import { coalesceCollect } from '../metrics/coalesced-collect.js';
 import { createPodCache } from '../pod-cache/pod-cache-create.js';
+import { POD_CACHE_DEFAULTS } from '../pod-cache/pod-cache-layout.js';
+import { PodCacheMetrics } from '../metrics/pod-cache-metrics.js';
 import { cacheNow } from '../pod-cache/pod-cache.js';
 import { PodManager, isStaticPod } from '../pod-manager/pod-manager.js';
 import { startPleg, type PlegRunner } from '../pleg/pleg-runner.js';
 import { createAgentServer, type AgentServer } from '../server/agent-server.js';
-import { plegCheck, syncLoopCheck } from '../server/health-checks.js';
+import { plegCheck, podCacheCheck, syncLoopCheck } from '../server/health-checks.js';
 import { StatusManager } from '../status/status-manager.js';
 import { PodLifecycle } from '../syncloop/pod-lifecycle.js';
 import { SyncLoop } from '../syncloop/sync-loop.js';
@@ -176,9 +178,11 @@ export class Agent {
     logger.info('connected to container runtime', { runtimeName: version.runtimeName, runtimeVersion: version.runtimeVersion, apiVersion: version.runtimeApiVersion });
     runtimeHealth.start();
 
-    // Room for every admitted pod plus pods being torn down and orphans found at start.
-    const cache = createPodCache({ capacity: Math.max(1024, c.maxPods * 2 + 64) });
-    metrics.main.cacheSlotsCapacity.set(cache.reader.stats().capacity);
+    // Room for every admitted pod plus pods being torn down and orphans found at start; the
+    // runtime may hold many more (orphans, finished pods), so it grows on demand up to 16× that.
+    const cache = createPodCache(podCacheSize(c.maxPods));
+    const cacheMetrics = new PodCacheMetrics(metrics.main);
+    cacheMetrics.observe(cache.reader.stats());
 
     if (c.kubeconfig) {
       // Events have their own client and throttle (--event-qps / --event-burst) and connections.
@@ -278,6 +282,9 @@ export class Agent {
       onOrphan: () => metrics.main.orphanedRuntimePods.inc(),
       networkError: () => runtimeHealth.networkError(),
     });
+    // A relist that fails means the runtime could not be listed; the first one to succeed after
+    // it means the runtime is back: pods whose sync failed meanwhile are retried at once.
+    let relistFailing = false;
     // Main-thread share of PLEG work: queueing event batches here plus the sync loop handling them.
     const plegMainSeconds = metrics.main.recorder.counter(sm.plegEventsMainThreadSeconds);
     // Log directories of pods that are gone (orphans' kept logs, failed removals, pods removed
@@ -321,6 +328,11 @@ export class Agent {
         rec.histogram(km.plegRelistDuration).observe({}, r.durationSeconds);
         if (r.intervalSeconds !== null) rec.histogram(km.plegRelistInterval).observe({}, r.intervalSeconds);
         if (r.ok) rec.gauge(km.plegLastSeen).set({}, clock.now() / 1000);
+        if (!r.ok) relistFailing = true;
+        else if (relistFailing) {
+          relistFailing = false;
+          lifecycle?.handleRuntimeReturned();
+        }
         if (r.discarded > 0) rec.counter(km.plegDiscardEvents).inc({}, r.discarded);
         // kubelet_running_pods / kubelet_running_containers{container_state}: set from each
         // relist's listing, as the kubelet's PLEG does (every runtime pod, orphans included).
@@ -368,7 +380,7 @@ export class Agent {
       const activeStatic = active.filter(isStaticPod).length;
       metrics.main.activePods(true).set(activeStatic);
       metrics.main.activePods(false).set(active.length - activeStatic);
-      metrics.main.cacheSlotsUsed.set(cache.reader.stats().slotsUsed);
+      cacheMetrics.observe(cache.reader.stats());
     });
 
     if (c.port !== 0) {
@@ -382,6 +394,7 @@ export class Agent {
           checks: () => [
             syncLoopCheck({ clock, latestLoopEntry: () => loop.lastIterationMs, resyncIntervalMs: c.syncFrequencyMs }),
             plegCheck({ clock, lastRelistMs: () => pleg.lastRelistMs(), thresholdMs: c.plegRelistThresholdMs }),
+            podCacheCheck({ stats: () => cache.reader.stats() }),
           ],
         },
       });
@@ -465,6 +478,18 @@ export class Agent {
     this.#d.logger.info('shardlet agent stopped; pods left running');
   }
 }
+
+/**
+ * The pod cache's size for a node admitting `maxPods`: slots for every admitted pod twice over
+ * (pods being torn down, orphans found at start), growable 16× (at least 16,384 slots) within
+ * the cache's 1 GiB limit: only address space is reserved for the maximum.
+ */
+export function podCacheSize(maxPods: number): { capacity: number; maxCapacity: number } {
+  const capacity = Math.min(Math.max(1024, maxPods * 2 + 64), MAX_CACHE_SLOTS);
+  return { capacity, maxCapacity: Math.min(Math.max(capacity * 16, 16_384), MAX_CACHE_SLOTS) };
+}
+/** 1 GiB of 4 KiB slots (pod-cache-layout.ts's limit). */
+const MAX_CACHE_SLOTS = (1 << 30) / POD_CACHE_DEFAULTS.bytesPerSlot;
 
 function primaryHostIP(): string {
   for (const addrs of Object.values(os.networkInterfaces())) {

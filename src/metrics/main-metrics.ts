@@ -38,6 +38,10 @@ export interface MainMetrics {
   readonly threadRestarts: BoundCounter;
   readonly cacheSlotsUsed: BoundGauge;
   readonly cacheSlotsCapacity: BoundGauge;
+  readonly cacheFull: BoundCounter;
+  readonly cacheOversize: BoundCounter;
+  readonly cacheTrimmed: BoundCounter;
+  readonly cacheUnstored: BoundGauge;
 }
 
 export interface MetricsSystemOptions {
@@ -101,5 +105,9 @@ export function mainMetricsOf(r: MetricsRecorder): MainMetrics {
     threadRestarts: r.counter(s.threadRestartsTotal).bind({}),
     cacheSlotsUsed: r.gauge(s.cacheSlotsUsed).bind({}),
     cacheSlotsCapacity: r.gauge(s.cacheSlotsCapacity).bind({}),
+    cacheFull: r.counter(s.cacheFullTotal).bind({}),
+    cacheOversize: r.counter(s.cacheOversizeTotal).bind({}),
+    cacheTrimmed: r.counter(s.cacheTrimmedTotal).bind({}),
+    cacheUnstored: r.gauge(s.cacheUnstoredPods).bind({}),
   };
 }

@@ -56,7 +56,35 @@ export const cacheSlotsUsed = defineMetric({
 
 export const cacheSlotsCapacity = defineMetric({
   name: 'shardlet_pod_cache_slots_capacity',
-  help: 'Pod slots the shared PLEG relist cache was sized for.',
+  help: 'Pod slots the shared PLEG relist cache has now (it grows on demand when every slot holds a pod, up to a maximum).',
+  type: 'gauge', labelNames: [], observedOn: 'main',
+});
+
+/*
+ * The pod cache's own counters live in its SharedArrayBuffer header (any thread may write the
+ * cache); the main thread copies them into these series at each collection.
+ */
+export const cacheFullTotal = defineMetric({
+  name: 'shardlet_pod_cache_full_total',
+  help: 'Writes of a pod status refused because every slot of the pod cache held a pod and it could not grow any more.',
+  type: 'counter', labelNames: [], observedOn: 'main',
+});
+
+export const cacheOversizeTotal = defineMetric({
+  name: 'shardlet_pod_cache_oversize_total',
+  help: 'Pod statuses too large for a cache slot even without old exited instances, stored as an error entry instead (the pod is not synced).',
+  type: 'counter', labelNames: [], observedOn: 'main',
+});
+
+export const cacheTrimmedTotal = defineMetric({
+  name: 'shardlet_pod_cache_trimmed_total',
+  help: 'Pod statuses stored without their old exited container instances to fit a cache slot.',
+  type: 'counter', labelNames: [], observedOn: 'main',
+});
+
+export const cacheUnstoredPods = defineMetric({
+  name: 'shardlet_pod_cache_unstored_pods',
+  help: 'Pods the last PLEG relist listed but could not store because the pod cache was full (their status is unknown; /healthz/podcache fails while this is non-zero).',
   type: 'gauge', labelNames: [], observedOn: 'main',
 });
 
@@ -141,7 +169,8 @@ export const logLinesDroppedTotal = defineMetric({
 
 export const SHARDLET_METRICS = Object.freeze([
   threadPodsOwned, threadQueueDepth, threadBusySeconds, threadRestartsTotal, syncLoopIterationDuration,
-  eventLoopDelay, plegEventsMainThreadSeconds, cacheSlotsUsed, cacheSlotsCapacity, metricsSeriesDropped,
+  eventLoopDelay, plegEventsMainThreadSeconds, cacheSlotsUsed, cacheSlotsCapacity, cacheFullTotal, cacheOversizeTotal,
+  cacheTrimmedTotal, cacheUnstoredPods, metricsSeriesDropped,
   apiRequestsTotal, podStatusPatchesTotal, podStatusCoalescedTotal, logLinesDroppedTotal,
   heartbeatRequestsTotal, nodeLeaseRenewLateness, nodeStatusUpdatesTotal, mirrorPodOperationsTotal, eventsTotal,
 ]);

@@ -1,16 +1,21 @@
 /**
  * Construction of the shared pod cache. The main thread creates it (sized from --max-pods with
- * headroom) and passes `buffer` to every thread (structured clone shares a SharedArrayBuffer);
+ * headroom, growable far beyond: pod-cache-layout.ts "Growth") and passes `buffer` to every thread (structured clone shares a SharedArrayBuffer);
  * each thread calls attachPodCache(buffer) once and keeps the reader/writer it gets.
  */
 import type { PodCacheReader, PodCacheWriter } from './pod-cache.js';
-import { POD_CACHE_DEFAULTS, computeLayout, initBuffer, readLayout } from './pod-cache-layout.js';
+import { POD_CACHE_DEFAULTS, allocateBuffer, computeLayout, initBuffer, readLayout } from './pod-cache-layout.js';
 import { SharedPodCacheReader, type ReaderOptions } from './pod-cache-reader.js';
 import { SharedPodCache } from './pod-cache-shared.js';
 
 export interface PodCacheOptions extends ReaderOptions {
-  /** Maximum number of pods with an entry at once. */
+  /** Slots at creation. */
   capacity: number;
+  /**
+   * The most slots it may grow to when every slot holds a pod (default: capacity, no growth).
+   * Only address space is reserved for it; memory is committed as it grows.
+   */
+  maxCapacity?: number;
   /** Encoded status bytes per pod (default 4096); larger statuses become ERR_CACHE_ENTRY_TOO_LARGE entries. */
   bytesPerSlot?: number;
 }
@@ -27,8 +32,8 @@ export interface AttachedPodCache {
 }
 
 export function createPodCache(opts: PodCacheOptions): AttachedPodCache & { buffer: SharedArrayBuffer } {
-  const layout = computeLayout(opts.capacity, opts.bytesPerSlot ?? POD_CACHE_DEFAULTS.bytesPerSlot);
-  const buffer = new SharedArrayBuffer(layout.totalBytes);
+  const layout = computeLayout(opts.capacity, opts.bytesPerSlot ?? POD_CACHE_DEFAULTS.bytesPerSlot, opts.maxCapacity ?? opts.capacity);
+  const buffer = allocateBuffer(layout);
   initBuffer(buffer, layout);
   return { buffer, ...attachPodCache(buffer, opts) };
 }
@@ -38,7 +43,7 @@ export function attachPodCache(buffer: SharedArrayBuffer, opts: ReaderOptions = 
   const writer: PodCacheWriter = {
     set: (uid, status, error, ts) => cache.set(uid, status, error, ts),
     delete: (uid) => cache.delete(uid),
-    updateTime: (ts) => cache.updateTime(ts),
+    updateTime: (ts, unstored) => cache.updateTime(ts, unstored),
   };
   return { reader: new SharedPodCacheReader(cache, opts), writer, recoverThread: (threadId) => cache.recoverThread(threadId) };
 }

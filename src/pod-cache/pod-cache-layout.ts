@@ -2,13 +2,15 @@
  * SharedArrayBuffer layout of the pod cache. Every offset below is in BYTES from the start of
  * the buffer; Int32 words are accessed through one Int32Array over the whole buffer (index =
  * byte offset / 4), the global timestamp through a BigInt64Array, slot timestamps through a
- * Float64Array, bytes through a Buffer. All regions are 8-byte aligned.
+ * Float64Array (the Int32 and Float64 views track a growable buffer's length), bytes through a Buffer (rebuilt
+ * by each thread when the buffer grew). All regions are 8-byte aligned.
  *
  * ┌──────────── HEADER (128 bytes) ───────────────────────────────────────────────────────────┐
  * │ off  field          type   writer                         readers / meaning               │
  * │   0  MAGIC          i32    creator (once)                 attach: 0x53484331 ("SHC1")     │
- * │   4  VERSION        i32    creator (once)                 attach: must equal 1            │
- * │   8  CAPACITY       i32    creator (once)                 all: number of slots            │
+ * │   4  VERSION        i32    creator (once)                 attach: LAYOUT_VERSION (3)      │
+ * │   8  CAPACITY       i32    creator; grower (ALLOC_LOCK)   all (Atomics.load): slots now   │
+ * │                            Atomics.store after the grow   (see "Growth" below)            │
  * │  12  BYTES_PER_SLOT i32    creator (once)                 all: payload bytes per slot     │
  * │  16  INDEX_SIZE     i32    creator (once)                 all: buckets, power of two      │
  * │  20  NOTIFY         i32    every writer: Atomics.add      waiters: Atomics.wait(Async)    │
@@ -25,19 +27,24 @@
  * │  52  OVERSIZE_TOTAL i32    writers, Atomics.add           stats                           │
  * │  56  RECOVERED      i32    recoverThread: Atomics.add     PLEG: reinspect every pod when  │
  * │                                                           it moves (count of recoveries)  │
- * │  60  (reserved)                                                                           │
+ * │  60  MAX_CAPACITY   i32    creator (once)                 all: CAPACITY never exceeds it  │
  * │  64  GLOBAL_TS      i64    updateTime: CAS loop, max only readers: Atomics.load; UNSET =   │
  * │                                                           -2^63 (kubelet's nil timestamp) │
- * │  72  (reserved to 128)                                                                    │
- * ├──────────── INDEX (INDEX_SIZE × i32) at 128 ──────────────────────────────────────────────┤
+ * │  72  UNSTORED       i32    updateTime (the PLEG), stored  readers: pods the last relist    │
+ * │                            BEFORE GLOBAL_TS moves         listed but could not store; > 0 │
+ * │                                                           makes "no entry" mean unknown   │
+ * │  76  GROW_TOTAL     i32    grower, Atomics.add            stats: times CAPACITY grew      │
+ * │  80  TRIMMED_TOTAL  i32    writers, Atomics.add           stats: entries trimmed to fit   │
+ * │  84  (reserved to 128)                                                                    │
+ * ├──────────── INDEX (INDEX_SIZE × i32) at 128, sized for MAX_CAPACITY ───────────────────────┤
  * │ Open addressing, linear probing on FNV-1a(uid bytes). Bucket value: 0 = empty (ends a     │
  * │ probe), -1 = tombstone (deleted; probing continues), k ≥ 1 = slot k-1. Written only under │
- * │ ALLOC_LOCK with Atomics.store; read lock-free with Atomics.load. INDEX_SIZE ≥ 2×CAPACITY   │
+ * │ ALLOC_LOCK with Atomics.store; read lock-free with Atomics.load. INDEX_SIZE ≥ 2×MAX_CAPACITY│
  * │ and the index is rebuilt (INDEX_SEQ odd→even) when tombstones exceed INDEX_SIZE/4, so a   │
  * │ probe always meets an empty bucket.                                                       │
- * ├──────────── FREE (CAPACITY × i32) ────────────────────────────────────────────────────────┤
+ * ├──────────── FREE (MAX_CAPACITY × i32) ────────────────────────────────────────────────────┤
  * │ Stack of free slot numbers, FREE[0 .. FREE_TOP). Only under ALLOC_LOCK.                   │
- * ├──────────── SLOTS (CAPACITY × SLOT_STRIDE) ───────────────────────────────────────────────┤
+ * ├──────────── SLOTS (CAPACITY × SLOT_STRIDE; the buffer's end, grows) ──────────────────────┤
  * │ +0   SEQ          i32  seqlock: even = stable, odd = a writer is inside                    │
  * │ +4   UID_LEN      i32  0 = slot free; else byte length of UID                             │
  * │ +8   PAYLOAD_LEN  i32  0 = no entry yet (slot reserved); else bytes of PAYLOAD            │
@@ -67,13 +74,30 @@
  * under the slot's seqlock, then publish the index bucket) and loses it on `delete` (ALLOC_LOCK
  * held: clear UID under the seqlock, bucket → tombstone, push FREE).
  *
+ * Growth (the capacity follows the runtime, not --max-pods: orphans and finished pods keep
+ * their entry until the PLEG sees them gone, and nothing bounds how many the runtime holds):
+ * the buffer is a growable SharedArrayBuffer (maxByteLength = the layout at MAX_CAPACITY; only
+ * address space is reserved, pages are committed as it grows). A writer that needs a slot when
+ * FREE is empty, holding ALLOC_LOCK: buffer.grow() to the new CAPACITY's size (new memory is
+ * zero: free slots), pushes the new slot numbers on FREE, then Atomics.store(CAPACITY) and
+ * FREE_TOP. Readers of other threads learn of a new slot only through an index bucket published
+ * after that store, so a slot number they load is always < the CAPACITY they load next; each
+ * thread's Int32/Float64 views track the buffer's length, and its byte view is rebuilt when it
+ * meets a slot beyond the CAPACITY it last saw.
+ *
  * Running out:
- *   - slots: `set` of a pod without a slot throws CacheError ERR_CACHE_FULL and increments
- *     FULL_TOTAL; existing entries are untouched. Size CAPACITY from --max-pods with headroom
- *     (terminated pods keep their entry until the PLEG sees them gone).
- *   - bytes: an entry whose encoding exceeds BYTES_PER_SLOT is replaced by an entry with an
- *     empty status and error ERR_CACHE_ENTRY_TOO_LARGE (OVERSIZE_TOTAL += 1); `set` returns
- *     'oversize'. Readers see the error; never a truncated or older status.
+ *   - slots: only at MAX_CAPACITY (or when the OS refuses the pages): `set` of a pod without a
+ *     slot throws CacheError ERR_CACHE_FULL and increments FULL_TOTAL; existing entries are
+ *     untouched. The PLEG then passes the number of pods it could not store to updateTime
+ *     (UNSTORED): while it is non-zero a pod without an entry reads as unknown (an empty status
+ *     with error ERR_CACHE_FULL, which pod workers never sync on), not as a pod with no runtime
+ *     objects, which would make a worker create a second sandbox.
+ *   - bytes: an entry whose encoding exceeds BYTES_PER_SLOT is first trimmed the way the kubelet
+ *     reads a status anyway (pod-status-trim.ts: the oldest exited container instances beyond
+ *     the newest per name, then old exited sandboxes; TRIMMED_TOTAL += 1, `set` returns
+ *     'trimmed'). Only a status whose trimmed form still does not fit is replaced by an entry
+ *     with an empty status and error ERR_CACHE_ENTRY_TOO_LARGE (OVERSIZE_TOTAL += 1); `set`
+ *     returns 'oversize'. Never a truncated or older status.
  *
  * A writer that dies inside a critical section (worker.terminate(), a crash) leaves its owner id
  * in LOCK / ALLOC_LOCK and maybe SEQ odd. Locks are recoverable: the main thread, told by the
@@ -91,7 +115,7 @@
 import { CacheError } from './pod-cache-errors.js';
 
 export const MAGIC = 0x53484331;
-export const LAYOUT_VERSION = 2;
+export const LAYOUT_VERSION = 3;
 
 /** Int32 word indexes of the header fields. */
 export const H = Object.freeze({
@@ -110,6 +134,10 @@ export const H = Object.freeze({
   FULL_TOTAL: 12,
   OVERSIZE_TOTAL: 13,
   RECOVERED: 14,
+  MAX_CAPACITY: 15,
+  UNSTORED: 18,
+  GROW_TOTAL: 19,
+  TRIMMED_TOTAL: 20,
 });
 /** BigInt64 index of GLOBAL_TS (byte 64). */
 export const GLOBAL_TS_I64 = 8;
@@ -134,36 +162,67 @@ export const POD_CACHE_DEFAULTS = Object.freeze({
 const MAX_TOTAL_BYTES = 1 << 30;
 
 export interface PodCacheLayout {
+  /** Slots at creation (CAPACITY starts here; read the live value from the header). */
   capacity: number;
+  /** CAPACITY never exceeds this; INDEX and FREE are sized for it. */
+  maxCapacity: number;
   bytesPerSlot: number;
   indexSize: number;
   indexByte: number;
   freeByte: number;
   slotsByte: number;
   slotStride: number;
+  /** Buffer bytes at `capacity`. */
   totalBytes: number;
+  /** Buffer bytes at `maxCapacity` (the growable buffer's maxByteLength). */
+  maxBytes: number;
 }
 
 const align8 = (n: number): number => (n + 7) & ~7;
+const MAX_SLOTS = 1 << 20;
 
-export function computeLayout(capacity: number, bytesPerSlot: number): PodCacheLayout {
-  if (!Number.isInteger(capacity) || capacity < 1 || capacity > 1 << 20) {
-    throw new CacheError('ERR_CACHE_INVALID_OPTION', `capacity must be an integer in [1, 1048576], got ${capacity}`);
+function checkSlots(name: string, n: number): void {
+  if (!Number.isInteger(n) || n < 1 || n > MAX_SLOTS) {
+    throw new CacheError('ERR_CACHE_INVALID_OPTION', `${name} must be an integer in [1, ${MAX_SLOTS}], got ${n}`);
+  }
+}
+
+export function computeLayout(capacity: number, bytesPerSlot: number, maxCapacity = capacity): PodCacheLayout {
+  checkSlots('capacity', capacity);
+  checkSlots('maxCapacity', maxCapacity);
+  if (maxCapacity < capacity) {
+    throw new CacheError('ERR_CACHE_INVALID_OPTION', `maxCapacity (${maxCapacity}) must be at least capacity (${capacity})`);
   }
   if (!Number.isInteger(bytesPerSlot) || bytesPerSlot < 256 || bytesPerSlot > 1 << 20) {
     throw new CacheError('ERR_CACHE_INVALID_OPTION', `bytesPerSlot must be an integer in [256, 1048576], got ${bytesPerSlot}`);
   }
+  if (maxCapacity * bytesPerSlot > MAX_TOTAL_BYTES) {
+    throw new CacheError('ERR_CACHE_INVALID_OPTION', `maxCapacity × bytesPerSlot must be at most 1 GiB, got ${maxCapacity * bytesPerSlot}`);
+  }
   let indexSize = 16;
-  while (indexSize < capacity * 2) indexSize *= 2;
+  while (indexSize < maxCapacity * 2) indexSize *= 2;
   const indexByte = HEADER_BYTES;
   const freeByte = align8(indexByte + indexSize * 4);
-  const slotsByte = align8(freeByte + capacity * 4);
+  const slotsByte = align8(freeByte + maxCapacity * 4);
   const slotStride = align8(SLOT_HEADER_BYTES + bytesPerSlot);
-  const totalBytes = slotsByte + capacity * slotStride;
-  if (capacity * bytesPerSlot > MAX_TOTAL_BYTES) {
-    throw new CacheError('ERR_CACHE_INVALID_OPTION', `capacity × bytesPerSlot must be at most 1 GiB, got ${capacity * bytesPerSlot}`);
-  }
-  return { capacity, bytesPerSlot, indexSize, indexByte, freeByte, slotsByte, slotStride, totalBytes };
+  return {
+    capacity, maxCapacity, bytesPerSlot, indexSize, indexByte, freeByte, slotsByte, slotStride,
+    totalBytes: slotsByte + capacity * slotStride,
+    maxBytes: slotsByte + maxCapacity * slotStride,
+  };
+}
+
+/** Buffer bytes holding `capacity` slots of this layout. */
+export function bytesForCapacity(l: PodCacheLayout, capacity: number): number {
+  return l.slotsByte + capacity * l.slotStride;
+}
+
+/** A zeroed buffer for the layout: growable up to maxBytes when maxCapacity > capacity. */
+export function allocateBuffer(l: PodCacheLayout): SharedArrayBuffer {
+  if (l.maxCapacity === l.capacity) return new SharedArrayBuffer(l.totalBytes);
+  // Growable SharedArrayBuffer (ES2024; Node >= 20): lib ES2023 lacks the options argument.
+  const Growable = SharedArrayBuffer as unknown as new (n: number, o: { maxByteLength: number }) => SharedArrayBuffer;
+  return new Growable(l.totalBytes, { maxByteLength: l.maxBytes });
 }
 
 /** Write the header and the free stack of a fresh (zeroed) buffer. */
@@ -171,6 +230,7 @@ export function initBuffer(buf: SharedArrayBuffer, l: PodCacheLayout): void {
   const i32 = new Int32Array(buf);
   const i64 = new BigInt64Array(buf, 0, HEADER_BYTES / 8);
   i32[H.CAPACITY] = l.capacity;
+  i32[H.MAX_CAPACITY] = l.maxCapacity;
   i32[H.BYTES_PER_SLOT] = l.bytesPerSlot;
   i32[H.INDEX_SIZE] = l.indexSize;
   i64[GLOBAL_TS_I64] = GLOBAL_TS_UNSET;
@@ -182,7 +242,10 @@ export function initBuffer(buf: SharedArrayBuffer, l: PodCacheLayout): void {
   Atomics.store(i32, H.MAGIC, MAGIC);
 }
 
-/** Read and validate the layout of a buffer made by createPodCache (possibly in another thread). */
+/**
+ * Read and validate the layout of a buffer made by createPodCache (possibly in another thread).
+ * `capacity` is the CAPACITY seen now (it may grow later; SharedPodCache follows it).
+ */
 export function readLayout(buf: SharedArrayBuffer): PodCacheLayout {
   if (!(buf instanceof SharedArrayBuffer) || buf.byteLength < HEADER_BYTES) {
     throw new CacheError('ERR_CACHE_BAD_BUFFER', 'not a pod cache SharedArrayBuffer');
@@ -191,8 +254,15 @@ export function readLayout(buf: SharedArrayBuffer): PodCacheLayout {
   if (Atomics.load(i32, H.MAGIC) !== MAGIC || i32[H.VERSION] !== LAYOUT_VERSION) {
     throw new CacheError('ERR_CACHE_BAD_BUFFER', `pod cache magic/version mismatch (want version ${LAYOUT_VERSION})`);
   }
-  const l = computeLayout(i32[H.CAPACITY] ?? 0, i32[H.BYTES_PER_SLOT] ?? 0);
-  if (l.totalBytes !== buf.byteLength || l.indexSize !== i32[H.INDEX_SIZE]) {
+  let l: PodCacheLayout;
+  try {
+    l = computeLayout(Atomics.load(i32, H.CAPACITY), i32[H.BYTES_PER_SLOT] ?? 0, i32[H.MAX_CAPACITY] ?? 0);
+  } catch (err) {
+    if (err instanceof CacheError) throw new CacheError('ERR_CACHE_BAD_BUFFER', `pod cache header: ${err.message}`);
+    throw err;
+  }
+  const maxByteLength = (buf as unknown as { maxByteLength?: number }).maxByteLength ?? buf.byteLength;
+  if (buf.byteLength < l.totalBytes || maxByteLength < l.maxBytes || l.indexSize !== i32[H.INDEX_SIZE]) {
     throw new CacheError('ERR_CACHE_BAD_BUFFER', 'pod cache buffer size does not match its header');
   }
   return l;

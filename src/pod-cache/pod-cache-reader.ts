@@ -150,7 +150,10 @@ export class SharedPodCacheReader implements PodCacheReader {
       if (e && (e.timestampMs > t || globalNewer)) return e;
     }
     if (globalNewer && this.#cache.entryTimestamp(uid) === undefined) {
-      return { status: emptyPodStatus(uid), error: null, timestampMs: g };
+      // Read after the global timestamp (updateTime stores UNSTORED before moving it).
+      const unstored = this.#cache.unstored();
+      const error = unstored > 0 ? { code: 'ERR_CACHE_FULL', message: `pod cache full: ${unstored} listed pods have no status; this pod's is unknown` } : null;
+      return { status: emptyPodStatus(uid), error, timestampMs: g };
     }
     return undefined;
   }

@@ -10,11 +10,12 @@ import { threadId } from 'node:worker_threads';
 import type { WireError } from '../cri/cri-errors.js';
 import { CacheError } from './pod-cache-errors.js';
 import {
-  GLOBAL_TS_I64, GLOBAL_TS_UNSET, H, HEADER_BYTES, LOCK_STUCK_WAITS, MAX_UID_BYTES, S, hashUid,
+  GLOBAL_TS_I64, GLOBAL_TS_UNSET, H, HEADER_BYTES, LOCK_STUCK_WAITS, MAX_UID_BYTES, S, bytesForCapacity, hashUid,
   type PodCacheLayout,
 } from './pod-cache-layout.js';
 import type { CacheEntry, PodCacheStats, SetOutcome } from './pod-cache.js';
 import { StatusEncoder, decodeEntry } from './pod-status-codec.js';
+import { trimToFit } from './pod-status-trim.js';
 import { emptyPodStatus, type RuntimePodStatus } from './runtime-pod-status.js';
 
 /** What a seqlocked read of one slot found: another pod, this pod without an entry, this pod's entry. */
@@ -22,11 +23,17 @@ const Probe = Object.freeze({ Mismatch: 0, NoEntry: 1, Entry: 2 } as const);
 type Probe = (typeof Probe)[keyof typeof Probe];
 
 export class SharedPodCache {
+  /** Fixed geometry; `capacity` there is the creation-time value (the live one: #cap / CAPACITY). */
   readonly layout: PodCacheLayout;
+  readonly #buffer: SharedArrayBuffer;
+  /** Length-tracking views (they follow a growable buffer's growth on every thread). */
   readonly #i32: Int32Array;
   readonly #i64: BigInt64Array;
   readonly #f64: Float64Array;
-  readonly #bytes: Buffer;
+  /** A byte view of fixed length: rebuilt by #refresh when CAPACITY has grown past #cap. */
+  #bytes: Buffer;
+  /** CAPACITY as last loaded by this thread; #bytes covers at least this many slots. */
+  #cap: number;
   readonly #encoder = new StatusEncoder();
   readonly #uidScratch = Buffer.alloc(MAX_UID_BYTES * 4);
   #copy: Buffer;
@@ -38,11 +45,37 @@ export class SharedPodCache {
 
   constructor(buffer: SharedArrayBuffer, layout: PodCacheLayout) {
     this.layout = layout;
+    this.#buffer = buffer;
     this.#i32 = new Int32Array(buffer);
     this.#i64 = new BigInt64Array(buffer, 0, HEADER_BYTES / 8);
     this.#f64 = new Float64Array(buffer);
+    this.#cap = Atomics.load(this.#i32, H.CAPACITY);
     this.#bytes = Buffer.from(buffer);
     this.#copy = Buffer.allocUnsafe(layout.bytesPerSlot);
+  }
+
+  /** Follow CAPACITY (grown by any thread): returns it, with #bytes covering that many slots. */
+  #refresh(): number {
+    const cap = Atomics.load(this.#i32, H.CAPACITY);
+    if (cap !== this.#cap) {
+      // The grower grew the buffer before storing CAPACITY, so byteLength covers `cap` here.
+      this.#bytes = Buffer.from(this.#buffer);
+      this.#cap = cap;
+    }
+    return cap;
+  }
+
+  /** Byte offset of a slot, following growth when the slot is beyond what this thread has seen. */
+  #slotBase(slot: number): number {
+    if (slot >= this.#cap && slot >= this.#refresh()) {
+      throw new CacheError('ERR_CACHE_CORRUPT', `pod cache slot ${slot} is beyond its capacity ${this.#cap}`);
+    }
+    return this.layout.slotsByte + slot * this.layout.slotStride;
+  }
+
+  /** Pods the last relist could not store (> 0: a pod without an entry is unknown, not absent). */
+  unstored(): number {
+    return Atomics.load(this.#i32, H.UNSTORED);
   }
 
   /** The notification word's index, for Atomics.wait/waitAsync. */
@@ -77,8 +110,9 @@ export class SharedPodCache {
   /** UIDs of every pod with an entry (one consistent seqlock read per slot; O(capacity)). */
   uids(): string[] {
     const out: string[] = [];
-    for (let slot = 0; slot < this.layout.capacity; slot++) {
-      const base = this.layout.slotsByte + slot * this.layout.slotStride;
+    const cap = this.#refresh();
+    for (let slot = 0; slot < cap; slot++) {
+      const base = this.#slotBase(slot);
       const seqIdx = base / 4;
       const uid = this.#seqRead(seqIdx, () => {
         const ulen = this.#i32[seqIdx + 1] ?? 0;
@@ -124,7 +158,7 @@ export class SharedPodCache {
   }
 
   #readSlot(slot: number, ulen: number, copy: boolean): Probe {
-    const base = this.layout.slotsByte + slot * this.layout.slotStride;
+    const base = this.#slotBase(slot);
     const seqIdx = base / 4;
     return this.#seqRead(seqIdx, () => {
       let result: Probe = Probe.Mismatch;
@@ -168,17 +202,25 @@ export class SharedPodCache {
     let outcome: SetOutcome = 'stored';
     let payload = this.#encoder.encode(status, error);
     if (payload.length > this.layout.bytesPerSlot) {
-      outcome = 'oversize';
-      Atomics.add(this.#i32, H.OVERSIZE_TOTAL, 1);
-      payload = this.#encoder.encode(emptyPodStatus(uid, status.name, status.namespace), {
-        code: 'ERR_CACHE_ENTRY_TOO_LARGE',
-        message: `pod status of ${payload.length} bytes exceeds the cache's ${this.layout.bytesPerSlot} bytes per slot`,
-      });
+      const size = payload.length;
+      const trimmed = trimToFit(status, (st) => this.#encoder.encode(st, error), this.layout.bytesPerSlot);
+      if (trimmed) {
+        outcome = 'trimmed';
+        Atomics.add(this.#i32, H.TRIMMED_TOTAL, 1);
+        payload = trimmed.encoded;
+      } else {
+        outcome = 'oversize';
+        Atomics.add(this.#i32, H.OVERSIZE_TOTAL, 1);
+        payload = this.#encoder.encode(emptyPodStatus(uid, status.name, status.namespace), {
+          code: 'ERR_CACHE_ENTRY_TOO_LARGE',
+          message: `pod status of ${size} bytes exceeds the cache's ${this.layout.bytesPerSlot} bytes per slot, even without old exited instances`,
+        });
+      }
     }
     for (;;) {
       let slot = this.#find(uid, false);
       if (slot < 0) slot = this.#slotFor(ulen);
-      const base = this.layout.slotsByte + slot * this.layout.slotStride;
+      const base = this.#slotBase(slot);
       const seqIdx = base / 4;
       const s = this.#acquire(seqIdx);
       const uidStill = this.#i32[seqIdx + 1] === ulen && this.#bytes.compare(this.#uidScratch, 0, ulen, base + S.UID, base + S.UID + ulen) === 0;
@@ -209,7 +251,7 @@ export class SharedPodCache {
     try {
       const found = this.#findBucketLocked(ulen);
       if (found.bucket < 0) return;
-      const base = this.layout.slotsByte + found.slot * this.layout.slotStride;
+      const base = this.#slotBase(found.slot);
       const seqIdx = base / 4;
       const s = this.#acquire(seqIdx);
       const oldLen = this.#i32[seqIdx + 2] ?? 0;
@@ -228,8 +270,13 @@ export class SharedPodCache {
     }
   }
 
-  updateTime(timestampMs: number): void {
+  updateTime(timestampMs: number, unstored = 0): void {
     checkTimestamp(timestampMs);
+    if (!Number.isSafeInteger(unstored) || unstored < 0) {
+      throw new CacheError('ERR_CACHE_INVALID_OPTION', `unstored must be a non-negative integer, got ${unstored}`);
+    }
+    // Before GLOBAL_TS: a reader that sees the new timestamp sees this count (or a later one).
+    Atomics.store(this.#i32, H.UNSTORED, Math.min(unstored, 0x7fffffff));
     const next = BigInt(timestampMs);
     for (;;) {
       const cur = Atomics.load(this.#i64, GLOBAL_TS_I64);
@@ -241,13 +288,18 @@ export class SharedPodCache {
 
   stats(): PodCacheStats {
     const i32 = this.#i32;
+    const capacity = Atomics.load(i32, H.CAPACITY);
     return {
       slotsUsed: Atomics.load(i32, H.SLOTS_USED),
-      capacity: this.layout.capacity,
+      capacity,
+      maxCapacity: this.layout.maxCapacity,
       bytesUsed: Atomics.load(i32, H.BYTES_USED),
-      bytesCapacity: this.layout.capacity * this.layout.bytesPerSlot,
+      bytesCapacity: capacity * this.layout.bytesPerSlot,
       fullTotal: Atomics.load(i32, H.FULL_TOTAL),
       oversizeTotal: Atomics.load(i32, H.OVERSIZE_TOTAL),
+      trimmedTotal: Atomics.load(i32, H.TRIMMED_TOTAL),
+      growTotal: Atomics.load(i32, H.GROW_TOTAL),
+      unstored: Atomics.load(i32, H.UNSTORED),
     };
   }
 
@@ -265,8 +317,9 @@ export class SharedPodCache {
     let recovered = 0;
     const allocTaken = Atomics.compareExchange(i32, H.ALLOC_LOCK, dead, this.#owner) === dead;
     if (allocTaken) recovered++;
-    for (let slot = 0; slot < this.layout.capacity; slot++) {
-      const base = this.layout.slotsByte + slot * this.layout.slotStride;
+    const cap = this.#refresh();
+    for (let slot = 0; slot < cap; slot++) {
+      const base = this.#slotBase(slot);
       const seqIdx = base / 4;
       const lockIdx = seqIdx + S.LOCK / 4;
       if (Atomics.compareExchange(i32, lockIdx, dead, this.#owner) !== dead) continue;
@@ -323,8 +376,9 @@ export class SharedPodCache {
     let used = 0;
     let bytes = 0;
     let top = 0;
-    for (let slot = this.layout.capacity - 1; slot >= 0; slot--) {
-      const base = this.layout.slotsByte + slot * this.layout.slotStride;
+    // A grower that died between grow() and storing CAPACITY left zeroed slots beyond it: unused.
+    for (let slot = this.#refresh() - 1; slot >= 0; slot--) {
+      const base = this.#slotBase(slot);
       const ulen = i32[base / 4 + 1] ?? 0;
       if (ulen > 0) {
         used++;
@@ -349,14 +403,15 @@ export class SharedPodCache {
     try {
       const found = this.#findBucketLocked(ulen);
       if (found.slot >= 0) return found.slot;
-      const top = this.#i32[H.FREE_TOP] ?? 0;
+      let top = this.#i32[H.FREE_TOP] ?? 0;
+      if (top === 0) top = this.#growLocked();
       if (top === 0) {
         Atomics.add(this.#i32, H.FULL_TOTAL, 1);
-        throw new CacheError('ERR_CACHE_FULL', `pod cache full: all ${this.layout.capacity} slots hold pods`);
+        throw new CacheError('ERR_CACHE_FULL', `pod cache full: all ${this.#cap} slots hold pods (at most ${this.layout.maxCapacity})`);
       }
       const slot = this.#i32[this.layout.freeByte / 4 + top - 1] ?? -1;
       Atomics.store(this.#i32, H.FREE_TOP, top - 1);
-      const base = this.layout.slotsByte + slot * this.layout.slotStride;
+      const base = this.#slotBase(slot);
       const seqIdx = base / 4;
       const s = this.#acquire(seqIdx);
       this.#uidScratch.copy(this.#bytes, base + S.UID, 0, ulen);
@@ -374,6 +429,35 @@ export class SharedPodCache {
     }
   }
 
+  /**
+   * Under ALLOC_LOCK with FREE empty: grow CAPACITY (doubling, by at least 16) up to MAX_CAPACITY
+   * ("Growth" in pod-cache-layout.ts). Returns the new FREE_TOP: 0 when it cannot grow (at the
+   * maximum, or the OS refused the pages).
+   */
+  #growLocked(): number {
+    const cap = this.#refresh();
+    const max = this.layout.maxCapacity;
+    if (cap >= max) return 0;
+    const next = Math.min(max, Math.max(cap * 2, cap + 16));
+    const need = bytesForCapacity(this.layout, next);
+    if (this.#buffer.byteLength < need) {
+      try {
+        (this.#buffer as unknown as { grow(n: number): void }).grow(need);
+      } catch {
+        return 0;
+      }
+    }
+    const free = this.layout.freeByte / 4;
+    // Pop order cap, cap+1, …: slot next-1 at the bottom (the new memory is zero: free slots).
+    const added = next - cap;
+    for (let k = 0; k < added; k++) this.#i32[free + k] = next - 1 - k;
+    Atomics.store(this.#i32, H.CAPACITY, next);
+    Atomics.store(this.#i32, H.FREE_TOP, added);
+    Atomics.add(this.#i32, H.GROW_TOTAL, 1);
+    this.#refresh();
+    return added;
+  }
+
   /** Under ALLOC_LOCK (slots cannot change owner): the uid's bucket and slot, and the first reusable bucket. */
   #findBucketLocked(ulen: number): { bucket: number; slot: number; firstFree: number } {
     const mask = this.layout.indexSize - 1;
@@ -387,7 +471,7 @@ export class SharedPodCache {
         if (firstFree < 0) firstFree = b;
         continue;
       }
-      const base = this.layout.slotsByte + (v - 1) * this.layout.slotStride;
+      const base = this.#slotBase(v - 1);
       if (this.#i32[base / 4 + 1] === ulen && this.#bytes.compare(this.#uidScratch, 0, ulen, base + S.UID, base + S.UID + ulen) === 0) {
         return { bucket: b, slot: v - 1, firstFree };
       }
@@ -410,8 +494,9 @@ export class SharedPodCache {
     const index = this.layout.indexByte / 4;
     const mask = this.layout.indexSize - 1;
     for (let b = 0; b <= mask; b++) Atomics.store(i32, index + b, 0);
-    for (let slot = 0; slot < this.layout.capacity; slot++) {
-      const base = this.layout.slotsByte + slot * this.layout.slotStride;
+    const cap = this.#refresh();
+    for (let slot = 0; slot < cap; slot++) {
+      const base = this.#slotBase(slot);
       const ulen = i32[base / 4 + 1] ?? 0;
       if (ulen === 0) continue;
       let b = hashUid(this.#bytes.subarray(base + S.UID, base + S.UID + ulen), ulen) & mask;

@@ -32,13 +32,16 @@ export interface CacheEntry {
 export interface PodCacheReader {
   /**
    * The pod's entry as last published, or undefined when the cache holds none (the kubelet's
-   * Get returns an empty PodStatus then; callers use `emptyPodStatus(uid)`). Never blocks.
+   * Get returns an empty PodStatus then; callers use `emptyPodStatus(uid)`; but see
+   * `stats().unstored`: while it is > 0 "none" may mean "could not be stored"). Never blocks.
    */
   get(uid: string): CacheEntry | undefined;
   /**
    * Resolves once the cache can answer with data newer than `minTimestampMs`: when the pod's
    * entry timestamp > minTimestampMs, or the global timestamp > minTimestampMs. In the second
-   * case a pod without an entry resolves with an empty status stamped with the global time.
+   * case a pod without an entry resolves with an empty status stamped with the global time —
+   * with error ERR_CACHE_FULL while the last relist could not store every pod (UNSTORED > 0):
+   * then "no entry" is unknown, not "no runtime objects", and pod workers must not act on it.
    * Rejects with the signal's reason when aborted. Never spins the event loop: it waits with
    * Atomics.waitAsync on the cache's notification word.
    */
@@ -57,30 +60,39 @@ export interface PodCacheReader {
 
 /**
  * What `set` did. 'stale': an entry with a newer timestamp was already there and is kept.
- * 'oversize': the encoded status did not fit the slot; an entry with an empty status and the
- * error ERR_CACHE_ENTRY_TOO_LARGE was stored instead (readers see the error, never old data).
+ * 'trimmed': the encoded status did not fit the slot; it was stored without the old exited
+ * instances no reader uses (pod-status-trim.ts). 'oversize': even the trimmed status did not
+ * fit; an entry with an empty status and the error ERR_CACHE_ENTRY_TOO_LARGE was stored instead
+ * (pod workers never sync on it; never old or truncated data).
  */
-export type SetOutcome = 'stored' | 'stale' | 'oversize';
+export type SetOutcome = 'stored' | 'stale' | 'trimmed' | 'oversize';
 
 export interface PodCacheWriter {
   /**
    * Publish the pod's status. Newer timestamp wins: an existing entry with a strictly newer
-   * timestamp is kept ('stale'). Throws CacheError ERR_CACHE_FULL when the pod has no slot and
-   * every slot is taken (nothing is overwritten), ERR_CACHE_INVALID_UID for an empty uid or one over 64
+   * timestamp is kept ('stale'). The cache grows when every slot is taken; it throws CacheError
+   * ERR_CACHE_FULL when the pod has no slot and it cannot grow any more (at its maximum; nothing
+   * is overwritten), ERR_CACHE_INVALID_UID for an empty uid or one over 64
    * UTF-8 bytes, ERR_CACHE_INVALID_TIMESTAMP for a non-integer timestamp.
    */
   set(uid: string, status: RuntimePodStatus, error: WireError | null, timestampMs: number): SetOutcome;
   /** Drop the pod's entry and free its slot (no-op when absent). */
   delete(uid: string): void;
-  /** Advance the global timestamp (never moves it back) and wake waiters. */
-  updateTime(timestampMs: number): void;
+  /**
+   * Advance the global timestamp (never moves it back) and wake waiters. `unstored` (the PLEG's
+   * relist; default 0): how many listed pods it could not store (ERR_CACHE_FULL) — recorded
+   * before the timestamp moves, so readers treat a missing entry as unknown while it is > 0.
+   */
+  updateTime(timestampMs: number, unstored?: number): void;
 }
 
 export interface PodCacheStats {
   /** Slots holding a pod. */
   slotsUsed: number;
-  /** Maximum number of pods (constructor option). */
+  /** Slots now (grows on demand up to maxCapacity). */
   capacity: number;
+  /** The most slots it can grow to. */
+  maxCapacity: number;
   /** Encoded status bytes currently stored. */
   bytesUsed: number;
   /** capacity × bytesPerSlot. */
@@ -89,6 +101,12 @@ export interface PodCacheStats {
   fullTotal: number;
   /** Entries replaced by an ERR_CACHE_ENTRY_TOO_LARGE error entry (for a metric). */
   oversizeTotal: number;
+  /** Entries stored without old exited instances to fit their slot (for a metric). */
+  trimmedTotal: number;
+  /** Times the capacity grew. */
+  growTotal: number;
+  /** Pods the last relist listed but could not store (> 0: the cache is full; health fails). */
+  unstored: number;
 }
 
 /** The cache's time now: integer ms of the clock's process-wide monotonic time base. */

@@ -7,6 +7,10 @@
  *   pleg     — generic.go Healthy (src/pleg/pleg-health.ts): fails before the first successful
  *              relist and when the last one started more than the threshold ago (default 3m);
  *              "pleg was last seen active <d> ago; threshold is <t>".
+ * And shardlet's own:
+ *   podcache — fails while the last relist listed pods it could not store because the pod cache
+ *              was full at its maximum (their status is unknown and they are not synced). Not a
+ *              runtime error: the sync loop keeps running, so deletions can make room.
  */
 import type { Clock } from '../clock/clock.js';
 import { plegHealth } from '../pleg/pleg-health.js';
@@ -43,4 +47,16 @@ export interface PlegCheckDeps {
 export function plegCheck(deps: PlegCheckDeps): HealthCheckResult {
   const h = plegHealth(deps.lastRelistMs(), deps.clock.monotonic(), deps.thresholdMs);
   return h.healthy ? { name: 'pleg', ok: true } : { name: 'pleg', ok: false, reason: h.reason };
+}
+
+export interface PodCacheCheckDeps {
+  /** The cache's stats (PodCacheReader.stats). */
+  stats(): { unstored: number; capacity: number; maxCapacity: number };
+}
+
+/** /healthz/podcache: a full pod cache degrades visibly, never silently. */
+export function podCacheCheck(deps: PodCacheCheckDeps): HealthCheckResult {
+  const s = deps.stats();
+  if (s.unstored === 0) return { name: 'podcache', ok: true };
+  return { name: 'podcache', ok: false, reason: `pod cache full: ${s.unstored} pods have no status (${s.capacity} slots in use, at most ${s.maxCapacity})` };
 }

@@ -54,6 +54,8 @@ interface WorkerMirror {
   requests?: ResourceAmounts;
   /** Set once a kill was sent; re-sent after a thread restart. */
   kill?: KillOptions;
+  /** The worker's last result carried an error (it waits out the error backoff). */
+  failed?: boolean;
   /**
    * The source added the pod again (same uid) while it was being killed after a removal, e.g. a
    * manifest deleted and written back within the grace period. A pod worker never revives a
@@ -220,6 +222,27 @@ export class PodLifecycle {
   }
 
   /**
+   * The PLEG lists the runtime again after relists that could not (a runtime restart): pods
+   * whose last work failed are retried now, not after their 10 s error backoff. Their failure
+   * most likely was the runtime going away, and the relist's own events only bring back pods
+   * that had runtime objects (a pod whose first sandbox was being created has none). Bounded:
+   * once per outage, one sync per pod; a pod failing for its own reasons fails again and goes
+   * back to the backoff. Returns how many pods were retried.
+   */
+  handleRuntimeReturned(): number {
+    let n = 0;
+    for (const [uid, w] of this.#workerState) {
+      if (!w.failed) continue;
+      w.failed = false;
+      this.#d.workQueue.forget(uid);
+      this.resync(uid);
+      n++;
+    }
+    if (n > 0) this.#d.logger.info('runtime listed again: retrying pods whose last sync failed', { pods: n });
+    return n;
+  }
+
+  /**
    * Resync one pod that has a worker (probe updates, PLEG, due work): a pod being killed gets
    * its kill again, whether or not a source still wants it (a removed pod whose termination or
    * cleanup failed, e.g. its log directory could not be removed, stays with its worker until
@@ -245,6 +268,7 @@ export class PodLifecycle {
     const w = this.#workerState.get(msg.uid);
     if (!w) return;
     w.state = msg.state;
+    w.failed = msg.error !== undefined;
     if (w.state !== 'syncing') this.#deactivate(w);
     // A pod waiting to restart shows RESTART_PENDING_STATUS, not its dying instance's status.
     if (msg.apiStatus && w.restartRequested !== true) this.#d.statusManager.setStatus(w.pod, msg.apiStatus, msg.imagePullWindow);

@@ -46,6 +46,12 @@ export interface ContainerdInstance {
   readonly images: LocalImages;
   /** Tears everything down (see module comment). Idempotent. */
   stop(): Promise<void>;
+  /**
+   * A containerd crash: SIGKILL the daemon (its shims and containers live on, its state stays
+   * on disk), await `whileDown` if given, then start it again on the same config and socket
+   * and resolve once it is ready. `pid` names the new process afterwards.
+   */
+  killAndRestart(whileDown?: () => Promise<void>): Promise<void>;
 }
 
 export class ContainerdHarnessError extends Error {
@@ -140,11 +146,11 @@ class Instance implements ContainerdInstance {
   readonly socketPath: string;
   readonly tmpDir: string;
   readonly logPath: string;
-  readonly pid: number;
+  pid: number;
   readonly network: ContainerdInstance['network'];
   readonly images: LocalImages;
-  readonly #child: ChildProcess;
-  readonly #exited: Promise<void>;
+  #child: ChildProcess;
+  #exited: Promise<void>;
   readonly #slot: NetworkSlot;
   readonly #layout: ContainerdLayout;
   #stopping: Promise<void> | undefined;
@@ -166,6 +172,18 @@ class Instance implements ContainerdInstance {
   stop(): Promise<void> {
     this.#stopping ??= this.#stop();
     return this.#stopping;
+  }
+
+  async killAndRestart(whileDown?: () => Promise<void>): Promise<void> {
+    if (this.#stopping) throw new ContainerdHarnessError('ERR_HARNESS_START', 'containerd instance already stopped');
+    this.#child.kill('SIGKILL');
+    await waitExit(this.#child, this.#exited, 10_000);
+    await whileDown?.();
+    const { child, exited } = spawnContainerd(this.#layout);
+    this.#child = child;
+    this.#exited = exited;
+    this.pid = child.pid ?? -1;
+    await waitReady(this.#layout, child, 30_000);
   }
 
   async #stop(): Promise<void> {
@@ -198,13 +216,10 @@ export async function startContainerd(opts: StartContainerdOptions = {}): Promis
     for (const d of [layout.rootDir, layout.stateDir, layout.runcRoot, layout.cniConfDir, layout.cniDataDir]) fs.mkdirSync(d, { recursive: true });
     fs.writeFileSync(layout.configPath, renderContainerdConfig({ layout, sandboxImage: images.pause.name, logLevel: opts.logLevel ?? 'info' }));
     fs.writeFileSync(path.join(layout.cniConfDir, '10-shardlet-bridge.conflist'), renderBridgeConflist(slot, layout));
-    const logFd = fs.openSync(layout.logPath, 'a');
-    child = spawn('/usr/bin/containerd', ['--config', layout.configPath], { stdio: ['ignore', logFd, logFd] });
-    fs.closeSync(logFd);
+    const spawned = spawnContainerd(layout);
+    child = spawned.child;
     const c = child;
-    const exited = new Promise<void>((resolve) => c.once('exit', () => resolve()));
-    c.once('error', () => undefined); // surfaced below as "exited before ready"
-    instance = new Instance(layout, c, exited, slot, images);
+    instance = new Instance(layout, c, spawned.exited, slot, images);
     await waitReady(layout, c, opts.startTimeoutMs ?? 30_000);
     importImage(layout.socketPath, images.pause.tarPath, layout.logPath);
     importImage(layout.socketPath, images.busybox.tarPath, layout.logPath);
@@ -217,6 +232,15 @@ export async function startContainerd(opts: StartContainerdOptions = {}): Promis
     }
     throw err;
   }
+}
+
+function spawnContainerd(layout: ContainerdLayout): { child: ChildProcess; exited: Promise<void> } {
+  const logFd = fs.openSync(layout.logPath, 'a');
+  const child = spawn('/usr/bin/containerd', ['--config', layout.configPath], { stdio: ['ignore', logFd, logFd] });
+  fs.closeSync(logFd);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.once('error', () => undefined); // surfaced by waitReady as "exited before ready"
+  return { child, exited };
 }
 
 /** Socket present, CRI Version answering, RuntimeReady and NetworkReady (CNI conf loaded). */

@@ -44,11 +44,11 @@ import type { PodLogDirs } from '../../workers/kuberuntime/sync-pod.js';
 import { GenericPleg } from '../../workers/pleg/generic-pleg.js';
 import { PodWorkerHost } from '../../workers/pod-worker-host.js';
 import type { WorkerToMain } from '../../workers/pod-worker-protocol.js';
-import { PodWorkers, type StatusRefresher } from '../../workers/pod-workers.js';
+import { freshStatusRefresher } from '../../workers/fresh-status.js';
+import { PodWorkers } from '../../workers/pod-workers.js';
 import { createProber, type Prober } from '../../workers/prober/prober.js';
 import type { ProbeType, ProbeUpdate } from '../../workers/prober/probe-results.js';
 import { ProberManager } from '../../workers/prober/prober-manager.js';
-import { getPodStatus } from '../../workers/runtime-status/get-pod-status.js';
 
 /** Turns without any progress after which in-flight clock-waitable calls count as parked on the clock. */
 const PARK_TURNS = 40;
@@ -212,15 +212,8 @@ export class LifecycleHarness {
       runtime: cri, images: cri, clock, random, logger, probeResults: probes.results,
       podLogsDir: path.join(dir, 'pods'), nodeName: 'node-1', hostIP, runtimeName: 'containerd', logDirs,
     });
-    // As the factory: publish the pod's fresh status right after its CRI calls, stamped with
-    // the time before inspecting and strictly after the end of the work.
-    const refreshStatus: StatusRefresher = async (pod, afterMs, signal) => {
-      const uid = pod.metadata?.uid ?? '';
-      const takenAt = clock.now();
-      const status = await getPodStatus(cri, uid, pod.metadata?.name ?? '', pod.metadata?.namespace ?? '', signal);
-      cache.writer.set(uid, status, null, Math.max(takenAt, afterMs + 1));
-      return status;
-    };
+    // The factory's fresh-status refresher (workers/fresh-status.ts), on the counted client.
+    const refreshStatus = freshStatusRefresher({ runtime: cri, cache, clock });
     const workers = new PodWorkers({
       syncer, cache: cache.reader, refreshStatus, clock, random, logger, emit, threadId: 0,
       hooks: {
@@ -349,12 +342,13 @@ export class LifecycleHarness {
 
   /** Advance fake time by `ms`, timer by timer, settling after each step. */
   async advance(ms: number): Promise<void> {
-    const target = this.clock.now() + ms;
+    // Timers run on monotonic time (FakeClock.stepWall moves only the wall clock).
+    const target = this.clock.monotonic() + ms;
     await this.settle();
     for (;;) {
       const next = this.clock.nextTimerAt();
       if (next === undefined || next > target) break;
-      this.clock.stepTo(Math.max(next, this.clock.now()));
+      this.clock.stepTo(Math.max(next, this.clock.monotonic()));
       await this.settle();
     }
     this.clock.stepTo(target);
@@ -363,15 +357,15 @@ export class LifecycleHarness {
 
   /** Advance until `done()` holds (checked after every step); fails with the pod timelines after `maxMs`. */
   async until(what: string, done: () => boolean, maxMs = 120_000): Promise<void> {
-    const end = this.clock.now() + maxMs;
+    const end = this.clock.monotonic() + maxMs;
     await this.settle();
     while (!done()) {
-      if (this.clock.now() >= end) {
+      if (this.clock.monotonic() >= end) {
         const lines = [...new Set(this.#statuses.records.map((r) => r.uid))].map((u) => `${u}: ${this.timeline(u).join(' | ')}`);
         throw new Error(`harness: timed out after ${maxMs} ms of fake time waiting for ${what}\n${lines.join('\n')}`);
       }
       const next = this.clock.nextTimerAt();
-      this.clock.stepTo(Math.min(end, Math.max(next ?? end, this.clock.now())));
+      this.clock.stepTo(Math.min(end, Math.max(next ?? end, this.clock.monotonic())));
       await this.settle();
     }
   }

@@ -5,8 +5,12 @@
  * failure starts again at the initial delay. Jitter is `random() × jitterFactor × delay` (the
  * kubelet uses factor 0).
  *
- * Times are wall-clock ms from the injected Clock, because the event times compared against
- * (container finishedAt) come from the runtime's wall clock.
+ * Event times (container finishedAt) come from the runtime's wall clock, so elapsed time since
+ * an event is wall-clock now − event. Unlike the kubelet, a wall-clock step cannot freeze a
+ * backoff: elapsed time is also measured on the injected Clock's monotonic time since this
+ * process first saw the event (or since the last `next()`), and the larger of the two counts.
+ * After a step back of an hour the wall-clock difference is an hour short, but the monotonic one
+ * still lets the container restart when its delay is over (the kubelet would wait the hour).
  */
 import type { Clock, Random } from '../../src/clock/clock.js';
 
@@ -23,6 +27,10 @@ interface Entry {
   backoffMs: number;
   /** When `next()` last ran for this key (clock.now()). */
   lastUpdateMs: number;
+  /** The same moment on clock.monotonic(). */
+  lastUpdateMono: number;
+  /** The last event asked about, and when (monotonic) it was first asked about. */
+  seen?: { eventMs: number; monoMs: number };
 }
 
 export class Backoff {
@@ -44,11 +52,12 @@ export class Backoff {
   next(key: string, eventMs: number): void {
     const { initialMs, maxMs, clock } = this.#opts;
     const e = this.#entries.get(key);
-    if (!e || this.#hasExpired(eventMs, e.lastUpdateMs)) {
-      this.#entries.set(key, { backoffMs: initialMs + this.#jitter(initialMs), lastUpdateMs: clock.now() });
+    if (!e || this.#hasExpired(eventMs, e)) {
+      this.#entries.set(key, { backoffMs: initialMs + this.#jitter(initialMs), lastUpdateMs: clock.now(), lastUpdateMono: clock.monotonic() });
     } else {
       e.backoffMs = Math.min(e.backoffMs * 2 + this.#jitter(e.backoffMs), maxMs);
       e.lastUpdateMs = clock.now();
+      e.lastUpdateMono = clock.monotonic();
     }
   }
 
@@ -65,8 +74,11 @@ export class Backoff {
   /** Ms left until the backoff from the failure at `eventMs` expires (0 when not backing off). */
   remainingSince(key: string, eventMs: number): number {
     const e = this.#entries.get(key);
-    if (!e || this.#hasExpired(eventMs, e.lastUpdateMs)) return 0;
-    return Math.max(0, eventMs + e.backoffMs - this.#opts.clock.now());
+    if (!e || this.#hasExpired(eventMs, e)) return 0;
+    const mono = this.#opts.clock.monotonic();
+    if (e.seen?.eventMs !== eventMs) e.seen = { eventMs, monoMs: mono };
+    const elapsed = Math.max(this.#opts.clock.now() - eventMs, mono - e.seen.monoMs);
+    return Math.max(0, e.backoffMs - elapsed);
   }
 
   /** IsInBackOffSinceUpdate: backing off counted from the last `next()` (image pulls). */
@@ -76,15 +88,14 @@ export class Backoff {
 
   remainingSinceUpdate(key: string): number {
     const e = this.#entries.get(key);
-    const now = this.#opts.clock.now();
-    if (!e || this.#hasExpired(now, e.lastUpdateMs)) return 0;
-    return Math.max(0, e.lastUpdateMs + e.backoffMs - now);
+    if (!e || this.#hasExpired(this.#opts.clock.now(), e)) return 0;
+    return Math.max(0, e.backoffMs - this.#sinceUpdate(e));
   }
 
   /** Forget entries whose last failure is older than 2 × max (the kubelet's GC). */
   gc(): void {
     const now = this.#opts.clock.now();
-    for (const [k, e] of this.#entries) if (this.#hasExpired(now, e.lastUpdateMs)) this.#entries.delete(k);
+    for (const [k, e] of this.#entries) if (this.#hasExpired(now, e)) this.#entries.delete(k);
   }
 
   /** Forget every key starting with `prefix` (a pod's entries when it is cleaned up). */
@@ -96,8 +107,14 @@ export class Backoff {
     return this.#entries.size;
   }
 
-  #hasExpired(eventMs: number, lastUpdateMs: number): boolean {
-    return eventMs - lastUpdateMs > this.#opts.maxMs * 2;
+  /** Time since the last `next()`: the larger of the wall-clock and the monotonic measure. */
+  #sinceUpdate(e: Entry): number {
+    return Math.max(this.#opts.clock.now() - e.lastUpdateMs, this.#opts.clock.monotonic() - e.lastUpdateMono);
+  }
+
+  /** The entry is stale at `eventMs` (wall) — or by monotonic time since its last update. */
+  #hasExpired(eventMs: number, e: Entry): boolean {
+    return eventMs - e.lastUpdateMs > this.#opts.maxMs * 2 || this.#opts.clock.monotonic() - e.lastUpdateMono > this.#opts.maxMs * 2;
   }
 
   #jitter(delayMs: number): number {

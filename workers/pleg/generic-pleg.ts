@@ -16,7 +16,18 @@
  *   5. events go out in ONE batch per relist, ContainerChanged filtered out as the kubelet does.
  *
  * A pod whose inspection failed keeps its old record and is reinspected next relist (its
- * events come again then). Deliberate differences from the kubelet:
+ * events come again then).
+ *
+ * The first relist of a PLEG that starts with entries in the cache (a replacement for a PLEG
+ * thread that died) resyncs from the cache instead of inspecting every pod: a listed pod whose
+ * entry has no error and names exactly the listed sandboxes and containers in the listed states
+ * is up to date, so its record starts from that listing (no events from records, no
+ * inspection) and it gets a PodSync (the dead thread may have written the entry without
+ * delivering its events); every other pod is inspected and gets its events as on a cold start.
+ * The cost is one entry decode per pod instead of two CRI calls per object, which keeps the
+ * resync within a relist or two even mid-burst.
+ *
+ * Deliberate differences from the kubelet:
  *   - a pod whose `set` lost to a newer entry (a pod worker published after this relist's t)
  *     still gets its events but is reinspected next relist, so the cache converges to the
  *     newest listed state even though "newer timestamp wins";
@@ -33,8 +44,12 @@ import { cacheNow, type PodCacheReader, type PodCacheWriter } from '../../src/po
 import type { RuntimePodStatus } from '../../src/pod-cache/runtime-pod-status.js';
 import { BulkPodStatusBuilder, groupByPod, type RelistPod } from '../runtime-status/bulk-pod-status.js';
 import { plegHealth, type PlegHealth } from '../../src/pleg/pleg-health.js';
+import { matchesListing } from './pleg-cache-resync.js';
 import type { PodLifecycleEvent } from './pleg-events.js';
 import { PodRecords } from './pleg-records.js';
+import { countRuntime, type RuntimeCounts } from './pleg-runtime-counts.js';
+
+export type { RuntimeCounts };
 
 /** One relist's outcome, delivered to the sink whether or not it succeeded. */
 export interface RelistReport {
@@ -52,30 +67,6 @@ export interface RelistReport {
   runtimeCounts?: RuntimeCounts;
 }
 
-/**
- * The kubelet's updateRunningPodAndContainerMetrics, computed from one relist's listing: pods
- * (kubelet-labelled, orphans included) with a ready sandbox, and container instances by state.
- */
-export interface RuntimeCounts {
-  runningPods: number;
-  containers: { created: number; running: number; exited: number; unknown: number };
-}
-
-export function countRuntime(pods: Iterable<RelistPod>): RuntimeCounts {
-  const out: RuntimeCounts = { runningPods: 0, containers: { created: 0, running: 0, exited: 0, unknown: 0 } };
-  for (const p of pods) {
-    if (p.sandboxes.some((s) => s.state === 'SANDBOX_READY')) out.runningPods++;
-    for (const c of p.containers) {
-      switch (c.state) {
-        case 'CONTAINER_CREATED': out.containers.created++; break;
-        case 'CONTAINER_RUNNING': out.containers.running++; break;
-        case 'CONTAINER_EXITED': out.containers.exited++; break;
-        default: out.containers.unknown++;
-      }
-    }
-  }
-  return out;
-}
 
 export type RelistSink = (report: RelistReport) => void;
 
@@ -147,6 +138,10 @@ export class GenericPleg {
   #state: Lifecycle = 'idle';
   readonly #abort = new AbortController();
   readonly #counters = { relistTotal: 0, relistErrorsTotal: 0, discardEventsTotal: 0, inspectErrorsTotal: 0, cacheFullTotal: 0, podErrorsTotal: 0 };
+  /** The next relist is this PLEG's first: resync from the cache (see the header). */
+  #first = true;
+  /** Pods the previous relist could not store (the cache was full at its maximum). */
+  #unstored = 0;
   /** The cache's recovery count last seen: when it moves, every listed pod is reinspected. */
   #recoveriesSeen = 0;
   /**
@@ -271,6 +266,11 @@ export class GenericPleg {
     this.#records.setCurrent(pods);
     this.#builder.retainOnly(pods);
     const recoveries = this.#cacheReader?.recoveries?.() ?? 0;
+    // First relist: entries a dead writer left torn are error entries, never seeded; the rest
+    // are intact, so earlier recoveries do not force a reinspection of every pod.
+    const seeded = this.#first ? this.#seedFromCache(pods) : [];
+    if (this.#first) this.#recoveriesSeen = recoveries;
+    this.#first = false;
     if (recoveries !== this.#recoveriesSeen) {
       // A thread died mid-write and its entries were repaired into error entries: rewrite all.
       this.#recoveriesSeen = recoveries;
@@ -313,10 +313,13 @@ export class GenericPleg {
     }
 
     const needsReinspection = new Set<string>();
+    let unstored = 0;
     const out: PodLifecycleEvent[] = [];
     let room = Math.max(0, this.#capacity - this.#inFlight);
     let discarded = 0;
-    for (const [uid, events] of changed) {
+    // Pods gone from the runtime first: their slots are free before new pods need one.
+    const ordered = [...changed].sort(([a], [b]) => (built.has(a) ? 1 : 0) - (built.has(b) ? 1 : 0));
+    for (const [uid, events] of ordered) {
       // One pod's cache error (a stuck lock, a corrupt entry) must not abort the relist of all.
       try {
         const deliver = events.filter((e) => e.type !== 'ContainerChanged');
@@ -334,7 +337,8 @@ export class GenericPleg {
         } else {
           result.status.ips = this.#preserveIps(uid, result.status);
           const stored = this.#store(uid, result.status, result.error, timestampMs);
-          if (result.error || stored === 'failed') {
+          if (stored === 'full') unstored++;
+          if (result.error || stored === 'failed' || stored === 'full') {
             if (result.error) {
               this.#counters.inspectErrorsTotal++;
               this.#log.v(4).info('PLEG: Ignoring events for pod', { pod: `${result.status.namespace}/${result.status.name}`, podUID: uid, err: result.error.message });
@@ -359,6 +363,19 @@ export class GenericPleg {
         out.push(...deliver);
       } catch (err) {
         this.#podError(uid, err);
+        needsReinspection.add(uid);
+      }
+    }
+
+    // Pods resynced from their cache entry: a PodSync each, as room allows; the others are
+    // inspected next relist and get theirs then (forceSync).
+    for (const uid of seeded) {
+      if (room > 0) {
+        out.push({ id: uid, type: 'PodSync', data: '' });
+        room--;
+      } else {
+        discarded++;
+        this.#forceSync.add(uid);
         needsReinspection.add(uid);
       }
     }
@@ -389,8 +406,14 @@ export class GenericPleg {
     for (const uid of this.#checkedTs.keys()) if (!pods.has(uid) && !this.#records.has(uid)) this.#checkedTs.delete(uid);
     for (const uid of this.#forceSync) if (!pods.has(uid) && !needsReinspection.has(uid)) this.#forceSync.delete(uid);
 
-    // After every write of this relist, never before.
-    this.#cache.updateTime(timestampMs);
+    // After every write of this relist, never before. With the pods it could not store: while
+    // there are any, readers treat a missing entry as unknown (never as "no runtime objects").
+    this.#cache.updateTime(timestampMs, unstored);
+    if (unstored !== this.#unstored) {
+      if (unstored > 0) this.#log.error('PLEG: pod cache full; pods without a status are not synced until there is room', { unstored, was: this.#unstored });
+      else this.#log.info('PLEG: pod cache has room again; every listed pod has a status', { was: this.#unstored });
+      this.#unstored = unstored;
+    }
 
     if (discarded > 0) {
       this.#counters.discardEventsTotal += discarded;
@@ -399,6 +422,29 @@ export class GenericPleg {
     this.#reinspect = needsReinspection;
     this.#inFlight += out.length;
     report(true, out, discarded);
+  }
+
+  /**
+   * The first relist's resync from the cache (see the header): the pods whose entry matches
+   * their listing start with that listing as their record. Returns them.
+   */
+  #seedFromCache(pods: ReadonlyMap<string, RelistPod>): string[] {
+    const reader = this.#cacheReader;
+    if (!reader) return [];
+    const seeded: string[] = [];
+    for (const [uid, pod] of pods) {
+      try {
+        const entry = reader.get(uid);
+        if (!entry || entry.error || !matchesListing(entry.status, pod)) continue;
+        this.#records.seed(uid); // old := this listing: no events from the records
+        this.#checkedTs.set(uid, entry.timestampMs);
+        seeded.push(uid);
+      } catch (err) {
+        this.#podError(uid, err);
+      }
+    }
+    if (seeded.length > 0) this.#log.info('PLEG: resynced from the pod cache', { pods: pods.size, fromCache: seeded.length });
+    return seeded;
   }
 
   #podError(uid: string, err: unknown): void {
@@ -433,13 +479,18 @@ export class GenericPleg {
     return entry.status.sandboxes.some((s) => !ids.has(s.id)) || entry.status.containers.some((c) => !ids.has(c.id));
   }
 
-  #store(uid: string, status: RuntimePodStatus, error: { code: string; message: string } | null, ts: number): 'stored' | 'stale' | 'failed' {
+  /** 'full': no slot and the cache cannot grow (logged once per relist by the caller, not per pod). */
+  #store(uid: string, status: RuntimePodStatus, error: { code: string; message: string } | null, ts: number): 'stored' | 'stale' | 'full' | 'failed' {
     try {
       const outcome = this.#cache.set(uid, status, error, ts);
       if (outcome !== 'stale') this.#lastIps.set(uid, status.ips);
+      if (outcome === 'oversize') this.#log.error('PLEG: pod status too large for its cache slot even trimmed; the pod is not synced', { podUID: uid });
       return outcome === 'stale' ? 'stale' : 'stored';
     } catch (err) {
-      if (err instanceof CacheError && err.code === 'ERR_CACHE_FULL') this.#counters.cacheFullTotal++;
+      if (err instanceof CacheError && err.code === 'ERR_CACHE_FULL') {
+        this.#counters.cacheFullTotal++;
+        return 'full';
+      }
       this.#log.error('PLEG: Write status', { podUID: uid, err: String(err) });
       return 'failed';
     }
@@ -465,6 +516,7 @@ export class GenericPleg {
     }
   }
 }
+
 
 function positive(name: string, v: number): number {
   if (!Number.isFinite(v) || v <= 0) throw new RangeError(`GenericPleg: ${name} must be a positive number, got ${v}`);

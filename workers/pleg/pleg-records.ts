@@ -85,6 +85,15 @@ export class PodRecords {
     r.current = undefined;
   }
 
+  /**
+   * Take the current snapshot as already delivered (old := current, current kept): a pod known
+   * to be up to date in the cache when this PLEG starts (GenericPleg's resync from the cache).
+   */
+  seed(uid: string): void {
+    const r = this.#records.get(uid);
+    if (r?.current) r.old = r.current;
+  }
+
   get size(): number {
     return this.#records.size;
   }

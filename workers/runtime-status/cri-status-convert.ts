@@ -112,8 +112,15 @@ export function toContainerStatus(c: Container | ContainerStatus, podSandboxId: 
   };
 }
 
-/** Compare CRI ns timestamps (decimal strings, no leading zeros) newest first. */
-export function newestFirst(a: { createdAtNs: string }, b: { createdAtNs: string }): number {
+/**
+ * Newest first: the higher attempt first, then the later creation (CRI ns timestamps: decimal
+ * strings, no leading zeros). The kubelet orders by creation time alone; but the runtime stamps
+ * it with the node's wall clock, so after a clock step backwards a new instance would sort as
+ * the oldest and the agent would recreate the attempt it just made. Attempts (metadata.attempt)
+ * only grow: the agent gives each new sandbox or container instance of a pod the last + 1.
+ */
+export function newestFirst(a: { attempt: number; createdAtNs: string }, b: { attempt: number; createdAtNs: string }): number {
+  if (a.attempt !== b.attempt) return b.attempt - a.attempt;
   const x = a.createdAtNs;
   const y = b.createdAtNs;
   if (x.length !== y.length) return y.length - x.length;

@@ -10,6 +10,7 @@ import { hashContainer } from '../../../workers/kuberuntime/container-hash.js';
 import { containersReadyCondition, initializedCondition } from '../../../workers/kuberuntime/conditions.js';
 import { getPhase } from '../../../workers/kuberuntime/pod-phase.js';
 import { podQOSClass } from '../../../workers/kuberuntime/qos.js';
+import { assemblePodStatus } from '../../../workers/runtime-status/cri-status-convert.js';
 import { applyDefaultImageTag, pullPolicyOf } from '../../../workers/kuberuntime/image-puller.js';
 import { container, FakeProbeResults, makePod } from './kuberuntime-harness.js';
 
@@ -150,6 +151,32 @@ test('image pull policy defaults and default tag', () => {
   assert.equal(applyDefaultImageTag('busybox:1'), 'busybox:1');
 });
 
+test('Backoff: a wall-clock step back of an hour does not freeze a crash-loop or pull backoff', () => {
+  const clock = new FakeClock(1_700_000_000_000);
+  const b = new Backoff({ initialMs: 10_000, maxMs: 300_000, clock });
+  const finishedAt = clock.now(); // the container's exit, on the runtime's wall clock
+  b.next('crash', finishedAt);
+  b.nextNow('pull');
+  clock.stepWall(-3_600_000);
+  // Wall-clock now − finishedAt is now about −1 h; the delay still runs out 10 s after the exit.
+  assert.equal(b.isInBackOffSince('crash', finishedAt), true);
+  assert.equal(b.isInBackOffSinceUpdate('pull'), true);
+  clock.step(9_999);
+  assert.equal(b.remainingSince('crash', finishedAt), 1);
+  assert.equal(b.remainingSinceUpdate('pull'), 1);
+  clock.step(1);
+  assert.equal(b.isInBackOffSince('crash', finishedAt), false, 'crash-loop backoff over after 10 s, not 1 h');
+  assert.equal(b.isInBackOffSinceUpdate('pull'), false, 'pull backoff over after 10 s, not 1 h');
+  // The next exit, stamped by the runtime's stepped wall clock, backs off 20 s from then.
+  const second = clock.now();
+  b.next('crash', second);
+  assert.equal(b.get('crash'), 20_000);
+  clock.step(19_999);
+  assert.equal(b.isInBackOffSince('crash', second), true);
+  clock.step(1);
+  assert.equal(b.isInBackOffSince('crash', second), false);
+});
+
 test('Backoff: doubling, cap, expiry after 2 x max, Go duration strings', () => {
   const clock = new FakeClock(0);
   const b = new Backoff({ initialMs: 10_000, maxMs: 300_000, clock });
@@ -172,4 +199,18 @@ test('Backoff: doubling, cap, expiry after 2 x max, Go duration strings', () => 
   assert.equal(b.size, 0);
   assert.throws(() => new Backoff({ initialMs: 0, maxMs: 1, clock }), /initialMs/);
   assert.deepEqual([10_000, 80_000, 160_000, 300_000, 1_500, 500, 3_600_000].map(formatGoDuration), ['10s', '1m20s', '2m40s', '5m0s', '1.5s', '500ms', '1h0m0s']);
+});
+
+test('assemblePodStatus orders instances by attempt, then creation: a clock step back does not make a new instance the oldest', () => {
+  // attempt 2 was created after the wall clock stepped back an hour: its createdAt is older.
+  const cs = [
+    ctr('app', 'CONTAINER_EXITED', { id: 'a1', attempt: 1, createdAtNs: '1700000000000000000' }),
+    ctr('app', 'CONTAINER_RUNNING', { id: 'a2', attempt: 2, createdAtNs: '1699996400000000000' }),
+    ctr('side', 'CONTAINER_RUNNING', { id: 's0', attempt: 0, createdAtNs: '1700000000500000000' }),
+    ctr('app', 'CONTAINER_EXITED', { id: 'a0', attempt: 0, createdAtNs: '1699999990000000000' }),
+  ];
+  const sbs = [sandbox('old', false, 0), { ...sandbox('new', true, 1), createdAtNs: '5' }, { ...sandbox('mid', false, 0), createdAtNs: '9' }];
+  const st = assemblePodStatus({ uid: 'u', name: 'n', namespace: 'd' }, sbs, cs);
+  assert.deepEqual(st.containers.filter((c) => c.name === 'app').map((c) => c.id), ['a2', 'a1', 'a0']);
+  assert.deepEqual(st.sandboxes.map((s) => s.id), ['new', 'mid', 'old'], 'attempt first; equal attempts by creation');
 });

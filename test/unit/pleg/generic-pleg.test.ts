@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../../src/clock/fake-clock.js';
+import { silentLogger } from '../../../src/logging/logger.js';
 import { CriError } from '../../../src/cri/cri-errors.js';
 import { CacheError } from '../../../src/pod-cache/pod-cache-errors.js';
 import { createPodCache } from '../../../src/pod-cache/pod-cache-create.js';
@@ -10,10 +11,10 @@ import { GenericPleg, type RelistReport } from '../../../workers/pleg/generic-pl
 import type { PodLifecycleEvent } from '../../../workers/pleg/pleg-events.js';
 import { FakeRuntime } from './fake-runtime.js';
 
-function setup(opts: { eventCapacity?: number; cache?: (w: PodCacheWriter) => PodCacheWriter } = {}) {
+function setup(opts: { eventCapacity?: number; cache?: (w: PodCacheWriter) => PodCacheWriter; cacheSize?: { capacity: number; maxCapacity: number } } = {}) {
   const clock = new FakeClock();
   const runtime = new FakeRuntime();
-  const { reader, writer } = createPodCache({ capacity: 256 });
+  const { reader, writer } = createPodCache(opts.cacheSize ?? { capacity: 256 });
   const reports: RelistReport[] = [];
   const pleg = new GenericPleg({
     runtime, clock, cache: opts.cache ? opts.cache(writer) : writer, cacheReader: reader, sink: (r) => reports.push(r),
@@ -171,6 +172,62 @@ test('events beyond the unacknowledged capacity are counted as discarded and com
   assert.deepEqual(reports.at(-1)?.events.map((e) => e.data), ['cB', 'sB']);
 });
 
+test('more runtime pods than the cache was sized for: it grows, every pod is stored and its events delivered', async () => {
+  const { runtime, reader, relist, pleg } = setup({ eventCapacity: 10_000, cacheSize: { capacity: 4, maxCapacity: 64 } });
+  for (let p = 0; p < 40; p++) {
+    runtime.addSandbox(`s${p}`, `P${p}`);
+    runtime.addContainer(`c${p}`, `s${p}`, 'app');
+    runtime.start(`c${p}`);
+  }
+  const events = await relist();
+  assert.equal(events.length, 80, 'ContainerStarted for every container and sandbox');
+  for (let p = 0; p < 40; p++) assert.equal(reader.get(`P${p}`)?.status.containers[0]?.id, `c${p}`);
+  assert.deepEqual({ capacity: reader.stats().capacity >= 40, full: reader.stats().fullTotal, unstored: reader.stats().unstored }, { capacity: true, full: 0, unstored: 0 });
+  assert.equal(pleg.counters().cacheFullTotal, 0);
+});
+
+test('a cache full at its maximum: unstored pods read as unknown (ERR_CACHE_FULL), are logged once, and are stored once there is room', async () => {
+  const clock = new FakeClock();
+  const runtime = new FakeRuntime();
+  const { reader, writer } = createPodCache({ capacity: 2, maxCapacity: 2 });
+  const reports: RelistReport[] = [];
+  const logged: string[] = [];
+  const logger = { ...silentLogger, error: (msg: string) => logged.push(msg) };
+  const pleg = new GenericPleg({ runtime, clock, cache: writer, cacheReader: reader, sink: (r) => reports.push(r), logger });
+  const relist = async (): Promise<string[]> => {
+    clock.step(1000);
+    await pleg.relist();
+    const r = reports.at(-1)!;
+    pleg.ackEvents(r.events.length);
+    return r.events.map((e) => `${e.id}:${e.type}`);
+  };
+  for (const p of ['A', 'B', 'C']) {
+    runtime.addSandbox(`s${p}`, p);
+    runtime.addContainer(`c${p}`, `s${p}`, 'app');
+    runtime.start(`c${p}`);
+  }
+  const first = await relist();
+  const stored = ['A', 'B', 'C'].filter((p) => reader.get(p) !== undefined);
+  const missing = ['A', 'B', 'C'].find((p) => reader.get(p) === undefined)!;
+  assert.equal(stored.length, 2);
+  assert.equal(reader.stats().unstored, 1);
+  assert.ok(!first.some((e) => e.startsWith(`${missing}:`)), 'no events for a pod without a status');
+  // A pod worker asking for the missing pod's status gets "unknown", never "no sandbox".
+  const e = await reader.getNewerThan(missing, clock.now() - 1);
+  assert.equal(e.error?.code, 'ERR_CACHE_FULL');
+  assert.deepEqual(await relist(), [], 'still full: nothing new');
+  assert.equal(logged.filter((m) => m.includes('pod cache full')).length, 1, 'one log line while the count stays the same');
+  // A stored pod leaves the runtime: its slot goes to the missing pod at the next relist.
+  const gone = stored[0]!;
+  runtime.remove(`c${gone}`);
+  runtime.remove(`s${gone}`);
+  const after = await relist();
+  assert.ok(after.includes(`${missing}:ContainerStarted`), `the missing pod's events come now: ${after.join(', ')}`);
+  assert.equal(reader.get(missing)?.error, null);
+  assert.equal(reader.stats().unstored, 0);
+  assert.equal(pleg.counters().cacheFullTotal, 2);
+});
+
 test('a set that loses to a newer entry still delivers events and rewrites the pod until it wins', async () => {
   const { runtime, reader, writer, relist, clock } = setup();
   runtime.addSandbox('s1', 'A');
@@ -195,10 +252,11 @@ test('start relists at once and then every period after the previous relist; clo
   assert.ok(await clock.runUntil(() => reports.length === 1, { stepMs: 10, maxMs: 50 }));
   assert.ok(await clock.runUntil(() => reports.length === 3, { stepMs: 100, maxMs: 2500 }));
   await pleg.close();
-  const n = reports.length;
+  const relists = pleg.counters().relistTotal;
+  assert.equal(clock.pendingTimers, 0, 'no relist scheduled after close');
+  // A timer firing would start a relist synchronously (relistTotal counts at its start).
   clock.step(10_000);
-  await new Promise<void>((r) => setImmediate(r));
-  assert.equal(reports.length, n);
+  assert.equal(pleg.counters().relistTotal, relists);
   await pleg.close(); // idempotent
 });
 
@@ -293,4 +351,53 @@ test('a cache error on one pod skips that pod only: the relist completes, others
   assert.equal(pleg.counters().podErrorsTotal, 1);
   assert.equal(pleg.counters().relistErrorsTotal, 0);
   assert.equal(pleg.healthy().healthy, true);
+});
+
+test('a replacement PLEG resyncs from the cache: matching entries get a PodSync without inspection; changed, erroneous or missing ones are inspected', async () => {
+  const clock = new FakeClock();
+  const runtime = new FakeRuntime();
+  const { reader, writer } = createPodCache({ capacity: 64 });
+  for (const p of ['A', 'B', 'C', 'D']) {
+    runtime.addSandbox(`s${p}`, p);
+    runtime.addContainer(`c${p}`, `s${p}`, 'app');
+    runtime.start(`c${p}`);
+  }
+  // The PLEG that died: it wrote every pod (its events may or may not have been delivered).
+  const dead = new GenericPleg({ runtime, clock, cache: writer, cacheReader: reader, sink: () => {} });
+  clock.step(1000);
+  await dead.relist();
+  dead.destroy();
+  // While no PLEG ran: B's container exited, C's entry was repaired into an error entry (its
+  // writer died mid-write), D gained a container, E appeared.
+  runtime.exit('cB', 1);
+  writer.set('C', { ...reader.get('C')!.status }, { code: 'ERR_CACHE_WRITER_DIED', message: 'died' }, reader.get('C')!.timestampMs);
+  runtime.addContainer('cD2', 'sD', 'sidecar');
+  runtime.addSandbox('sE', 'E');
+
+  const reports: RelistReport[] = [];
+  const pleg = new GenericPleg({ runtime, clock, cache: writer, cacheReader: reader, sink: (r) => reports.push(r) });
+  const inspectionsBefore = runtime.calls.podSandboxStatus + runtime.calls.containerStatus;
+  clock.step(1000);
+  await pleg.relist();
+  const events = reports.at(-1)!.events.map((e) => `${e.id}:${e.type}:${e.data}`).sort();
+  assert.deepEqual(events, [
+    'A:PodSync:',
+    'B:ContainerDied:cB',
+    'B:ContainerStarted:sB',
+    'C:ContainerStarted:cC',
+    'C:ContainerStarted:sC',
+    'D:ContainerStarted:cD',
+    'D:ContainerStarted:sD',
+    'E:ContainerStarted:sE',
+  ], 'A from the cache; B, C, D, E inspected with their cold-start events');
+  const inspections = runtime.calls.podSandboxStatus + runtime.calls.containerStatus - inspectionsBefore;
+  assert.equal(inspections, 8, 'every object of B (2), C (2), D (3) and E (1); none of A');
+  assert.equal(reader.get('C')?.error, null, 'the error entry was rewritten');
+  assert.equal(reader.get('B')?.status.containers[0]?.state, 'CONTAINER_EXITED');
+  // From then on A is an ordinary record: its next change is an event.
+  runtime.exit('cA', 0);
+  clock.step(1000);
+  pleg.ackEvents(reports.at(-1)!.events.length);
+  await pleg.relist();
+  assert.deepEqual(reports.at(-1)!.events.map((e) => `${e.id}:${e.type}:${e.data}`), ['A:ContainerDied:cA']);
 });

@@ -1,8 +1,9 @@
 /**
  * The supervised PLEG thread (src/pleg/pleg-runner.ts, what the agent wires): a thread that dies
  * is reported (onThreadExit, where the agent recovers its cache locks), replaced after the
- * backoff on the injected clock, and the replacement resyncs (its first relist rewrites the
- * cache and emits every pod's events). Health is the one PLEG check, on the main thread's clock.
+ * backoff on the injected clock, and the replacement resyncs (its first relist takes every pod
+ * whose cache entry matches the listing from the cache, with a PodSync each, and inspects the
+ * others). Health is the one PLEG check, on the main thread's clock.
  * Real threads and real gRPC to the in-process simulated runtime; every wait is bounded.
  */
 import { test } from 'node:test';
@@ -73,7 +74,7 @@ test('a PLEG thread that dies is replaced after the backoff on the injected cloc
     assert.equal(runner.health().healthy, true, 'health keeps the last relist until the threshold');
 
     // The replacement starts only when the injected clock passes the backoff.
-    const resync = events.next((b) => b.some((e) => e.data === sandboxId && e.type === 'ContainerStarted'), 'the replacement\'s resync of the sandbox');
+    const resync = events.next((b) => b.some((e) => e.podUID === uid && e.type === 'PodSync'), 'the replacement\'s resync of the pod');
     clock.step(499);
     assert.equal(runner.restarts, 0);
     clock.step(1);

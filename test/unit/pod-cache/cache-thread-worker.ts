@@ -6,7 +6,8 @@
  *    version (every field embeds the version, so a torn mix of two never equals a fixture),
  *    that its timestamp is that version, and that versions never go backwards per pod;
  *  - waiter: getNewerThan(pod, t) for rising t; each answer must be newer than t;
- *  - script: runs {set|updateTime} steps sent by the test, acking each.
+ *  - script: runs {set|updateTime|names} steps sent by the test, acking each ('names' answers
+ *    with every pod's status name, or null without an entry).
  */
 import { isDeepStrictEqual } from 'node:util';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
@@ -22,7 +23,7 @@ export type WorkerRole =
   /** Die inside critical sections: hold slot `slot` (SEQ odd, payload half-overwritten) and ALLOC_LOCK, post 'holding', block. */
   | { role: 'hold'; buffer: SharedArrayBuffer; slot: number };
 
-export type ScriptStep = { op: 'set'; pod: number; version: number; ts: number } | { op: 'updateTime'; ts: number };
+export type ScriptStep = { op: 'set'; pod: number; version: number; ts: number } | { op: 'updateTime'; ts: number } | { op: 'names'; pods: number };
 
 export interface WorkerReport {
   checks: number;
@@ -87,6 +88,10 @@ async function main(): Promise<WorkerReport | undefined> {
     }
     case 'script': {
       port.on('message', (step: ScriptStep) => {
+        if (step.op === 'names') {
+          port.postMessage(Array.from({ length: step.pods }, (_, p) => reader.get(podUid(p))?.status.name ?? null));
+          return;
+        }
         if (step.op === 'set') writer.set(podUid(step.pod), typicalPodStatus(step.pod, step.version), null, step.ts);
         else writer.updateTime(step.ts);
         port.postMessage('done');

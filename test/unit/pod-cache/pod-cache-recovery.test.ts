@@ -59,3 +59,23 @@ test('recoverThread refuses the calling thread itself', () => {
   const c = createPodCache({ capacity: 2 });
   assert.throws(() => c.recoverThread(0), (e: unknown) => e instanceof CacheError && e.code === 'ERR_CACHE_INVALID_OPTION');
 });
+
+test('a thread dead inside a grown slot: recovery covers the slots added by growth and keeps them', async () => {
+  const c = createPodCache({ capacity: 2, maxCapacity: 64 });
+  for (let p = 0; p < 40; p++) c.writer.set(podUid(p), typicalPodStatus(p, 1), null, 10);
+  const grown = c.reader.stats().capacity;
+  assert.ok(grown >= 40);
+  const worker = new Worker(WORKER, { workerData: { role: 'hold', buffer: c.buffer, slot: 39 } satisfies WorkerRole });
+  const [msg] = (await Promise.race([once(worker, 'message'), once(worker, 'error').then(([e]) => Promise.reject(e as Error))])) as [string];
+  assert.equal(msg, 'holding');
+  const deadId = worker.threadId;
+  await worker.terminate();
+  assert.equal(c.recoverThread(deadId), 2, 'the grown slot\'s lock and ALLOC_LOCK');
+  assert.equal(c.reader.get(podUid(39))?.error?.code, 'ERR_CACHE_WRITER_DIED');
+  // The rebuilt free list and index span the grown capacity: nothing lost, growth continues.
+  assert.deepEqual({ used: c.reader.stats().slotsUsed, capacity: c.reader.stats().capacity }, { used: 40, capacity: grown });
+  for (let p = 0; p < 39; p++) assert.deepEqual(c.reader.get(podUid(p))?.status, typicalPodStatus(p, 1));
+  for (let p = 40; p < 64; p++) c.writer.set(podUid(p), typicalPodStatus(p, 1), null, 11);
+  assert.equal(c.reader.stats().slotsUsed, 64);
+  assert.equal(c.reader.uids().length, 64);
+});

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { createPodCache } from '../../../src/pod-cache/pod-cache-create.js';
-import { podUid } from './pod-status-fixtures.js';
+import { podUid, typicalPodStatus } from './pod-status-fixtures.js';
 import type { ScriptStep, WorkerReport, WorkerRole } from './cache-thread-worker.js';
 
 const WORKER = new URL('./cache-thread-worker.js', import.meta.url);
@@ -74,5 +74,28 @@ test('getNewerThan on the main thread waits for another thread\'s newer write, n
   const e = await p;
   assert.equal(e.timestampMs, 101);
   assert.equal(e.status.name, 'pod-1-v3');
+  await worker.terminate();
+});
+
+test('growth on either thread is seen by the other, each attached before it', async () => {
+  const { buffer, reader, writer } = createPodCache({ capacity: 2, maxCapacity: 600 });
+  const { worker } = spawn({ role: 'script', buffer });
+  const ask = async <T>(s: ScriptStep): Promise<T> => {
+    worker.postMessage(s);
+    const [m] = (await once(worker, 'message')) as [T];
+    return m;
+  };
+  // The worker has attached (it answers), at capacity 2.
+  assert.deepEqual(await ask<(string | null)[]>({ op: 'names', pods: 2 }), [null, null]);
+  // The main thread grows it.
+  for (let p = 0; p < 300; p++) writer.set(podUid(p), typicalPodStatus(p, 0), null, 10);
+  const grownByMain = reader.stats().capacity;
+  assert.ok(grownByMain >= 300 && grownByMain < 600, `capacity ${grownByMain}`);
+  assert.deepEqual(await ask<(string | null)[]>({ op: 'names', pods: 300 }), Array.from({ length: 300 }, (_, p) => `pod-${p}-v0`));
+  // The worker fills it and grows it to the maximum; the main thread sees every entry.
+  for (let p = 300; p < 600; p++) assert.equal(await ask<string>({ op: 'set', pod: p, version: 1, ts: 11 }), 'done');
+  assert.equal(reader.stats().capacity, 600);
+  for (let p = 0; p < 600; p++) assert.equal(reader.get(podUid(p))?.status.name, `pod-${p}-v${p < 300 ? 0 : 1}`);
+  assert.equal(reader.uids().length, 600);
   await worker.terminate();
 });

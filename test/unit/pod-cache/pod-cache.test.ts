@@ -4,7 +4,7 @@ import { attachPodCache, createPodCache } from '../../../src/pod-cache/pod-cache
 import { CacheError, type CacheErrorCode } from '../../../src/pod-cache/pod-cache-errors.js';
 import type { CacheEntry } from '../../../src/pod-cache/pod-cache.js';
 import { emptyPodStatus } from '../../../src/pod-cache/runtime-pod-status.js';
-import { podUid, typicalPodStatus } from './pod-status-fixtures.js';
+import { container, podUid, typicalPodStatus } from './pod-status-fixtures.js';
 
 const hasCode = (code: CacheErrorCode) => (e: unknown): boolean => e instanceof CacheError && e.code === code;
 
@@ -48,7 +48,8 @@ test('getNewerThan: pending until the entry or the global timestamp is strictly 
   // Already newer: resolves at once.
   assert.equal((await reader.getNewerThan(a, 99)).timestampMs, 100);
 
-  const wait = track(reader.getNewerThan(a, 100));
+  const waiting = reader.getNewerThan(a, 100);
+  const wait = track(waiting);
   // A witness that resolves on the same write proves the waiter was re-checked and still refused.
   writer.set(b, typicalPodStatus(2, 0), null, 100);
   await reader.getNewerThan(b, 99);
@@ -64,9 +65,8 @@ test('getNewerThan: pending until the entry or the global timestamp is strictly 
   const got = await reader.getNewerThan(a, 100);
   assert.equal(got.timestampMs, 100);
   assert.equal(got.status.name, 'pod-1-v1');
-  await new Promise<void>((r) => setImmediate(r));
-  assert.equal(wait.settled(), true);
-  assert.equal(wait.value()?.status.name, 'pod-1-v1');
+  // The earlier waiter resolves on the same wake-up (awaited: its completion signal).
+  assert.equal((await waiting).status.name, 'pod-1-v1');
   assert.equal(reader.pendingWaits, 0);
 });
 
@@ -114,7 +114,7 @@ test('getNewerThanSync returns an entry when ready and undefined after the timeo
   assert.equal(reader.getNewerThanSync(podUid(1), 10, 0)?.timestampMs, 11);
 });
 
-test('capacity exhaustion throws ERR_CACHE_FULL, counts it, and leaves existing entries intact', () => {
+test('capacity exhaustion (no growth allowed) throws ERR_CACHE_FULL, counts it, and leaves existing entries intact', () => {
   const { reader, writer } = createPodCache({ capacity: 3 });
   for (let p = 0; p < 3; p++) writer.set(podUid(p), typicalPodStatus(p, 0), null, 10);
   assert.throws(() => writer.set(podUid(3), typicalPodStatus(3, 0), null, 10), hasCode('ERR_CACHE_FULL'));
@@ -128,18 +128,78 @@ test('capacity exhaustion throws ERR_CACHE_FULL, counts it, and leaves existing 
   assert.equal(reader.stats().slotsUsed, 3);
 });
 
-test('a status larger than the slot is stored as an ERR_CACHE_ENTRY_TOO_LARGE entry, never truncated', () => {
+test('the cache grows when every slot holds a pod, up to maxCapacity; entries survive growth on every view', () => {
+  const { buffer, reader, writer } = createPodCache({ capacity: 3, maxCapacity: 40 });
+  // A second attachment made before any growth (as a worker thread attaches at start).
+  const early = attachPodCache(buffer);
+  for (let p = 0; p < 40; p++) assert.equal(writer.set(podUid(p), typicalPodStatus(p, 0), null, 10 + p), 'stored');
+  const st = reader.stats();
+  assert.deepEqual({ used: st.slotsUsed, capacity: st.capacity, max: st.maxCapacity, full: st.fullTotal }, { used: 40, capacity: 40, max: 40, full: 0 });
+  assert.ok(st.growTotal >= 2, `grew ${st.growTotal} times`);
+  for (let p = 0; p < 40; p++) {
+    assert.equal(early.reader.get(podUid(p))?.status.name, `pod-${p}-v0`, `pod ${p} through the early view`);
+    assert.equal(reader.get(podUid(p))?.timestampMs, 10 + p);
+  }
+  // The early view writes into grown slots too, and lists every pod.
+  assert.equal(early.writer.set(podUid(39), typicalPodStatus(39, 1), null, 99), 'stored');
+  assert.equal(reader.get(podUid(39))?.status.name, 'pod-39-v1');
+  assert.equal(new Set(early.reader.uids()).size, 40);
+  // At the maximum it refuses, as a fixed-size cache does.
+  assert.throws(() => writer.set(podUid(40), typicalPodStatus(40, 0), null, 100), hasCode('ERR_CACHE_FULL'));
+  assert.equal(reader.stats().fullTotal, 1);
+  // A pod leaving makes room without growth.
+  writer.delete(podUid(0));
+  assert.equal(early.writer.set(podUid(40), typicalPodStatus(40, 0), null, 101), 'stored');
+});
+
+test('while the PLEG could not store every pod, a pod without an entry is unknown (ERR_CACHE_FULL), not empty', async () => {
+  const { reader, writer } = createPodCache({ capacity: 4 });
+  const uid = podUid(7);
+  writer.updateTime(100, 3);
+  const e = await reader.getNewerThan(uid, 99);
+  assert.equal(e.error?.code, 'ERR_CACHE_FULL');
+  assert.deepEqual(e.status, emptyPodStatus(uid));
+  assert.equal(reader.stats().unstored, 3);
+  // Every listed pod stored again: no entry means no runtime objects, as in the kubelet.
+  writer.updateTime(101, 0);
+  assert.deepEqual(await reader.getNewerThan(uid, 100), { status: emptyPodStatus(uid), error: null, timestampMs: 101 });
+  assert.equal(reader.stats().unstored, 0);
+});
+
+test('a status larger than the slot even trimmed is stored as an ERR_CACHE_ENTRY_TOO_LARGE entry, never truncated', () => {
+  // What pod workers do with that entry (skip the sync) is asserted on the product path in
+  // test/unit/workers/pod-workers-cache-limits.test.ts.
   const { reader, writer } = createPodCache({ capacity: 2, bytesPerSlot: 1024 });
   const uid = podUid(1);
   writer.set(uid, typicalPodStatus(1, 0), null, 10);
-  const big = typicalPodStatus(1, 1);
+  const big = typicalPodStatus(1, 2);
+  // Ten running containers with distinct names: nothing can be trimmed.
   for (let k = 2; k < 10; k++) big.containers.push({ ...big.containers[0]!, name: `c${k}` });
   assert.equal(writer.set(uid, big, null, 20), 'oversize');
   const e = reader.get(uid);
   assert.equal(e?.timestampMs, 20);
   assert.equal(e?.error?.code, 'ERR_CACHE_ENTRY_TOO_LARGE');
   assert.deepEqual(e?.status, emptyPodStatus(uid, big.name, big.namespace));
-  assert.equal(reader.stats().oversizeTotal, 1);
+  assert.deepEqual({ oversize: reader.stats().oversizeTotal, trimmed: reader.stats().trimmedTotal }, { oversize: 1, trimmed: 0 });
+});
+
+test('a status too large only for its old exited instances is stored trimmed: newest two per name, every live object', () => {
+  const { reader, writer } = createPodCache({ capacity: 2, bytesPerSlot: 2048 });
+  const uid = podUid(1);
+  const st = typicalPodStatus(1, 0); // c0 and c1 running in sandbox s
+  const sb = st.sandboxes[0]!;
+  // 12 exited instances of c0 (newest first after the running one), and 3 old dead sandboxes.
+  for (let a = 1; a <= 12; a++) st.containers.push({ ...container(1, 0, 2 * a - 1, sb.id), id: `dead-${a}`.padEnd(64, '0') });
+  for (let k = 1; k <= 3; k++) st.sandboxes.push({ ...sb, id: `old-sandbox-${k}`.padEnd(64, '0'), state: 'SANDBOX_NOTREADY' });
+  assert.equal(writer.set(uid, st, null, 10), 'trimmed');
+  const e = reader.get(uid);
+  assert.equal(e?.error, null);
+  assert.deepEqual(e?.status.containers.map((c) => [c.name, c.state]), [
+    ['c0', 'CONTAINER_RUNNING'], ['c1', 'CONTAINER_RUNNING'], ['c0', 'CONTAINER_EXITED'],
+  ], 'latest + previous of c0 (lastState), c1, nothing older');
+  assert.equal(e?.status.containers[2]?.id, st.containers[2]?.id, 'the previous instance is the newest exited one');
+  assert.equal(e?.status.sandboxes[0]?.id, sb.id, 'the current sandbox stays first');
+  assert.deepEqual({ trimmed: reader.stats().trimmedTotal, oversize: reader.stats().oversizeTotal }, { trimmed: 1, oversize: 0 });
 });
 
 test('delete frees the slot; tombstones never break lookups across many add/delete cycles', () => {

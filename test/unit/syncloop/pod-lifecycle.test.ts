@@ -187,6 +187,24 @@ test('admission usage is kept incrementally: requests count while active and are
   assert.deepEqual(lc.activePods().map((p) => p.metadata?.uid).sort(), ['d', 'e']);
 });
 
+test('the runtime listed again after failed relists: pods whose last sync failed are retried now, once; healthy ones are not', () => {
+  const { lc, sent, workQueue, clock } = setup();
+  lc.handleConfigUpdate({ op: 'ADD', source: 'file', pods: [pod('a'), pod('b'), pod('c')] });
+  sent.length = 0;
+  const err = { code: 'ERR_IMAGE_INSPECT', message: 'ImageStatus: read ECONNRESET' };
+  lc.handlePodResult({ kind: 'podResult', threadId: 1, uid: 'a', state: 'syncing', work: 'sync', durationMs: 1, error: err, requeueAfterMs: 12_000 });
+  lc.handlePodResult({ kind: 'podResult', threadId: 1, uid: 'b', state: 'syncing', work: 'sync', durationMs: 1, apiStatus: { phase: 'Running' }, requeueAfterMs: 60_000 });
+  lc.handlePodResult({ kind: 'podResult', threadId: 2, uid: 'c', state: 'syncing', work: 'sync', durationMs: 1, error: err, requeueAfterMs: 11_000 });
+  assert.equal(lc.handleRuntimeReturned(), 2);
+  assert.deepEqual(sent.map((m) => [m.uid, m.updateType]).sort(), [['a', 'sync'], ['c', 'sync']]);
+  // Their backoff entries are gone (no second sync when it would have expired); b keeps its resync.
+  clock.step(12_000);
+  assert.deepEqual(workQueue.takeDue(clock.monotonic()), []);
+  assert.equal(workQueue.size, 1);
+  // Once per failure: a second call retries nothing until a pod fails again.
+  assert.equal(lc.handleRuntimeReturned(), 0);
+});
+
 test('a pod already Succeeded or Failed in its source when first seen is never admitted or started, only terminated', () => {
   const { lc, sent, statusManager } = setup({ maxActive: 1 });
   const done = (uid: string, phase: 'Succeeded' | 'Failed'): V1Pod => ({ ...pod(uid), metadata: { ...pod(uid).metadata, annotations: { 'kubernetes.io/config.source': 'api' } }, status: { phase } });

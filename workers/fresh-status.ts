@@ -1,0 +1,36 @@
+/**
+ * Beyond the kubelet: a pod worker publishes its pod's own fresh status into the shared cache
+ * right after its CRI calls, so the next sync and the status the main thread reports do not
+ * wait for the next relist (README, "Fresh status"). One implementation, used by the thread
+ * factory (pod-worker-factory.ts) and by the scenario harness, so tests run the product's.
+ *
+ * Stamped with cache time (cacheNow: monotonic, never wall-clock) taken before inspecting — the
+ * cache's rule that a status was taken at or after its timestamp — and strictly after the end of
+ * the work (`afterMs`) so the pod's next sync proceeds on it.
+ */
+import type { V1Pod } from '@kubernetes/client-node';
+import type { Clock } from '../src/clock/clock.js';
+import type { RuntimeService } from '../src/cri/runtime-service.js';
+import { cacheNow, type PodCacheReader, type PodCacheWriter } from '../src/pod-cache/pod-cache.js';
+import type { StatusRefresher } from './pod-workers.js';
+import { getPodStatus } from './runtime-status/get-pod-status.js';
+
+export interface FreshStatusDeps {
+  runtime: RuntimeService;
+  cache: { reader: Pick<PodCacheReader, 'get'>; writer: Pick<PodCacheWriter, 'set'> };
+  clock: Pick<Clock, 'monotonic'>;
+}
+
+export function freshStatusRefresher(d: FreshStatusDeps): StatusRefresher {
+  return async (pod: V1Pod, afterMs: number, signal: AbortSignal) => {
+    const uid = pod.metadata?.uid ?? '';
+    const takenAt = cacheNow(d.clock);
+    const status = await getPodStatus(d.runtime, uid, pod.metadata?.name ?? '', pod.metadata?.namespace ?? '', signal);
+    // As the kubelet's PLEG (getPodIPs): once no sandbox is ready the runtime reports no IP;
+    // keep the last known IPs so a finished pod still shows its podIP.
+    const previous = d.cache.reader.get(uid)?.status;
+    if (status.ips.length === 0 && previous && previous.ips.length > 0 && !status.sandboxes.some((s) => s.state === 'SANDBOX_READY')) status.ips = previous.ips;
+    d.cache.writer.set(uid, status, null, Math.max(takenAt, afterMs + 1));
+    return status;
+  };
+}
