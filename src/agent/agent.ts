@@ -315,7 +315,9 @@ export class Agent {
       },
     };
     if (c.port !== 0) {
-      const summary = new SummaryProvider({ runtime: cri, pods: () => [...podManager.pods()], node: procNodeStats, nodeName: c.nodeName, clock, startedAtMs: clock.now() });
+      const summary = new SummaryProvider({ runtime: cri, pods: () => [...podManager.pods()], node: procNodeStats, nodeName: c.nodeName, clock, startedAtMs: clock.now(),
+        onSandboxStatsError: (err) => logger.info('ListPodSandboxStats failed; pod stats are the sums of their containers', { err: err instanceof Error ? err.message : String(err) }),
+      });
       this.#secureServer = createSecurePort({
         config: c,
         reviews: this.#transport && api ? new ApiReviewCreator({ transport: this.#transport, throttle: api.bucket }) : undefined,
@@ -326,6 +328,7 @@ export class Agent {
           summary: () => summary.summary(),
           resourceMetrics: () => summary.summary().then(resourceMetricsText, (err: unknown) => {
             logger.error('resource metrics: reading runtime stats failed', { err: err instanceof Error ? err.message : String(err) });
+            // (the families are then empty and resource_scrape_error is 1)
             return resourceMetricsText(undefined);
           }),
         },

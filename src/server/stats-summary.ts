@@ -59,6 +59,8 @@ export interface SummaryProviderOptions {
   clock: Clock;
   /** Wall-clock ms the node (agent) started: the node's startTime. */
   startedAtMs: number;
+  /** Told once when ListPodSandboxStats fails (pod figures then sum the containers'). */
+  onSandboxStatsError?: (err: unknown) => void;
 }
 
 function num(v: { value?: unknown } | null | undefined): number | undefined {
@@ -102,6 +104,7 @@ function memoryOf(mem: unknown, time: string): MemoryStats | undefined {
 
 export class SummaryProvider {
   readonly #o: SummaryProviderOptions;
+  #sandboxStatsWarned = false;
 
   constructor(opts: SummaryProviderOptions) {
     for (const k of ['runtime', 'pods', 'node', 'clock'] as const) if (!opts?.[k]) throw new TypeError(`SummaryProvider: ${k} is required`);
@@ -112,7 +115,15 @@ export class SummaryProvider {
     const o = this.#o;
     const time = isoOf(o.clock.now());
     const [sandboxStats, containerStats, containers, node] = await Promise.all([
-      o.runtime.listPodSandboxStats(),
+      // Runtimes without pod-level stats (containerd 1.6 answers Unimplemented): pod figures are
+      // then the sum of the pod's containers (see below).
+      o.runtime.listPodSandboxStats().catch((err: unknown) => {
+        if (!this.#sandboxStatsWarned) {
+          this.#sandboxStatsWarned = true;
+          o.onSandboxStatsError?.(err);
+        }
+        return [] as PodSandboxStats[];
+      }),
       o.runtime.listContainerStats(),
       o.runtime.listContainers({ state: { state: 'CONTAINER_RUNNING' } }),
       o.node.read(),
@@ -150,11 +161,19 @@ export class SummaryProvider {
           return cs;
         }),
       };
-      const linux = sandboxByUid.get(uid)?.linux as { cpu?: unknown; memory?: unknown } | undefined;
-      const podCpu = cpuOf(linux?.cpu, time);
-      const podMem = memoryOf(linux?.memory, time);
-      if (podCpu) entry.cpu = podCpu;
-      if (podMem) entry.memory = podMem;
+      const sandbox = sandboxByUid.get(uid);
+      if (sandbox !== undefined) {
+        const linux = sandbox.linux as { cpu?: unknown; memory?: unknown } | undefined;
+        const podCpu = cpuOf(linux?.cpu, time);
+        const podMem = memoryOf(linux?.memory, time);
+        if (podCpu) entry.cpu = podCpu;
+        if (podMem) entry.memory = podMem;
+      } else if (entry.containers.length > 0) {
+        // No sandbox stats: the pod's figures are its containers' sums (what cgroup totals would
+        // show, less the pause container's few hundred KiB).
+        entry.cpu = { time, usageCoreNanoSeconds: entry.containers.reduce((a, c) => a + (c.cpu?.usageCoreNanoSeconds ?? 0), 0) };
+        entry.memory = { time, workingSetBytes: entry.containers.reduce((a, c) => a + (c.memory?.workingSetBytes ?? 0), 0) };
+      }
       pods.push(entry);
     }
     return { node: nodeSummary(o, node, time), pods };

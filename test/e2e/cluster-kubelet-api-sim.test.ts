@@ -157,9 +157,11 @@ test('kubectl logs / -f / --tail / --timestamps / --previous, 401/403, /metrics/
   const rotatedLast = Math.max(...chatterSeqs(fs.readFileSync(path.join(podDir, newestRotated), 'utf8').trimEnd().split('\n')));
   const after = await kubectlRecorded(cp, transcript, ['logs', '-n', NS, 'chatty', '--tail=3']);
   const seqs = chatterSeqs(after.stdout.trimEnd().split('\n'));
-  assert.equal(seqs.length, 3);
+  // At least 3: the container keeps writing while the reader goes on to the end of the file
+  // (as the kubelet's non-follow read does).
+  assert.ok(seqs.length >= 3, seqs.join(', '));
   assert.ok(seqs[0]! > rotatedLast, `kubectl logs returns lines newer than the rotated file's last (${rotatedLast}): ${seqs.join(', ')}`);
-  assert.deepEqual(seqs, [seqs[0]!, seqs[0]! + 1, seqs[0]! + 2]);
+  for (let i = 1; i < seqs.length; i++) assert.equal(seqs[i], seqs[i - 1]! + 1, 'consecutive');
   transcript.push(`# log files of chatty after rotation: ${fs.readdirSync(podDir).sort().join(', ')}`, '');
   t.diagnostic(`rotation: ${fs.readdirSync(podDir).sort().join(', ')}; newest lines ${seqs.join(', ')} (rotated file ended at ${rotatedLast}); transcript in ${transcriptFile}`);
 });

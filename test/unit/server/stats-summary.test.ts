@@ -60,3 +60,33 @@ test('node figures from /proc: non-idle ticks at USER_HZ, working set = total âˆ
   const n = await procNodeStats.read();
   assert.ok(n.cpuUsageCoreSeconds > 0 && n.memoryWorkingSetBytes > 0 && n.memoryAvailableBytes > 0);
 });
+
+test('a runtime without sandbox stats (containerd 1.6 host-network sandboxes): pod figures are the sums of its containers, the error reported once', async () => {
+  const h = await startHarness();
+  try {
+    const sb = sandboxConfig({ name: 'solo', logDirectory: path.join(h.dir, 'solo') });
+    const sbId = await h.client.runPodSandbox({ config: sb });
+    for (const name of ['one', 'two']) {
+      const c = await h.client.createContainer({ podSandboxId: sbId, config: containerConfig(name, ['sleep', '3600'], { labels: { 'io.kubernetes.container.name': name, 'io.kubernetes.pod.uid': sb.metadata.uid } }), sandboxConfig: sb });
+      await h.client.startContainer(c);
+    }
+    h.clock.step(5_000);
+    const errors: unknown[] = [];
+    const runtime = {
+      listContainerStats: h.client.listContainerStats.bind(h.client),
+      listContainers: h.client.listContainers.bind(h.client),
+      listPodSandboxStats: async () => { throw new Error('cgroupPath is empty'); },
+    };
+    const provider = new SummaryProvider({ runtime, pods: () => [{ metadata: { name: 'solo', namespace: 'default', uid: sb.metadata.uid } }], node: NODE, nodeName: 'n1', clock: h.clock, startedAtMs: 0, onSandboxStatsError: (e) => errors.push(e) });
+    const s = await provider.summary();
+    await provider.summary();
+    const pod = s.pods[0]!;
+    assert.equal(pod.containers.length, 2);
+    assert.equal(pod.memory?.workingSetBytes, pod.containers[0]!.memory!.workingSetBytes! + pod.containers[1]!.memory!.workingSetBytes!);
+    assert.equal(pod.cpu?.usageCoreNanoSeconds, 2 * 10_000_000);
+    assert.equal(errors.length, 1);
+    assert.deepEqual(promtoolCheckMetrics(resourceMetricsText(s)).problems, []);
+  } finally {
+    await h.close();
+  }
+});
