@@ -111,19 +111,32 @@ export async function readContainerLog(o: ReadLogOptions): Promise<void> {
     let lastRunningCheck = Number.NEGATIVE_INFINITY;
     let finalPass = false;
 
-    const emit = async (line: Buffer): Promise<Emit> => {
+    // Output of one read is gathered and written once (one sink write per 64 KiB read, not per
+    // line): at most about one read's worth of decoded text is held.
+    let pending: Buffer[] = [];
+    const TS_SEP = Buffer.from(' ');
+    const NL = Buffer.from('\n');
+    /** Decodes one line into `pending`; 'done' once limitBytes is reached. */
+    const emit = (line: Buffer): Emit => {
       const msg = parseCriLine(line);
       if (msg === undefined) return 'more';
       if (opts.sinceMs !== undefined && msg.ms < opts.sinceMs) return 'more';
-      const parts: Buffer[] = [];
-      if (opts.timestamps) parts.push(Buffer.from(`${msg.timestamp} `, 'latin1'));
-      parts.push(msg.content);
-      if (!msg.partial) parts.push(Buffer.from('\n'));
-      let out = Buffer.concat(parts);
-      if (out.length >= remaining) out = out.subarray(0, remaining);
-      remaining -= out.length;
-      if (out.length > 0 && !(await o.sink.write(out))) return 'done';
-      return remaining <= 0 ? 'done' : 'more';
+      const parts = opts.timestamps ? [Buffer.from(msg.timestamp, 'latin1'), TS_SEP, msg.content] : [msg.content];
+      if (!msg.partial) parts.push(NL);
+      for (const part of parts) {
+        const p = part.length > remaining ? part.subarray(0, remaining) : part;
+        if (p.length > 0) pending.push(p);
+        remaining -= p.length;
+        if (remaining <= 0) return 'done';
+      }
+      return 'more';
+    };
+    /** Writes what `pending` holds; false once the client is gone. */
+    const flush = async (): Promise<boolean> => {
+      if (pending.length === 0) return true;
+      const out = Buffer.concat(pending);
+      pending = [];
+      return o.sink.write(out);
     };
 
     for (;;) {
@@ -133,16 +146,18 @@ export async function readContainerLog(o: ReadLogOptions): Promise<void> {
         pos += bytesRead;
         let chunk: Buffer = carry.length > 0 ? Buffer.concat([carry, buf.subarray(0, bytesRead)]) : buf.subarray(0, bytesRead);
         let nl: number;
-        while ((nl = chunk.indexOf(0x0a)) >= 0) {
-          if ((await emit(chunk.subarray(0, nl))) === 'done') return;
+        let state: Emit = 'more';
+        while (state === 'more' && (nl = chunk.indexOf(0x0a)) >= 0) {
+          state = emit(chunk.subarray(0, nl));
           chunk = chunk.subarray(nl + 1);
         }
-        if (chunk.length >= MAX_LINE_BYTES) {
-          if ((await emit(chunk.subarray(0, MAX_LINE_BYTES))) === 'done') return;
+        if (state === 'more' && chunk.length >= MAX_LINE_BYTES) {
+          state = emit(chunk.subarray(0, MAX_LINE_BYTES));
           chunk = chunk.subarray(MAX_LINE_BYTES);
         }
-        // Copy: `buf` is reused by the next read.
+        // Copy: `buf` is reused by the next read (and `pending` may point into it: flush first).
         carry = Buffer.from(chunk);
+        if (!(await flush()) || state === 'done') return;
         continue;
       }
       // At the end of the file.
