@@ -157,7 +157,9 @@ export function agentArgs(o: AgentOptions): string[] {
     '--node-name', o.nodeName,
     '--workers', String(o.workers),
     '--max-pods', String(o.maxPods),
-    '--port', String(o.port),
+    // The read-only port serves what the bench scrapes; the secure port is not used here.
+    '--read-only-port', String(o.port),
+    '--port', '0',
     '--address', '127.0.0.1',
     '--root-dir', o.rootDir,
     ...(o.podLogsDir !== undefined ? ['--pod-logs-dir', o.podLogsDir] : []),

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadYaml } from '@kubernetes/client-node';
+import { parseBytes } from '../admission/quantity.js';
 import { parseDurationMs } from './duration.js';
 import { computeNodeResources, NodeResourcesError } from '../node-status/node-resources.js';
 import { NodeLabelError, parseTaints, validateNodeLabels, type Taint } from '../node-status/node-labels.js';
@@ -35,8 +36,29 @@ export interface AgentConfig {
   plegRelistPeriodMs: number;
   plegRelistThresholdMs: number;
   address: string;
-  /** 0 disables the HTTP server. */
+  /** The secure (HTTPS, authenticated) kubelet API port; 0 disables it. */
   port: number;
+  /** The read-only HTTP port (/metrics, /healthz, /pods; no authentication); 0 disables it. */
+  readOnlyPort: number;
+  /** Serving pair of the secure port; both unset = self-signed under <rootDir>/pki. */
+  tlsCertFile: string | undefined;
+  tlsPrivateKeyFile: string | undefined;
+  /** CA bundle that client certificates must chain to; unset = x509 authentication off. */
+  clientCAFile: string | undefined;
+  /** Unauthenticated requests are `system:anonymous` instead of 401. */
+  anonymousAuth: boolean;
+  /** Bearer tokens are checked with TokenReview (cluster mode only). */
+  authenticationTokenWebhook: boolean;
+  authenticationTokenWebhookCacheTTLMs: number;
+  /** AlwaysAllow, or Webhook (SubjectAccessReview; cluster mode only). */
+  authorizationMode: 'AlwaysAllow' | 'Webhook';
+  authorizationWebhookCacheAuthorizedTTLMs: number;
+  authorizationWebhookCacheUnauthorizedTTLMs: number;
+  /** A container log file is rotated past this size (bytes); 0 disables rotation. */
+  containerLogMaxSize: number;
+  /** Log files kept per container, the current one included (≥ 2). */
+  containerLogMaxFiles: number;
+  containerLogMonitorIntervalMs: number;
   rootDir: string;
   podLogsDir: string;
   /** Node allocatable overrides, e.g. { cpu: '2', memory: '4Gi' }; detected when absent. */
@@ -81,7 +103,20 @@ export const AGENT_DEFAULTS: Readonly<AgentConfig> = Object.freeze({
   plegRelistPeriodMs: 1_000,
   plegRelistThresholdMs: 180_000,
   address: '127.0.0.1',
-  port: 10255,
+  port: 10250,
+  readOnlyPort: 10255,
+  tlsCertFile: undefined,
+  tlsPrivateKeyFile: undefined,
+  clientCAFile: undefined,
+  anonymousAuth: false,
+  authenticationTokenWebhook: false,
+  authenticationTokenWebhookCacheTTLMs: 120_000,
+  authorizationMode: 'AlwaysAllow',
+  authorizationWebhookCacheAuthorizedTTLMs: 300_000,
+  authorizationWebhookCacheUnauthorizedTTLMs: 30_000,
+  containerLogMaxSize: 10 * 1024 * 1024,
+  containerLogMaxFiles: 5,
+  containerLogMonitorIntervalMs: 10_000,
   rootDir: '/var/lib/shardlet',
   podLogsDir: '/var/log/pods',
   nodeAllocatable: {},
@@ -117,6 +152,19 @@ const FIELDS = {
   'pleg-relist-threshold': ['plegRelistThreshold', 'duration'],
   address: ['address', 'string'],
   port: ['port', 'int'],
+  'read-only-port': ['readOnlyPort', 'int'],
+  'tls-cert-file': ['tlsCertFile', 'string'],
+  'tls-private-key-file': ['tlsPrivateKeyFile', 'string'],
+  'client-ca-file': ['clientCAFile', 'string'],
+  'anonymous-auth': ['anonymousAuth', 'bool'],
+  'authentication-token-webhook': ['authenticationTokenWebhook', 'bool'],
+  'authentication-token-webhook-cache-ttl': ['authenticationTokenWebhookCacheTTL', 'duration'],
+  'authorization-mode': ['authorizationMode', 'string'],
+  'authorization-webhook-cache-authorized-ttl': ['authorizationWebhookCacheAuthorizedTTL', 'duration'],
+  'authorization-webhook-cache-unauthorized-ttl': ['authorizationWebhookCacheUnauthorizedTTL', 'duration'],
+  'container-log-max-size': ['containerLogMaxSize', 'bytes'],
+  'container-log-max-files': ['containerLogMaxFiles', 'int'],
+  'container-log-monitor-interval': ['containerLogMonitorInterval', 'duration'],
   'root-dir': ['rootDir', 'string'],
   'pod-logs-dir': ['podLogsDir', 'string'],
   'node-allocatable': ['nodeAllocatable', 'map'],
@@ -133,7 +181,7 @@ const FIELDS = {
   'event-burst': ['eventBurst', 'int'],
 } as const satisfies Record<string, readonly [string, FieldKind]>;
 
-type FieldKind = 'string' | 'int' | 'number' | 'duration' | 'map';
+type FieldKind = 'string' | 'int' | 'number' | 'duration' | 'map' | 'bool' | 'bytes';
 
 type FlagName = keyof typeof FIELDS;
 
@@ -159,8 +207,21 @@ Runs the node agent. Flags take precedence over --config.
   --runtime-request-timeout DUR      CRI call deadline (default 2m)
   --pleg-relist-period DUR           PLEG relist period (default 1s)
   --pleg-relist-threshold DUR        PLEG unhealthy after this long without a relist (default 3m)
-  --address IP                       HTTP bind address for /metrics /healthz /pods (default 127.0.0.1)
-  --port N                           HTTP port, 0 disables (default 10255)
+  --address IP                       bind address of both ports (default 127.0.0.1)
+  --port N                           secure kubelet API port (HTTPS, authenticated), 0 disables (default 10250)
+  --read-only-port N                 read-only HTTP port for /metrics /healthz /pods, 0 disables (default 10255)
+  --tls-cert-file FILE               secure port certificate (default: self-signed under --root-dir/pki)
+  --tls-private-key-file FILE        its key
+  --client-ca-file FILE              CA bundle for x509 client-certificate authentication
+  --anonymous-auth[=BOOL]            unauthenticated requests become system:anonymous (default false)
+  --authentication-token-webhook[=BOOL]  check bearer tokens with TokenReview (needs --kubeconfig)
+  --authentication-token-webhook-cache-ttl DUR  (default 2m)
+  --authorization-mode MODE          AlwaysAllow (default) or Webhook (SubjectAccessReview; needs --kubeconfig)
+  --authorization-webhook-cache-authorized-ttl DUR    (default 5m)
+  --authorization-webhook-cache-unauthorized-ttl DUR  (default 30s)
+  --container-log-max-size Q         rotate a container log past this size, e.g. 10Mi; 0 disables (default 10Mi)
+  --container-log-max-files N        log files kept per container, current included (default 5)
+  --container-log-monitor-interval DUR  how often log sizes are checked (default 10s)
   --root-dir DIR                     agent state directory (default /var/lib/shardlet)
   --pod-logs-dir DIR                 container logs root (default /var/log/pods)
   --node-allocatable cpu=2,memory=4Gi  override detected node allocatable
@@ -184,7 +245,7 @@ function fail(where: string, msg: string): never {
   throw new ConfigError(`${where}: ${msg}`);
 }
 
-function convert(where: string, kind: FieldKind, raw: unknown): string | number | Record<string, string> {
+function convert(where: string, kind: FieldKind, raw: unknown): string | number | boolean | Record<string, string> {
   switch (kind) {
     case 'string':
       if (typeof raw !== 'string' || raw === '') fail(where, `must be a non-empty string, got ${JSON.stringify(raw)}`);
@@ -203,6 +264,16 @@ function convert(where: string, kind: FieldKind, raw: unknown): string | number 
       const ms = typeof raw === 'string' ? parseDurationMs(raw) : undefined;
       if (ms === undefined) fail(where, `must be a duration like "20s" or "1m", got ${JSON.stringify(raw)}`);
       return ms;
+    }
+    case 'bool': {
+      if (raw === true || raw === 'true' || raw === '1' || raw === 't' || raw === 'T' || raw === 'True' || raw === 'TRUE') return true;
+      if (raw === false || raw === 'false' || raw === '0' || raw === 'f' || raw === 'F' || raw === 'False' || raw === 'FALSE') return false;
+      fail(where, `must be true or false, got ${JSON.stringify(raw)}`);
+    }
+    case 'bytes': {
+      const n = typeof raw === 'number' ? raw : parseBytes(raw);
+      if (n === undefined || !Number.isSafeInteger(n) || n < 0) fail(where, `must be a byte quantity like "10Mi", got ${JSON.stringify(raw)}`);
+      return n;
     }
     case 'map': {
       const out: Record<string, string> = {};
@@ -242,6 +313,19 @@ const KEY_OF: Record<string, keyof AgentConfig> = {
   plegRelistThreshold: 'plegRelistThresholdMs',
   address: 'address',
   port: 'port',
+  readOnlyPort: 'readOnlyPort',
+  tlsCertFile: 'tlsCertFile',
+  tlsPrivateKeyFile: 'tlsPrivateKeyFile',
+  clientCAFile: 'clientCAFile',
+  anonymousAuth: 'anonymousAuth',
+  authenticationTokenWebhook: 'authenticationTokenWebhook',
+  authenticationTokenWebhookCacheTTL: 'authenticationTokenWebhookCacheTTLMs',
+  authorizationMode: 'authorizationMode',
+  authorizationWebhookCacheAuthorizedTTL: 'authorizationWebhookCacheAuthorizedTTLMs',
+  authorizationWebhookCacheUnauthorizedTTL: 'authorizationWebhookCacheUnauthorizedTTLMs',
+  containerLogMaxSize: 'containerLogMaxSize',
+  containerLogMaxFiles: 'containerLogMaxFiles',
+  containerLogMonitorInterval: 'containerLogMonitorIntervalMs',
   rootDir: 'rootDir',
   podLogsDir: 'podLogsDir',
   nodeAllocatable: 'nodeAllocatable',
@@ -258,13 +342,20 @@ const KEY_OF: Record<string, keyof AgentConfig> = {
   eventBurst: 'eventBurst',
 };
 
+const BOOL_FLAGS = new Set(Object.entries(FIELDS).filter(([, [, kind]]) => kind === 'bool').map(([flag]) => `--${flag}`));
+
+/** Go's bool flags: a bare `--flag` means `--flag=true` (and `--flag false` is not a value). */
+function bareBoolFlag(arg: string): string {
+  return BOOL_FLAGS.has(arg) ? `${arg}=true` : arg;
+}
+
 /** Parse argv (and the --config file it names). Returns 'help' for --help. */
 export function parseAgentConfig(argv: readonly string[], readFile: (p: string) => string = (p) => fs.readFileSync(p, 'utf8')): AgentConfig | 'help' {
   const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = { config: { type: 'string' }, help: { type: 'boolean', short: 'h' } };
   for (const flag of Object.keys(FIELDS)) options[flag] = { type: 'string' };
   let parsed;
   try {
-    parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false });
+    parsed = parseArgs({ args: argv.map(bareBoolFlag), options, strict: true, allowPositionals: false });
   } catch (err) {
     fail('flags', err instanceof Error ? err.message : String(err));
   }
@@ -285,7 +376,7 @@ export function parseAgentConfig(argv: readonly string[], readFile: (p: string) 
       if (key === 'kind' || key === 'apiVersion') continue;
       const kind = known.get(key);
       if (!kind) fail(`--config ${configPath}`, `unknown field ${JSON.stringify(key)}`);
-      const v = (kind === 'int' || kind === 'number') && typeof raw === 'number' ? raw : kind === 'map' ? raw : kind === 'int' ? String(raw) : raw;
+      const v = (kind === 'int' || kind === 'number' || kind === 'bytes') && typeof raw === 'number' ? raw : kind === 'map' || kind === 'bool' ? raw : kind === 'int' ? String(raw) : raw;
       cfg[KEY_OF[key]!] = convert(`${configPath}: ${key}`, kind, v);
     }
   }
@@ -319,6 +410,14 @@ function validate(c: AgentConfig): void {
   if (c.maxPods < 1) fail('--max-pods', 'must be at least 1');
   if (c.workers > 64) fail('--workers', `must be at most 64, got ${c.workers}`);
   if (c.port > 65535) fail('--port', `must be at most 65535, got ${c.port}`);
+  if (c.readOnlyPort > 65535) fail('--read-only-port', `must be at most 65535, got ${c.readOnlyPort}`);
+  if (c.port !== 0 && c.port === c.readOnlyPort) fail('--port', `must differ from --read-only-port (${c.readOnlyPort})`);
+  if ((c.tlsCertFile === undefined) !== (c.tlsPrivateKeyFile === undefined)) fail('--tls-cert-file', 'and --tls-private-key-file must be given together');
+  if (c.authorizationMode !== 'AlwaysAllow' && c.authorizationMode !== 'Webhook') fail('--authorization-mode', `must be AlwaysAllow or Webhook, got ${JSON.stringify(c.authorizationMode)}`);
+  if (c.authorizationMode === 'Webhook' && !c.kubeconfig) fail('--authorization-mode', 'Webhook needs --kubeconfig (it asks the API server)');
+  if (c.authenticationTokenWebhook && !c.kubeconfig) fail('--authentication-token-webhook', 'needs --kubeconfig (it asks the API server)');
+  if (c.containerLogMaxFiles < 2) fail('--container-log-max-files', `must be at least 2, got ${c.containerLogMaxFiles}`);
+  if (c.containerLogMonitorIntervalMs < 100) fail('--container-log-monitor-interval', 'must be at least 100ms');
   if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/i.test(c.nodeName)) fail('--node-name', `must be a DNS-1123 subdomain, got ${JSON.stringify(c.nodeName)}`);
   if (c.syncFrequencyMs < 1_000) fail('--sync-frequency', 'must be at least 1s');
   if (c.plegRelistPeriodMs < 10) fail('--pleg-relist-period', 'must be at least 10ms');

@@ -47,6 +47,13 @@ import { cacheNow } from '../pod-cache/pod-cache.js';
 import { PodManager, isStaticPod } from '../pod-manager/pod-manager.js';
 import { startPleg, type PlegRunner } from '../pleg/pleg-runner.js';
 import { createAgentServer, type AgentServer } from '../server/agent-server.js';
+import { createSecurePort } from '../server/secure-port.js';
+import type { SecureServer } from '../server/secure-server.js';
+import { procNodeStats } from '../server/stats-node.js';
+import { resourceMetricsText } from '../server/stats-resource-metrics.js';
+import { SummaryProvider } from '../server/stats-summary.js';
+import { ApiReviewCreator } from '../apiserver/api-reviews.js';
+import { ContainerLogRotation } from '../logs/container-log-rotation.js';
 import { plegCheck, podCacheCheck, syncLoopCheck } from '../server/health-checks.js';
 import { StatusManager } from '../status/status-manager.js';
 import { PodLifecycle } from '../syncloop/pod-lifecycle.js';
@@ -85,6 +92,9 @@ export class Agent {
   #loop: SyncLoop | undefined;
   #loopDone: Promise<void> | undefined;
   #server: AgentServer | undefined;
+  #secureServer: SecureServer | undefined;
+  #secureAddress: { address: string; port: number } | undefined;
+  #logRotation: ContainerLogRotation | undefined;
   #runtimeHealth: RuntimeHealth | undefined;
   #podLogGc: PodLogGc | undefined;
   #address: { address: string; port: number } | undefined;
@@ -134,7 +144,12 @@ export class Agent {
     return this.#mirrors;
   }
 
-  /** Where the HTTP server listens (undefined when disabled). */
+  /** Where the secure port listens (undefined when disabled). */
+  get secureAddress(): { address: string; port: number } | undefined {
+    return this.#secureAddress;
+  }
+
+  /** Where the read-only HTTP server listens (undefined when disabled). */
   get address(): { address: string; port: number } | undefined {
     return this.#address;
   }
@@ -383,21 +398,47 @@ export class Agent {
       cacheMetrics.observe(cache.reader.stats());
     });
 
+    const readOnlySources = {
+      metrics: coalesceCollect(metrics.aggregator, clock),
+      pods: { list: (): V1Pod[] => statusManager.podsWithStatus(podManager.pods()) },
+      health: {
+        checks: () => [
+          syncLoopCheck({ clock, latestLoopEntry: () => loop.lastIterationMs, resyncIntervalMs: c.syncFrequencyMs }),
+          plegCheck({ clock, lastRelistMs: () => pleg.lastRelistMs(), thresholdMs: c.plegRelistThresholdMs }),
+          podCacheCheck({ stats: () => cache.reader.stats() }),
+        ],
+      },
+    };
     if (c.port !== 0) {
-      this.#server = createAgentServer({
-        address: c.address,
-        port: c.port,
-        logger,
-        metrics: coalesceCollect(metrics.aggregator, clock),
-        pods: { list: (): V1Pod[] => statusManager.podsWithStatus(podManager.pods()) },
-        health: {
-          checks: () => [
-            syncLoopCheck({ clock, latestLoopEntry: () => loop.lastIterationMs, resyncIntervalMs: c.syncFrequencyMs }),
-            plegCheck({ clock, lastRelistMs: () => pleg.lastRelistMs(), thresholdMs: c.plegRelistThresholdMs }),
-            podCacheCheck({ stats: () => cache.reader.stats() }),
-          ],
-        },
+      const summary = new SummaryProvider({ runtime: cri, pods: () => [...podManager.pods()], node: procNodeStats, nodeName: c.nodeName, clock, startedAtMs: clock.now(),
+        onSandboxStatsError: (err) => logger.info('ListPodSandboxStats failed; pod stats are the sums of their containers', { err: err instanceof Error ? err.message : String(err) }),
       });
+      this.#secureServer = createSecurePort({
+        config: c,
+        reviews: this.#transport && api ? new ApiReviewCreator({ transport: this.#transport, throttle: api.bucket }) : undefined,
+        runtime: cri,
+        ...readOnlySources,
+        podsByName: { byName: (ns, name) => podManager.getByFullName(`${ns}/${name}`) },
+        stats: {
+          summary: () => summary.summary(),
+          resourceMetrics: () => summary.summary().then(resourceMetricsText, (err: unknown) => {
+            logger.error('resource metrics: reading runtime stats failed', { err: err instanceof Error ? err.message : String(err) });
+            // (the families are then empty and resource_scrape_error is 1)
+            return resourceMetricsText(undefined);
+          }),
+        },
+        nodeAddresses: [primaryHostIP()],
+        clock,
+        logger,
+      });
+      this.#secureAddress = await this.#secureServer.listen();
+      logger.info('serving securely', { address: this.#secureAddress.address, port: this.#secureAddress.port });
+    }
+    if (c.containerLogMaxSize > 0) {
+      this.#logRotation = new ContainerLogRotation({ runtime: cri, clock, logger, maxSizeBytes: c.containerLogMaxSize, maxFiles: c.containerLogMaxFiles, intervalMs: c.containerLogMonitorIntervalMs });
+    }
+    if (c.readOnlyPort !== 0) {
+      this.#server = createAgentServer({ address: c.address, port: c.readOnlyPort, logger, ...readOnlySources });
       this.#address = await this.#server.listen();
       logger.info('serving', { address: this.#address.address, port: this.#address.port });
       if (!isLoopbackAddress(this.#address.address)) {
@@ -407,6 +448,7 @@ export class Agent {
 
     this.#loopDone = loop.run(this.#stop.signal);
     this.#apiStatus?.start();
+    this.#logRotation?.start();
     for (const s of this.#sources) s.start();
     if (api && apiSource) {
       // Heartbeats (node status, lease) have their own client: no token bucket, 10 s timeout, own
@@ -470,7 +512,8 @@ export class Agent {
     this.#heartbeatTransport?.close();
     this.#runtimeHealth?.stop();
     this.#podLogGc?.close();
-    await Promise.allSettled([this.#dispatcher?.close(), this.#pleg?.close(), this.#server?.close()]);
+    await this.#logRotation?.close();
+    await Promise.allSettled([this.#dispatcher?.close(), this.#pleg?.close(), this.#server?.close(), this.#secureServer?.close()]);
     if (this.#metrics !== undefined) stderrSink.observeDrops(undefined);
     this.#metrics?.close();
     this.#cri?.close();

@@ -11,7 +11,7 @@ import * as grpc from '@grpc/grpc-js';
 import { clampTimerMs } from '../clock/clock.js';
 import { CriError, criErrorFromGrpc } from './cri-errors.js';
 import { CRI_FLOW_CONTROL_WINDOW, loadCriProto, MAX_MESSAGE_BYTES } from './cri-proto.js';
-import type { CallOptions, CriOperationHook, ImageService, RuntimeService } from './runtime-service.js';
+import type { CallOptions, ContainerLogService, CriOperationHook, ImageService, RuntimeService } from './runtime-service.js';
 import type * as T from './cri-types.js';
 
 export interface CriClientOptions {
@@ -53,6 +53,7 @@ const OPERATION_NAMES: Readonly<Record<string, string>> = Object.freeze({
   ListContainers: 'list_containers',
   ContainerStatus: 'container_status',
   ExecSync: 'exec_sync',
+  ReopenContainerLog: 'reopen_container_log',
   ListContainerStats: 'list_container_stats',
   ListPodSandboxStats: 'list_podsandbox_stats',
   GetContainerEvents: 'get_container_events',
@@ -76,7 +77,7 @@ type UnaryFn = (
   cb: (err: grpc.ServiceError | null, res: unknown) => void,
 ) => grpc.ClientUnaryCall;
 
-export class CriClient implements RuntimeService, ImageService {
+export class CriClient implements RuntimeService, ContainerLogService, ImageService {
   readonly endpoint: string;
   readonly #runtime: grpc.Client;
   readonly #image: grpc.Client;
@@ -235,6 +236,10 @@ export class CriClient implements RuntimeService, ImageService {
     const timeoutSeconds = Math.floor(clampTimerMs(Number(req.timeout ?? 0) * 1000) / 1000);
     const deadline = timeoutSeconds > 0 ? (opts?.timeoutMs ?? this.#timeoutMs) + timeoutSeconds * 1000 : opts?.timeoutMs;
     return this.#rt('ExecSync', { ...req, timeout: String(timeoutSeconds) }, deadline === undefined ? opts : { ...opts, timeoutMs: deadline });
+  }
+
+  async reopenContainerLog(containerId: string, opts?: CallOptions): Promise<void> {
+    await this.#rt('ReopenContainerLog', { containerId }, opts);
   }
 
   async listContainerStats(opts?: CallOptions): Promise<T.ContainerStats[]> {

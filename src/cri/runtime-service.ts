@@ -59,6 +59,15 @@ export interface RuntimeService {
   }): { cancel(): void };
 }
 
+/**
+ * Log rotation's one call (the kubelet's ContainerLogManager): the runtime closes the container's
+ * log file and opens its path again (creating it), after the kubelet renamed the old one away.
+ * containerd fails it for a container that is not running.
+ */
+export interface ContainerLogService {
+  reopenContainerLog(containerId: string, opts?: CallOptions): Promise<void>;
+}
+
 export interface ImageService {
   listImages(filter?: ImageSpec, opts?: CallOptions): Promise<Image[]>;
   imageStatus(image: ImageSpec, opts?: CallOptions): Promise<ImageStatusResponse>;

@@ -52,7 +52,7 @@ export interface AgentServer {
   destroy(): void;
 }
 
-type Reply = { status: number; type: string; body: string | Buffer; headers?: Record<string, string>; compressible?: boolean };
+export type Reply = { status: number; type: string; body: string | Buffer; headers?: Record<string, string>; compressible?: boolean };
 
 const TEXT = 'text/plain; charset=utf-8';
 
@@ -63,29 +63,7 @@ export function createAgentServer(opts: AgentServerOptions): AgentServer {
   const o = { ...AGENT_SERVER_DEFAULTS, ...stripUndefined(opts) };
   const log = opts.logger;
 
-  const route = async (req: http.IncomingMessage): Promise<Reply> => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const path = url.pathname;
-    const known = path === '/metrics' || path === '/pods' || path === '/pods/' || path === '/healthz' || path.startsWith('/healthz/');
-    if (!known) return { status: 404, type: TEXT, body: '404 page not found\n' };
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      return { status: 405, type: TEXT, body: 'method not allowed\n', headers: { allow: 'GET, HEAD' } };
-    }
-    // The unread body must not be parsed as the next request: close the connection after replying.
-    if (hasBody(req)) return { status: 413, type: TEXT, body: 'request body not allowed\n', headers: { connection: 'close' } };
-    if (path === '/metrics') {
-      return { status: 200, type: PROMETHEUS_TEXT_CONTENT_TYPE, body: await opts.metrics.collect(), compressible: true };
-    }
-    if (path === '/pods' || path === '/pods/') {
-      const body = JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items: opts.pods.list() });
-      return { status: 200, type: 'application/json', body, compressible: true };
-    }
-    const checks = [PING_CHECK, ...opts.health.checks()];
-    const r = path === '/healthz'
-      ? aggregateHealthz(checks, { verbose: url.searchParams.has('verbose'), exclude: new Set(url.searchParams.getAll('exclude')) })
-      : singleHealthz(checks, path.slice('/healthz/'.length));
-    return { status: r.status, type: TEXT, body: r.body, headers: { 'x-content-type-options': 'nosniff' } };
-  };
+  const route = readOnlyRoutes(opts);
 
   const server = http.createServer(
     { maxHeaderSize: o.maxHeaderBytes, headersTimeout: o.headersTimeoutMs, requestTimeout: o.requestTimeoutMs },
@@ -139,6 +117,8 @@ export function createAgentServer(opts: AgentServerOptions): AgentServer {
   };
 }
 
+export { send as sendReply };
+
 async function send(req: http.IncomingMessage, res: http.ServerResponse, reply: Reply): Promise<void> {
   let body = typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body;
   const headers: Record<string, string> = { 'content-type': reply.type, ...reply.headers };
@@ -154,6 +134,39 @@ async function send(req: http.IncomingMessage, res: http.ServerResponse, reply: 
   headers['content-length'] = String(body.length);
   res.writeHead(reply.status, headers);
   res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+/** The sources the read-only routes read (also served on the secure port). */
+export type ReadOnlySources = Pick<AgentServerOptions, 'metrics' | 'health' | 'pods'>;
+
+/**
+ * The read-only port's routes (/metrics, /healthz, /healthz/<check>, /pods), as a function of a
+ * request to its reply; the secure port serves the same ones behind authentication.
+ */
+export function readOnlyRoutes(opts: ReadOnlySources): (req: http.IncomingMessage) => Promise<Reply> {
+  return async (req: http.IncomingMessage): Promise<Reply> => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const path = url.pathname;
+    const known = path === '/metrics' || path === '/pods' || path === '/pods/' || path === '/healthz' || path.startsWith('/healthz/');
+    if (!known) return { status: 404, type: TEXT, body: '404 page not found\n' };
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      return { status: 405, type: TEXT, body: 'method not allowed\n', headers: { allow: 'GET, HEAD' } };
+    }
+    // The unread body must not be parsed as the next request: close the connection after replying.
+    if (hasBody(req)) return { status: 413, type: TEXT, body: 'request body not allowed\n', headers: { connection: 'close' } };
+    if (path === '/metrics') {
+      return { status: 200, type: PROMETHEUS_TEXT_CONTENT_TYPE, body: await opts.metrics.collect(), compressible: true };
+    }
+    if (path === '/pods' || path === '/pods/') {
+      const body = JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items: opts.pods.list() });
+      return { status: 200, type: 'application/json', body, compressible: true };
+    }
+    const checks = [PING_CHECK, ...opts.health.checks()];
+    const r = path === '/healthz'
+      ? aggregateHealthz(checks, { verbose: url.searchParams.has('verbose'), exclude: new Set(url.searchParams.getAll('exclude')) })
+      : singleHealthz(checks, path.slice('/healthz/'.length));
+    return { status: r.status, type: TEXT, body: r.body, headers: { 'x-content-type-options': 'nosniff' } };
+  };
 }
 
 /** True for "gzip" with a non-zero q (e.g. "gzip, deflate", "gzip;q=0.5"); false for "gzip;q=0". */

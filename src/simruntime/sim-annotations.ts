@@ -17,6 +17,8 @@
  *   exit-code       see crash-after-ms (alone it does nothing).
  *   oom-after-ms    the process is OOM-killed this long after start: exit 137, reason "OOMKilled".
  *   ignore-sigterm  "true": SIGTERM is ignored; StopContainer kills after its timeout (137).
+ *   log-lines-per-second  the process writes this many numbered stdout lines per second while
+ *                   it runs (sim-log-chatter.ts); `log-line-bytes` sets their size (default 100).
  */
 import type { StringMap } from '../cri/cri-types.js';
 
@@ -29,7 +31,9 @@ export type SimAnnotationKey =
   | 'crash-after-ms'
   | 'exit-code'
   | 'oom-after-ms'
-  | 'ignore-sigterm';
+  | 'ignore-sigterm'
+  | 'log-lines-per-second'
+  | 'log-line-bytes';
 
 export interface AnnotationSources {
   own: StringMap | undefined;

@@ -7,8 +7,10 @@
  * The file and its directories are created when the container starts (containerd opens the
  * log at StartContainer); RemoveContainer does not delete it (neither does containerd).
  *
- * Writes are synchronous appends: a few lines per container lifetime in practice, and the
- * order of lines from both streams is then the order of the events.
+ * Writes are synchronous appends to a file descriptor held open, as containerd's logger holds
+ * its file: after log rotation renames the file away, lines keep going to the renamed file until
+ * ReopenContainerLog (`reopen()`) opens the path again. The order of lines from both streams is
+ * the order of the events. The descriptor is closed at process exit (`close`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -30,12 +32,30 @@ export class CriLogWriter {
   readonly path: string;
   readonly #pending: Record<OutputStream, string> = { stdout: '', stderr: '' };
   #failed = false;
+  #fd: number | undefined;
 
   /** Creates the directories and the (empty) file now. Throws the fs error if that fails. */
   constructor(filePath: string) {
     this.path = filePath;
     fs.mkdirSync(path.dirname(filePath), { recursive: true });
-    fs.appendFileSync(filePath, '');
+    this.#fd = fs.openSync(filePath, 'a');
+  }
+
+  /** Closes the file and opens the path again (creating it). Throws the fs error if that fails. */
+  reopen(): void {
+    this.#closeFd();
+    this.#fd = fs.openSync(this.path, 'a');
+    this.#failed = false;
+  }
+
+  #closeFd(): void {
+    if (this.#fd === undefined) return;
+    try {
+      fs.closeSync(this.#fd);
+    } catch {
+      /* already gone */
+    }
+    this.#fd = undefined;
   }
 
   write(stream: OutputStream, text: string, atMs: number): void {
@@ -52,10 +72,11 @@ export class CriLogWriter {
       this.#pending[stream] = '';
       if (rest !== '') this.#append(stream, [rest], atMs);
     }
+    this.#closeFd();
   }
 
   #append(stream: OutputStream, lines: string[], atMs: number): void {
-    if (lines.length === 0 || this.#failed) return;
+    if (lines.length === 0 || this.#failed || this.#fd === undefined) return;
     const ts = rfc3339Nano(atMs);
     let out = '';
     for (const line of lines) {
@@ -67,7 +88,7 @@ export class CriLogWriter {
       out += `${ts} ${stream} F ${buf.subarray(lastStart).toString()}\n`;
     }
     try {
-      fs.appendFileSync(this.path, out);
+      fs.writeSync(this.#fd, out);
     } catch {
       // The log directory was removed under us (the agent cleans logs up): like containerd's
       // logger, stop writing rather than failing the container.

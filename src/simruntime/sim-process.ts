@@ -15,6 +15,7 @@
  * process armed is cancelled by then.
  */
 import type { Clock, TimerHandle } from '../clock/clock.js';
+import { Chatter, type ChatterSpec } from './sim-log-chatter.js';
 import type { OutputStream, Timeline } from './sim-shell.js';
 
 export type ProcessState = 'running' | 'exited';
@@ -36,6 +37,8 @@ export interface ProcessOverrides {
   crash?: { afterMs: number; code: number };
   /** OOM-killed at `afterMs` (`oom-after-ms`). */
   oomAfterMs?: number;
+  /** Writes log volume while running (`log-lines-per-second`, `log-line-bytes`). */
+  chatter?: ChatterSpec;
 }
 
 export interface SimProcessDeps {
@@ -58,6 +61,7 @@ export class SimProcess {
   readonly #deps: SimProcessDeps;
   readonly #timers: TimerHandle[] = [];
   readonly #ignoreTermFromMs: number | null;
+  #chatter: Chatter | undefined;
 
   constructor(deps: SimProcessDeps) {
     this.#deps = deps;
@@ -78,6 +82,11 @@ export class SimProcess {
       this.#at(out.atMs - elapsed, () => deps.onOutput(out.stream, out.text, deps.startedAtMs + out.atMs));
     }
     if (end) this.#at(Math.max(0, end.atMs - elapsed), () => this.#exit(end.code, end.oom, deps.startedAtMs + end.atMs));
+    if (overrides.chatter) {
+      this.#chatter = new Chatter({ clock: deps.clock, spec: overrides.chatter, emit: (text, atMs) => {
+        if (this.#state === 'running') deps.onOutput('stdout', text, atMs);
+      } });
+    }
   }
 
   get state(): ProcessState {
@@ -109,6 +118,7 @@ export class SimProcess {
 
   /** Stops the process's timers without an exit (runtime shutdown: the state file keeps it running). */
   detach(): void {
+    this.#chatter?.stop();
     for (const t of this.#timers) t.cancel();
     this.#timers.length = 0;
     this.#state = 'exited';
@@ -124,6 +134,7 @@ export class SimProcess {
   #exit(code: number, oomKilled: boolean, atMs: number): void {
     if (this.#state !== 'running') return;
     this.#state = 'exited';
+    this.#chatter?.stop();
     for (const t of this.#timers) t.cancel();
     this.#timers.length = 0;
     this.#deps.onExit({ code, oomKilled, atMs });

@@ -27,6 +27,7 @@ import type * as T from '../cri/cri-types.js';
 import { simFlag, simNumber } from './sim-annotations.js';
 import type { SimEventHub } from './sim-events.js';
 import { isBusyboxLike, type SimImageStore } from './sim-images.js';
+import { clampChatter } from './sim-log-chatter.js';
 import { CriLogWriter } from './sim-logs.js';
 import { PodIpPool } from './sim-network.js';
 import { SimProcess, type ProcessExit, type ProcessOverrides } from './sim-process.js';
@@ -263,6 +264,8 @@ export class SimRuntimeCore {
     if (crashAfter !== undefined) overrides.crash = { afterMs: crashAfter, code: simNumber(src, 'exit-code') ?? 1 };
     const oomAfter = simNumber(src, 'oom-after-ms');
     if (oomAfter !== undefined) overrides.oomAfterMs = oomAfter;
+    const chatter = clampChatter(simNumber(src, 'log-lines-per-second') ?? 0, simNumber(src, 'log-line-bytes'));
+    if (chatter !== undefined) overrides.chatter = chatter;
     c.process = new SimProcess({
       clock: this.#clock,
       timeline,
@@ -358,6 +361,21 @@ export class SimRuntimeCore {
   containerStatus(id: string): T.ContainerStatusResponse {
     const c = must(this.store.findContainer(id), 'ContainerStatus', 'container', id, 'an error occurred when try to find');
     return { status: toCriContainerStatus(c), info: {} };
+  }
+
+  /**
+   * ReopenContainerLog: closes the container's log file and opens its path again (log rotation
+   * renamed the old file away). As containerd: only for a running container.
+   */
+  reopenContainerLog(id: string): void {
+    const op = 'ReopenContainerLog';
+    const c = must(this.store.findContainer(id), op, 'container', id, 'failed to find');
+    if (c.state !== 'CONTAINER_RUNNING') throw new CriError('ERR_CRI_UNKNOWN', op, 'container is not running');
+    try {
+      c.log?.reopen();
+    } catch (e) {
+      throw new CriError('ERR_CRI_UNKNOWN', op, `failed to create and open log file: ${e instanceof Error ? e.message : String(e)}`);
+    }
   }
 
   /** The running container to exec in (ExecSync), or the error containerd gives. */

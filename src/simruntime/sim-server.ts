@@ -140,7 +140,7 @@ export function buildHandlers(d: SimServerDeps): SimHandlers {
     ListContainers: (r) => containerFrames.encode(core.listContainerRecords(r['filter'] as T.ContainerFilter | null)),
     ContainerStatus: (r) => core.containerStatus(str(r['containerId'])),
     UpdateContainerResources: (r) => (core.containerStatus(str(r['containerId'])), {}),
-    ReopenContainerLog: (r) => (core.execTarget(str(r['containerId'])), {}),
+    ReopenContainerLog: (r) => (core.reopenContainerLog(str(r['containerId'])), {}),
     ExecSync: (r) => {
       const c = core.execTarget(str(r['containerId']));
       const cmd = Array.isArray(r['cmd']) ? (r['cmd'] as unknown[]).map(String) : [];

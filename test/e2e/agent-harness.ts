@@ -66,7 +66,9 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
     '--node-name', o.nodeName ?? 'node-e2e',
     '--workers', String(o.workers ?? 2),
     '--max-pods', String(o.maxPods ?? 1000),
-    '--port', String(httpPort),
+    '--read-only-port', String(httpPort),
+    // The secure port is off unless a test asks for it in extraArgs (a later flag wins).
+    '--port', '0',
     '--root-dir', root,
     '--pod-logs-dir', path.join(root, 'pods'),
     '--file-check-frequency', '2s',

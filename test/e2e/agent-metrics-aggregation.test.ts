@@ -82,7 +82,7 @@ test('worker-thread counters sum exactly on /metrics, and survive a thread resta
   sim = await startSimRuntime({ extraArgs: ['--image', 'docker.io/local/busybox:1'] });
   for (let i = 0; i < FIRST; i++) writePodManifest(dir, `agg-${i}`);
   agent = new Agent({
-    config: { ...AGENT_DEFAULTS, containerRuntimeEndpoint: sim.endpoint, podManifestPath: dir, nodeName: 'n', workers: THREADS, maxPods: 1000, port: await freePort(), rootDir: root, podLogsDir: path.join(root, 'pods'), fileCheckFrequencyMs: 1_000 },
+    config: { ...AGENT_DEFAULTS, containerRuntimeEndpoint: sim.endpoint, podManifestPath: dir, nodeName: 'n', workers: THREADS, maxPods: 1000, port: 0, readOnlyPort: await freePort(), rootDir: root, podLogsDir: path.join(root, 'pods'), fileCheckFrequencyMs: 1_000 },
     clock: realClock,
     random: realRandom,
     logger: silentLogger,

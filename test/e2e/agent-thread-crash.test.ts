@@ -46,7 +46,7 @@ test('a terminated worker thread is replaced and its pods keep converging', asyn
   for (let i = 0; i < 60; i++) writePodManifest(dir, `p-${i}`);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-crash-root-'));
   agent = new Agent({
-    config: { ...AGENT_DEFAULTS, containerRuntimeEndpoint: sim.endpoint, podManifestPath: dir, nodeName: 'n', workers: 2, port: await freePort(), rootDir: root, podLogsDir: path.join(root, 'pods'), fileCheckFrequencyMs: 1_000 },
+    config: { ...AGENT_DEFAULTS, containerRuntimeEndpoint: sim.endpoint, podManifestPath: dir, nodeName: 'n', workers: 2, port: 0, readOnlyPort: await freePort(), rootDir: root, podLogsDir: path.join(root, 'pods'), fileCheckFrequencyMs: 1_000 },
     clock: realClock,
     random: realRandom,
     logger: silentLogger,

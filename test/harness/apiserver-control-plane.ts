@@ -23,6 +23,14 @@ export interface StartControlPlaneOptions {
    * (`system:masters`). The token file is read at apiserver start, so they are fixed here.
    */
   readonly tokenUsers?: readonly TokenUser[];
+  /**
+   * Let the apiserver reach kubelets (`kubectl logs`, node proxy): a client certificate
+   * `CN=kube-apiserver-kubelet-client, O=system:masters` signed by the harness CA
+   * (`--kubelet-client-certificate/--kubelet-client-key`), and
+   * `--kubelet-preferred-address-types=InternalIP`. An agent trusts it with
+   * `--client-ca-file=<caFile>`. Default false.
+   */
+  readonly kubeletClient?: boolean;
   /** More kube-apiserver flags (appended; a later flag wins). */
   readonly extraApiserverArgs?: readonly string[];
 }

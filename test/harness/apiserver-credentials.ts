@@ -130,6 +130,15 @@ export function issueNodeCert(opensslBin: string, pki: Pki, nodeName: string): C
 }
 
 /**
+ * The apiserver's client certificate towards kubelets (`--kubelet-client-certificate/-key`):
+ * `CN=kube-apiserver-kubelet-client, O=system:masters`, signed by the harness CA, so an agent
+ * started with `--client-ca-file=<caFile>` authenticates it and a Webhook authorizer allows it.
+ */
+export function issueKubeletClientCert(opensslBin: string, pki: Pki): CertPair {
+  return issue(opensslBin, pki.dir, path.join(pki.dir, 'openssl.cnf'), pki, 'apiserver-kubelet-client', 'client_ext', subject('kube-apiserver-kubelet-client', ['system:masters']));
+}
+
+/**
  * Random tokens for each user, written as the apiserver's `--token-auth-file` CSV
  * (`token,user,uid,"group1,group2"`). The apiserver reads it at start only.
  */

@@ -30,7 +30,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ApiException, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { createPki, isDns1123Label, issueNodeCert, writeKubeconfig, writeTokenFile, CredentialsError, type IssuedToken, type Pki, type TokenUser } from './apiserver-credentials.js';
+import { createPki, isDns1123Label, issueKubeletClientCert, issueNodeCert, writeKubeconfig, writeTokenFile, CredentialsError, type IssuedToken, type Pki, type TokenUser } from './apiserver-credentials.js';
 import { httpGet, type ClientTls } from './apiserver-http.js';
 import { ensureControlPlaneTools, type ControlPlaneTools } from './apiserver-install.js';
 import {
@@ -334,7 +334,11 @@ export async function startControlPlane(opts: StartControlPlaneOptions = {}): Pr
     const layout = controlPlaneLayout(tmpDir, slotPorts(slot.slot));
     const pki = createPki(tools.openssl, layout.pkiDir);
     const tokens = writeTokenFile(layout.tokenFile, [TOKEN_ADMIN, ...(opts.tokenUsers ?? [])]);
-    const args = apiserverArgs(layout, pki, { watchCache: opts.watchCache ?? false, extraArgs: opts.extraApiserverArgs ?? [] });
+    const kubeletClient = opts.kubeletClient === true ? issueKubeletClientCert(tools.openssl, pki) : undefined;
+    const kubeletArgs = kubeletClient
+      ? [`--kubelet-client-certificate=${kubeletClient.certFile}`, `--kubelet-client-key=${kubeletClient.keyFile}`, '--kubelet-preferred-address-types=InternalIP']
+      : [];
+    const args = apiserverArgs(layout, pki, { watchCache: opts.watchCache ?? false, extraArgs: [...kubeletArgs, ...(opts.extraApiserverArgs ?? [])] });
     instance = new Instance({ layout, pki, tokens, tools, slot, apiserverArgs: args, startTimeoutMs: opts.startTimeoutMs ?? 120_000 });
     trackInstance(instance);
     await instance.startEtcd();

@@ -45,3 +45,28 @@ test('bad inputs name the flag or field', () => {
   assert.throws(() => parseAgentConfig(['--pod-manifest-path', '/x', '--node-allocatable', 'gpu=1'], read), /unknown resource "gpu"/);
   assert.equal(parseAgentConfig(['--help'], read), 'help');
 });
+
+test('kubelet API flags: --port is the secure port (10250), --read-only-port the HTTP one (10255); Go-style bool flags; byte quantities', () => {
+  const d = parseAgentConfig(['--pod-manifest-path', '/x'], read) as AgentConfig;
+  assert.equal(d.port, 10250);
+  assert.equal(d.readOnlyPort, 10255);
+  assert.equal(d.anonymousAuth, false);
+  assert.equal(d.authorizationMode, 'AlwaysAllow');
+  assert.equal(d.containerLogMaxSize, 10 * 1024 * 1024);
+  assert.equal(d.containerLogMaxFiles, 5);
+  const c = parseAgentConfig(['--pod-manifest-path', '/x', '--kubeconfig', '/kc', '--port', '0', '--read-only-port', '12345', '--anonymous-auth=true', '--authentication-token-webhook', '--authorization-mode', 'Webhook', '--container-log-max-size', '100Ki', '--container-log-max-files', '3'], read) as AgentConfig;
+  assert.equal(c.port, 0);
+  assert.equal(c.readOnlyPort, 12345);
+  assert.equal(c.anonymousAuth, true);
+  assert.equal(c.authenticationTokenWebhook, true);
+  assert.equal(c.authorizationMode, 'Webhook');
+  assert.equal(c.containerLogMaxSize, 100 * 1024);
+  assert.equal(c.containerLogMaxFiles, 3);
+  assert.throws(() => parseAgentConfig(['--pod-manifest-path', '/x', '--anonymous-auth=maybe'], read), /--anonymous-auth: must be true or false/);
+  assert.throws(() => parseAgentConfig(['--pod-manifest-path', '/x', '--authorization-mode', 'Webhook'], read), /Webhook needs --kubeconfig/);
+  assert.throws(() => parseAgentConfig(['--pod-manifest-path', '/x', '--authorization-mode', 'RBAC'], read), /must be AlwaysAllow or Webhook/);
+  assert.throws(() => parseAgentConfig(['--pod-manifest-path', '/x', '--tls-cert-file', '/c'], read), /must be given together/);
+  assert.throws(() => parseAgentConfig(['--pod-manifest-path', '/x', '--container-log-max-size', 'lots'], read), /--container-log-max-size: must be a byte quantity/);
+  assert.throws(() => parseAgentConfig(['--pod-manifest-path', '/x', '--container-log-max-files', '1'], read), /at least 2/);
+  assert.throws(() => parseAgentConfig(['--pod-manifest-path', '/x', '--port', '10255'], read), /must differ from --read-only-port/);
+});

@@ -1,7 +1,7 @@
 /**
  * A stand-in agent for the bench's own tests: the smallest thing that speaks the bench's
  * contract with `shardlet agent` (kubelet-style flags; manifests in --pod-manifest-path; CRI on
- * --container-runtime-endpoint; /healthz, /pods, /metrics on --port; a `pod running` JSON line
+ * --container-runtime-endpoint; /healthz, /pods, /metrics on --read-only-port; a `pod running` JSON line
  * on stderr). It lets the bench machinery be tested end to end against the real sim-runtime
  * without the real agent. Not a model of the agent: one pod at a time, a 50 ms directory poll.
  *
@@ -23,7 +23,7 @@ const { values } = parseArgs({
     'container-runtime-endpoint': { type: 'string' },
     'pod-manifest-path': { type: 'string' },
     'node-name': { type: 'string' },
-    port: { type: 'string' },
+    'read-only-port': { type: 'string' },
   },
 });
 const bug = process.env['FAKE_AGENT_BUG'] ?? '';
@@ -91,6 +91,6 @@ http.createServer((req, res) => {
     res.statusCode = 404;
     res.end();
   }
-}).listen(Number(values.port), '127.0.0.1');
+}).listen(Number(values['read-only-port']), '127.0.0.1');
 
 process.on('SIGTERM', () => process.exit(0));
