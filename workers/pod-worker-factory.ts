@@ -17,6 +17,10 @@ import { PodWorkerHost } from './pod-worker-host.js';
 import type { PodWorkerThreadConfig, WorkerToMain } from './pod-worker-protocol.js';
 import { PodWorkers, type StatusRefresher } from './pod-workers.js';
 import { getPodStatus } from './runtime-status/get-pod-status.js';
+import { PodApiObjectStore } from './volumes/api-object-store.js';
+import { systemTmpfsMounter } from './volumes/tmpfs-mounter.js';
+import { VolumeManager } from './volumes/volume-manager.js';
+import { defaultVolumePlugins } from './volumes/volume-plugins.js';
 
 export interface PodWorkerEnv {
   config: PodWorkerThreadConfig;
@@ -51,7 +55,11 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     onProbe: (type, result, seconds, pod, container) =>
       metrics.probe({ type, result, seconds, container, pod: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '', podUID: pod.metadata?.uid ?? '' }),
   });
+  const apiObjects = new PodApiObjectStore();
+  const volumes = new VolumeManager({ rootDir: config.rootDir, plugins: defaultVolumePlugins(systemTmpfsMounter), mounter: systemTmpfsMounter, logger });
   const syncer = new KubeRuntimeSyncer({
+    volumes,
+    apiObjects: (uid) => apiObjects.get(uid),
     runtime: cri,
     images: cri,
     clock,
@@ -93,6 +101,7 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
       },
       podForgotten: (uid) => {
         prober.removePod(uid);
+        apiObjects.forget(uid);
         // The pod's CRI objects are gone: free its cache slot (the PLEG drops pods it no longer
         // lists, but an entry this worker published would otherwise stay).
         cache.writer.delete(uid);
@@ -110,8 +119,12 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     },
     onStats: (stats) => metrics.threadLoad(stats.podsOwned, stats.queueDepth),
   });
-  return new PodWorkerHost(workers, () => {
-    prober.close();
-    cri.close();
-  });
+  return new PodWorkerHost(
+    workers,
+    () => {
+      prober.close();
+      cri.close();
+    },
+    (msg) => apiObjects.observe(msg.uid, msg.apiObjects),
+  );
 }

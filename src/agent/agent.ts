@@ -169,6 +169,7 @@ export class Agent {
       nodeName: c.nodeName,
       hostIP: primaryHostIP(),
       podLogsDir: c.podLogsDir,
+      rootDir: c.rootDir,
       runtimeName: version.runtimeName,
       verbosity: c.verbosity,
       runtimeRequestTimeoutMs: c.runtimeRequestTimeoutMs,

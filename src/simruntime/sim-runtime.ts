@@ -19,6 +19,7 @@
  *  - CreateContainer in a NOTREADY sandbox fails NOT_FOUND (containerd cannot find the
  *    sandbox's task).
  */
+import { checkMountSources } from './sim-mounts.js';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Clock } from '../clock/clock.js';
@@ -226,6 +227,8 @@ export class SimRuntimeCore {
     }
     const sb = this.store.findSandbox(c.sandboxId);
     if (!sb.ok || sb.value.state !== 'SANDBOX_READY') this.#failStart(c, `sandbox container "${c.sandboxId}" is not running`);
+    const mountError = checkMountSources(c.config.mounts ?? []);
+    if (mountError !== undefined) this.#failStart(c, mountError);
     const resolved = resolveArgv(c.argv, c.env);
     if (resolved.kind === 'not-found') {
       this.#failStart(c, `failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: "${resolved.executable}": executable file not found in $PATH: unknown`);
