@@ -56,7 +56,7 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
       metrics.probe({ type, result, seconds, container, pod: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '', podUID: pod.metadata?.uid ?? '' }),
   });
   const apiObjects = new PodApiObjectStore();
-  const volumes = new VolumeManager({ rootDir: config.rootDir, plugins: defaultVolumePlugins(systemTmpfsMounter), mounter: systemTmpfsMounter, logger });
+  const volumes = new VolumeManager({ rootDir: config.rootDir, plugins: defaultVolumePlugins(systemTmpfsMounter, { clock, field: { nodeName: config.nodeName, hostIP: config.hostIP, podIPs: [] } }), mounter: systemTmpfsMounter, logger });
   const syncer = new KubeRuntimeSyncer({
     volumes,
     apiObjects: (uid) => apiObjects.get(uid),

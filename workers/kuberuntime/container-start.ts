@@ -18,6 +18,7 @@ import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import type { Clock } from '../../src/clock/clock.js';
 import type { KeyValue, PodSandboxConfig } from '../../src/cri/cri-types.js';
 import type { MountsResult } from '../volumes/container-mounts.js';
+import type { PodApiObjects } from '../volumes/api-object-snapshot.js';
 import { isNotFound } from '../../src/cri/cri-errors.js';
 import type { RuntimeService } from '../../src/cri/runtime-service.js';
 import type { Logger } from '../../src/logging/logger.js';
@@ -37,6 +38,8 @@ export type ContainerMountsFn = (pod: V1Pod, container: V1Container, envs: reado
 export interface StartDeps {
   /** Set when the pod's volumes were set up for this sync; absent: no mounts. */
   mountsFor?: ContainerMountsFn | undefined;
+  /** The pod's API objects for env valueFrom/envFrom (cluster mode). */
+  apiObjects?: PodApiObjects | undefined;
   runtime: RuntimeService;
   puller: ImagePuller;
   crashBackoff: Backoff;
@@ -115,7 +118,7 @@ export async function startContainer(deps: StartDeps, input: StartInput): Promis
   const restartCount = latest ? latest.restartCount + (latest.state === 'CONTAINER_CREATED' ? 0 : 1) : 0;
   const cfg = generateContainerConfig({
     pod, container, restartCount, imageRef: image.imageRef,
-    env: { nodeName: deps.nodeName, hostIP: deps.hostIP, podIPs: input.podIPs },
+    env: { nodeName: deps.nodeName, hostIP: deps.hostIP, podIPs: input.podIPs, objects: deps.apiObjects },
   });
   if (!cfg.ok) return fail('CreateContainerConfigError', cfg.message);
   if (deps.mountsFor) {

@@ -90,7 +90,7 @@ export class KubeRuntimeSyncer implements PodSyncer {
       const hostPaths = vols.volumes;
       mountsFor = (p, c, envs) => makeMounts(p, c, hostPaths, envs);
     }
-    const run = await runSyncPod({ ...this.#run, logger: log, mountsFor }, pod, runtimeStatus, signal);
+    const run = await runSyncPod({ ...this.#run, logger: log, mountsFor, apiObjects: this.#d.apiObjects?.(uid) }, pod, runtimeStatus, signal);
     this.#reasons.update(uid, run.startResults);
     // Only start results change what the status shows (the runtime status is the same input).
     const apiStatus = run.startResults.length === 0 ? before : status();
