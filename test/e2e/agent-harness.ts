@@ -3,7 +3,7 @@
  * and a temp manifest directory, and observes it through its HTTP API (/pods, /healthz,
  * /metrics) and the runtime itself. Waiting is bounded polling of that external state.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -96,10 +96,13 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
       }
     }
   });
-  // The temp root goes with the process, however it ends (stop, kill, crash, failed start).
+  // A temp root the harness made goes with the process, however it ends (stop, kill, crash,
+  // failed start); a root the caller gave is the caller's (a restarted agent must find its
+  // state, pod volumes included). tmpfs volumes a killed agent left mounted are detached first.
+  const ownRoot = o.rootDir === undefined;
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code) => {
-      fs.rmSync(root, { recursive: true, force: true, maxRetries: 3 });
+      if (ownRoot) removeAgentRoot(root);
       resolve(code);
     }),
   );
@@ -180,3 +183,16 @@ export function isRunning(pod: V1Pod): boolean {
 }
 
 export { pollUntil };
+
+/** Lazily unmounts whatever is mounted below `root` (tmpfs pod volumes), then removes it. */
+export function removeAgentRoot(root: string): void {
+  const prefix = `${path.resolve(root)}/`;
+  let mounts: string[] = [];
+  try {
+    mounts = fs.readFileSync('/proc/self/mountinfo', 'utf8').split('\n').map((l) => l.split(' ')[4] ?? '').filter((m) => m.startsWith(prefix));
+  } catch {
+    // no mount table: nothing to unmount
+  }
+  for (const m of mounts.sort((a, b) => b.length - a.length)) spawnSync('umount', ['-l', m], { timeout: 10_000 });
+  fs.rmSync(root, { recursive: true, force: true, maxRetries: 3 });
+}
