@@ -3,11 +3,12 @@
  * container starts, and the host file behind a path inside the container (for ExecSync `cat`),
  * so tests read what a container on containerd would read.
  *
- * - Start check: every bind source must exist; a missing one fails StartContainer with runc's
- *   mount error (containerd 1.6 reports it as a StartError). Note: containerd's CRI plugin itself
- *   creates a missing source *directory* at CreateContainer (WithMounts); the simulator is
- *   stricter on purpose, so an agent that starts a container before its volume is set up fails
- *   here instead of getting an empty directory.
+ * - CreateContainer: a bind source that does not exist is created as a directory (0755), as
+ *   containerd 1.6's CRI plugin does (WithMounts: stat, then MkdirAll; checked on this machine:
+ *   a container with a missing source is created and starts, the directory now exists). A
+ *   source that cannot be created fails CreateContainer with containerd's "failed to mkdir".
+ * - StartContainer: every bind source must still exist; one removed after CreateContainer fails
+ *   the start with runc's mount error (containerd reports it as a StartError).
  * - Path resolution: the mount with the longest containerPath that is a prefix (by path
  *   component) of the path wins, as with stacked bind mounts; symlinks inside the source are
  *   followed on the host (configMap `..data` links are relative, so they resolve the same).
@@ -16,6 +17,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Mount } from '../cri/cri-types.js';
+
+/** containerd's WithMounts: creates missing sources; the failure message, or undefined. */
+export function createMissingSources(containerId: string, mounts: readonly Mount[]): string | undefined {
+  for (const m of mounts) {
+    if (m.hostPath === '' || fs.existsSync(m.hostPath)) continue;
+    try {
+      fs.mkdirSync(m.hostPath, { recursive: true, mode: 0o755 });
+    } catch (err) {
+      return `failed to generate container "${containerId}" spec: failed to generate spec: failed to mkdir "${m.hostPath}": ${err instanceof Error ? err.message : String(err)}`;
+    }
+  }
+  return undefined;
+}
 
 /** runc's message for the first mount whose source is missing, or undefined. */
 export function checkMountSources(mounts: readonly Mount[]): string | undefined {

@@ -113,14 +113,20 @@ test('sim volumes: a subPath through a symlink out of the volume is a CreateCont
   assert.equal(phases(out), 'Pending app=waiting:CreateContainerConfigError');
 });
 
-test('sim runtime: a bind mount whose source does not exist fails StartContainer with runc\'s error', async (t) => {
+test('sim runtime: a missing bind source is created at CreateContainer (as containerd does); one removed before StartContainer fails with runc\'s error', async (t) => {
   const h = await startVolumeSim();
   t.after(() => h.close());
   const sandboxConfig = { metadata: { name: 'm', uid: 'uid-m', namespace: 'default', attempt: 0 }, logDirectory: '' };
   const sb = await h.client.runPodSandbox({ config: sandboxConfig });
-  const id = await h.client.createContainer({
+  const src = path.join(h.root, '..', 'made-by-runtime', 'dir');
+  const create = (name: string) => h.client.createContainer({
     podSandboxId: sb, sandboxConfig,
-    config: { metadata: { name: 'c', attempt: 0 }, image: { image: 'busybox:1.36' }, command: ['sleep', '10'], mounts: [{ containerPath: '/data', hostPath: '/nonexistent/volume/dir' }] },
+    config: { metadata: { name, attempt: 0 }, image: { image: 'busybox:1.36' }, command: ['sleep', '10'], mounts: [{ containerPath: '/data', hostPath: src }] },
   });
-  await assert.rejects(h.client.startContainer(id), /error mounting "\/nonexistent\/volume\/dir" to rootfs at "\/data": stat \/nonexistent\/volume\/dir: no such file or directory/);
+  const first = await create('c1');
+  assert.ok(fs.statSync(src).isDirectory(), 'containerd creates the missing source directory');
+  await h.client.startContainer(first);
+  const second = await create('c2');
+  fs.rmSync(path.join(h.root, '..', 'made-by-runtime'), { recursive: true });
+  await assert.rejects(h.client.startContainer(second), new RegExp(`error mounting "${src}" to rootfs at "/data": stat ${src}: no such file or directory`));
 });
