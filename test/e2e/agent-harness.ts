@@ -3,14 +3,17 @@
  * and a temp manifest directory, and observes it through its HTTP API (/pods, /healthz,
  * /metrics) and the runtime itself. Waiting is bounded polling of that external state.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import { CriClient } from '../../src/cri/cri-client.js';
+import { removeAgentRoot } from '../harness/agent-root.js';
 import { pollUntil } from '../harness/poll.js';
+
+export { removeAgentRoot };
 import { shardletMainPath } from '../harness/sim-runtime-harness.js';
 
 export interface AgentProcessOptions {
@@ -184,15 +187,3 @@ export function isRunning(pod: V1Pod): boolean {
 
 export { pollUntil };
 
-/** Lazily unmounts whatever is mounted below `root` (tmpfs pod volumes), then removes it. */
-export function removeAgentRoot(root: string): void {
-  const prefix = `${path.resolve(root)}/`;
-  let mounts: string[] = [];
-  try {
-    mounts = fs.readFileSync('/proc/self/mountinfo', 'utf8').split('\n').map((l) => l.split(' ')[4] ?? '').filter((m) => m.startsWith(prefix));
-  } catch {
-    // no mount table: nothing to unmount
-  }
-  for (const m of mounts.sort((a, b) => b.length - a.length)) spawnSync('umount', ['-l', m], { timeout: 10_000 });
-  fs.rmSync(root, { recursive: true, force: true, maxRetries: 3 });
-}
