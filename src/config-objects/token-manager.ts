@@ -2,7 +2,8 @@
  * Projected service-account tokens (the kubelet's token manager, pkg/kubelet/token): one
  * TokenRequest per (pod, audience, expirationSeconds), bound to the pod, through the main API
  * client (its QPS budget is shared with pod status writes), refreshed when 80% of its lifetime
- * has passed (the kubelet's requiresRefresh), and forgotten when the pod lets go of it.
+ * has passed or a day after it was issued, whichever is first (the kubelet's requiresRefresh,
+ * without its jitter), and forgotten when the pod lets go of it.
  *
  * Per token, a small state machine:
  *   requesting ─ok─▶ valid ─(80% of lifetime, timer on the injected Clock)─▶ refreshing ─ok─▶ valid
@@ -23,6 +24,8 @@ import { tokenKey } from '../../workers/volumes/api-object-snapshot.js';
 export const TOKEN_DEFAULTS = Object.freeze({
   /** Refresh once this share of the lifetime has passed (the kubelet's 80%). */
   refreshAtFraction: 0.8,
+  /** ... and at the latest a day after it was issued (the kubelet's maxTTL: extended tokens live a year). */
+  maxRefreshMs: 24 * 3600_000,
   retryInitialMs: 1_000,
   retryMaxMs: 30_000,
 });
@@ -139,7 +142,7 @@ export class TokenManager {
       const lifetime = Number.isFinite(exp) ? exp - sentAt : e.expirationSeconds * 1000;
       e.lookup = { state: 'found', object: t };
       e.retryMs = TOKEN_DEFAULTS.retryInitialMs;
-      this.#schedule(e, Math.max(1_000, lifetime * TOKEN_DEFAULTS.refreshAtFraction));
+      this.#schedule(e, Math.max(1_000, Math.min(lifetime * TOKEN_DEFAULTS.refreshAtFraction, TOKEN_DEFAULTS.maxRefreshMs)));
       this.#o.logger.v(2).info('service account token issued', { podUID: e.pod.uid, serviceAccount: e.pod.serviceAccountName, audience: e.audience, expirationTimestamp: t.expirationTimestamp });
       this.#o.onChange(e.pod.uid);
     } catch (err) {

@@ -198,6 +198,14 @@ test('a projected token is requested bound to the pod, and refreshed at 80% of i
   assert.equal(h.inner.sent[2]!.updateType, 'sync');
   const t = h.inner.sent[2]!.apiObjects?.tokens.get(tokenKey('', 600));
   assert.equal(t?.state === 'found' ? t.object.token : '', 'tok-2');
+
+  // A token the server extended to a year (kube-api-access tokens) is still refreshed after a day.
+  h.clock.step(480_000);
+  const third = await h.issuer.next();
+  const sent = h.clock.now();
+  third.resolve({ token: 'tok-3', expirationTimestamp: new Date(sent + 365 * 86_400_000).toISOString() });
+  await h.inner.until(4);
+  assert.equal(h.clock.nextTimerAt(), sent + 86_400_000);
   h.tokens.close();
   await h.watches.close();
 });
