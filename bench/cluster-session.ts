@@ -25,6 +25,7 @@ import { CoreV1Api, KubeConfig, Watch, type V1Pod } from '@kubernetes/client-nod
 import type { Clock } from '../src/clock/clock.js';
 import { CriClient } from '../src/cri/cri-client.js';
 import type { ControlPlane } from '../test/harness/apiserver-harness.js';
+import { removeAgentRoot } from '../test/harness/agent-root.js';
 import { BENCH_IMAGE } from './pod-manifests.js';
 import { freePort, startAgent, startSimRuntime } from './processes.js';
 import { summarize, type Summary } from './stats.js';
@@ -32,6 +33,11 @@ import { summarize, type Summary } from './stats.js';
 export interface ClusterSessionPlan {
   /** `--kube-api-qps` (0 = unthrottled). */
   qps: number;
+  /**
+   * Pods get the default service-account volume (kube-api-access: a TokenRequest per pod, the
+   * kube-root-ca.crt configMap watch, the namespace) instead of automountServiceAccountToken false.
+   */
+  serviceAccountVolume?: boolean;
   pods: number;
   workers: number;
 }
@@ -82,7 +88,7 @@ export function requestCounts(metricsText: string): Map<string, number> {
 
 export async function runClusterSession(d: ClusterSessionDeps): Promise<{ result: ClusterSessionResult; failures: string[] }> {
   const { clock, cp, plan } = d;
-  const label = plan.qps === 0 ? 'unthrottled' : `qps${plan.qps}`;
+  const label = `${plan.qps === 0 ? 'unthrottled' : `qps${plan.qps}`}${plan.serviceAccountVolume ? '-sa' : ''}`;
   const node = `bench-${label}`;
   const ns = `bench-${label}`;
   const failures: string[] = [];
@@ -128,7 +134,7 @@ export async function runClusterSession(d: ClusterSessionDeps): Promise<{ result
           apiVersion: 'v1', kind: 'Pod',
           metadata: { name: `c-${String(i).padStart(5, '0')}`, namespace: ns, labels: { app: 'shardlet-bench' } },
           spec: {
-            nodeName: node, automountServiceAccountToken: false, hostNetwork: true, shareProcessNamespace: true, terminationGracePeriodSeconds: 2,
+            nodeName: node, automountServiceAccountToken: plan.serviceAccountVolume === true, hostNetwork: true, shareProcessNamespace: true, terminationGracePeriodSeconds: 2,
             containers: [{ name: 'sleep', image: BENCH_IMAGE, imagePullPolicy: 'IfNotPresent', command: ['sleep', '100000'] }],
           },
         };
@@ -202,6 +208,7 @@ export async function runClusterSession(d: ClusterSessionDeps): Promise<{ result
     watchCtl?.abort();
     await agent?.stop();
     await sim.stop();
-    await fs.rm(dir, { recursive: true, force: true });
+    // The agent leaves its pods running, tmpfs volumes included: unmount them before removing.
+    removeAgentRoot(dir);
   }
 }

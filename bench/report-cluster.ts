@@ -10,6 +10,10 @@ function row(cells: readonly string[]): string {
   return `| ${cells.join(' | ')} |`;
 }
 
+function sessionLabel(s: { qps: number; serviceAccountVolume?: boolean }): string {
+  return `${s.qps === 0 ? 'unthrottled' : `--kube-api-qps ${s.qps}`}${s.serviceAccountVolume ? ' + kube-api-access volume' : ''}`;
+}
+
 export function clusterSection(r: BenchResults): string[] {
   const sessions = r.cluster ?? [];
   if (sessions.length === 0) return [];
@@ -18,7 +22,7 @@ export function clusterSection(r: BenchResults): string[] {
   out.push(row([':---', '---:', '---:', '---:', '---:', '---:', '---:', '---:']));
   for (const s of sessions) {
     const rate = s.allRunningS !== null && s.allRunningS > 0 ? s.pods / s.allRunningS : null;
-    out.push(row([`cluster, sim/zero w=${s.workers}, ${s.qps === 0 ? 'unthrottled' : `--kube-api-qps ${s.qps}`}`, String(s.pods), fmt(s.createS), fmt(s.allRunningS), fmt(rate), fmt(s.startupMs?.p50), fmt(s.startupMs?.p99), fmt(s.requestsPerPodStart, 2)]));
+    out.push(row([`cluster, sim/zero w=${s.workers}, ${sessionLabel(s)}`, String(s.pods), fmt(s.createS), fmt(s.allRunningS), fmt(rate), fmt(s.startupMs?.p50), fmt(s.startupMs?.p99), fmt(s.requestsPerPodStart, 2)]));
   }
   const first = sessions[0]!;
   const standalone = r.workloads.find((w) => w.workload === 'burst' && w.runtime === 'sim' && w.profile === 'zero' && w.workers === first.workers && w.pods === first.pods);
@@ -30,7 +34,7 @@ export function clusterSection(r: BenchResults): string[] {
   out.push('Start latency: the create call returned → the bench\'s watch saw the pod Running (cluster); manifest written → Running in the agent (standalone).', '');
   out.push('API requests over each session (apiserver_request_total deltas, all clients):', '');
   const kinds = [...new Set(sessions.flatMap((s) => Object.keys(s.requests)))].sort();
-  out.push(row(['request', ...sessions.map((s) => (s.qps === 0 ? 'unthrottled' : `qps ${s.qps}`))]));
+  out.push(row(['request', ...sessions.map(sessionLabel)]));
   out.push(row([':---', ...sessions.map(() => '---:')]));
   for (const k of kinds) out.push(row([k, ...sessions.map((s) => String(s.requests[k] ?? 0))]));
   out.push('');

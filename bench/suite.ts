@@ -18,7 +18,7 @@ import { startSimRuntime } from './processes.js';
 import type { Progress } from './progress.js';
 import { configLabel, type CeilingResult, type WorkloadResult } from './results.js';
 import { runSession } from './session.js';
-import { runClusterSession, type ClusterSessionResult } from './cluster-session.js';
+import { runClusterSession, type ClusterSessionPlan, type ClusterSessionResult } from './cluster-session.js';
 import { fmt } from './report-md.js';
 
 export interface SuiteOutcome {
@@ -40,7 +40,7 @@ export function churnRateFor(cfg: BenchConfig, plan: SessionPlan): number | null
 
 export function totalSteps(cfg: BenchConfig): number {
   // +1: starting the private containerd is a step of its own.
-  return cfg.sessions.length + cfg.ceilings.length + (cfg.sessions.some((s) => s.runtime === 'containerd') ? 1 : 0) + (cfg.cluster ? cfg.cluster.qps.length + 1 : 0);
+  return cfg.sessions.length + cfg.ceilings.length + (cfg.sessions.some((s) => s.runtime === 'containerd') ? 1 : 0) + (cfg.cluster ? cfg.cluster.qps.length + 2 : 0);
 }
 
 export async function runSuite(cfg: BenchConfig, clock: Clock, progress: Progress): Promise<SuiteOutcome> {
@@ -160,11 +160,13 @@ async function clusterSection(cfg: BenchConfig, clock: Clock, progress: Progress
     return;
   }
   try {
-    for (const qps of c.qps) {
-      const label = qps === 0 ? 'unthrottled' : `--kube-api-qps ${qps}`;
+    // Each --kube-api-qps value, then QPS 50 with the default service-account volume on every pod (issue 13).
+    const plans: ClusterSessionPlan[] = [...c.qps.map((qps) => ({ qps, pods: c.pods, workers: c.workers })), { qps: 50, pods: c.pods, workers: c.workers, serviceAccountVolume: true }];
+    for (const plan of plans) {
+      const label = `${plan.qps === 0 ? 'unthrottled' : `--kube-api-qps ${plan.qps}`}${plan.serviceAccountVolume ? ' + SA volume' : ''}`;
       progress.step(`cluster mode ${label} ${c.pods} pods`);
       try {
-        const o = await runClusterSession({ clock, cp, plan: { qps, pods: c.pods, workers: c.workers }, stallTimeoutS: cfg.stallTimeoutS, onProgress: (p, d, t) => progress.update(p, d, t) });
+        const o = await runClusterSession({ clock, cp, plan, stallTimeoutS: cfg.stallTimeoutS, onProgress: (p, d, t) => progress.update(p, d, t) });
         out.cluster.push(o.result);
         out.failures.push(...o.failures);
         const r = o.result;

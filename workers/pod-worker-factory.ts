@@ -17,6 +17,10 @@ import { PodWorkerHost } from './pod-worker-host.js';
 import type { PodWorkerThreadConfig, WorkerToMain } from './pod-worker-protocol.js';
 import { freshStatusRefresher } from './fresh-status.js';
 import { PodWorkers } from './pod-workers.js';
+import { PodApiObjectStore } from './volumes/api-object-store.js';
+import { systemTmpfsMounter } from './volumes/tmpfs-mounter.js';
+import { VolumeManager } from './volumes/volume-manager.js';
+import { defaultVolumePlugins } from './volumes/volume-plugins.js';
 
 export interface PodWorkerEnv {
   config: PodWorkerThreadConfig;
@@ -61,7 +65,11 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     onUpdate: (update) => emit({ kind: 'probe', threadId, update }),
     metrics,
   });
+  const apiObjects = new PodApiObjectStore();
+  const volumes = new VolumeManager({ rootDir: config.rootDir, plugins: defaultVolumePlugins(systemTmpfsMounter, { clock, field: { nodeName: config.nodeName, hostIP: config.hostIP, podIPs: [] } }), mounter: systemTmpfsMounter, logger });
   const syncer = new KubeRuntimeSyncer({
+    volumes,
+    apiObjects: (uid) => apiObjects.get(uid),
     runtime: cri,
     images: cri,
     clock,
@@ -91,6 +99,7 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
       },
       podForgotten: (uid) => {
         prober.removePod(uid);
+        apiObjects.forget(uid);
         // The pod's CRI objects are gone: free its cache slot (the PLEG drops pods it no longer
         // lists, but an entry this worker published would otherwise stay).
         cache.writer.delete(uid);
@@ -108,8 +117,12 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     },
     onStats: (stats) => metrics.threadLoad(stats.podsOwned, stats.queueDepth),
   });
-  return new PodWorkerHost(workers, () => {
-    prober.close();
-    cri.close();
-  });
+  return new PodWorkerHost(
+    workers,
+    () => {
+      prober.close();
+      cri.close();
+    },
+    (msg) => apiObjects.observe(msg.uid, msg.apiObjects),
+  );
 }

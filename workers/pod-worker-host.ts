@@ -3,22 +3,27 @@
  * PodWorkers and answers the protocol's messages. The Piscina entry (pod-worker-thread.ts) and
  * the inline dispatcher (--workers 0) both drive this class, so the same code runs either way.
  */
-import type { MainToWorker, WorkerThreadStats } from './pod-worker-protocol.js';
+import type { MainToWorker, PodUpdateMessage, WorkerThreadStats } from './pod-worker-protocol.js';
 import type { PodWorkers } from './pod-workers.js';
 
 export class PodWorkerHost {
   readonly #workers: PodWorkers;
   readonly #onClose: (() => void) | undefined;
 
-  constructor(workers: PodWorkers, onClose?: () => void) {
+  readonly #observe: ((msg: PodUpdateMessage) => void) | undefined;
+
+  /** `observe` sees every update before the pod workers queue it (the API objects store). */
+  constructor(workers: PodWorkers, onClose?: () => void, observe?: (msg: PodUpdateMessage) => void) {
     this.#workers = workers;
     this.#onClose = onClose;
+    this.#observe = observe;
   }
 
   /** Handles one message; returns stats for a stats request, otherwise null (an acknowledgement). */
   handle(msg: MainToWorker): WorkerThreadStats | null {
     switch (msg.kind) {
       case 'update':
+        this.#observe?.(msg);
         this.#workers.update(msg);
         return null;
       case 'stats':

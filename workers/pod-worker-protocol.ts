@@ -27,6 +27,7 @@ import type { V1Pod, V1PodStatus } from '@kubernetes/client-node';
 import type { WireError } from '../src/cri/cri-errors.js';
 import type { ProbeUpdate } from './prober/probe-results.js';
 import type { ImagePullWindow } from './kuberuntime/image-puller.js';
+import type { PodApiObjects } from './volumes/api-object-snapshot.js';
 
 export type { ImagePullWindow };
 import type { SyncPodType } from './pod-sync.js';
@@ -87,6 +88,12 @@ export interface PodUpdateMessage {
    * the error backoff; kills are unaffected. Absent: the network is ready.
    */
   networkNotReady?: string;
+  /**
+   * The configMaps, secrets and service-account tokens the pod refers to, as the main thread
+   * resolved them (cluster mode; see workers/volumes/api-object-snapshot.ts for why they are
+   * pushed). Absent: unchanged since the last update (or none referenced).
+   */
+  apiObjects?: PodApiObjects;
 }
 
 export interface StatsRequestMessage {
@@ -180,6 +187,8 @@ export interface PodWorkerThreadConfig {
   nodeName: string;
   hostIP: string;
   podLogsDir: string;
+  /** --root-dir: pod volumes live under `<rootDir>/pods/<uid>/volumes`. */
+  rootDir: string;
   runtimeName: string;
   verbosity: number;
   runtimeRequestTimeoutMs: number;

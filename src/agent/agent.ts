@@ -12,6 +12,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { V1Pod } from '@kubernetes/client-node';
 import { admitWithUsage } from '../admission/admit-pod.js';
+import { admitStaticPodRefs } from '../admission/static-pod-refs.js';
+import { ApiObjectDispatcher } from '../config-objects/api-object-dispatcher.js';
+import { ObjectWatches } from '../config-objects/object-watches.js';
+import { TokenManager } from '../config-objects/token-manager.js';
 import type { Clock, Random } from '../clock/clock.js';
 import { PodConfig } from '../config/pod-config.js';
 import { ApiserverSource, FileSource, HttpSource, type PodSource } from '../config/pod-update.js';
@@ -110,6 +114,8 @@ export class Agent {
   #fatal: (err: Error) => void = () => {};
   /** Settles with an error that ends the agent (a refused node registration); never resolves otherwise. */
   readonly fatal: Promise<Error> = new Promise<Error>((resolve) => (this.#fatal = resolve));
+  #objectWatches: ObjectWatches | undefined;
+  #tokens: TokenManager | undefined;
 
   constructor(deps: AgentDeps) {
     this.#d = deps;
@@ -257,6 +263,7 @@ export class Agent {
       nodeName: c.nodeName,
       hostIP: primaryHostIP(),
       podLogsDir: c.podLogsDir,
+      rootDir: c.rootDir,
       runtimeName: version.runtimeName,
       verbosity: c.verbosity,
       runtimeRequestTimeoutMs: c.runtimeRequestTimeoutMs,
@@ -284,14 +291,27 @@ export class Agent {
             now: () => cacheNow(clock),
           }));
 
+    // Cluster mode: pods' configMaps, secrets and tokens ride along with their updates.
+    let podDispatcher: PodDispatcher = dispatcher;
+    if (api) {
+      let objects: ApiObjectDispatcher | undefined;
+      const watches = (this.#objectWatches = new ObjectWatches({ lw: api.client, clock, random, logger, onChange: (r, ns, n) => objects?.objectChanged(r, ns, n) }));
+      const tokens = (this.#tokens = new TokenManager({ issuer: api.client, clock, logger, onChange: (uid) => objects?.tokenChanged(uid) }));
+      podDispatcher = objects = new ApiObjectDispatcher({ inner: dispatcher, watches, tokens });
+    }
     lifecycle = new PodLifecycle({
       clock,
       logger,
-      dispatcher,
+      dispatcher: podDispatcher,
       podManager,
       statusManager,
       workQueue,
-      admitter: { admit: (pod, active) => admitWithUsage(pod, active.count, active.used, node, c.maxPods) },
+      admitter: {
+        admit: (pod, active) => {
+          const refs = admitStaticPodRefs(pod);
+          return refs.admit ? admitWithUsage(pod, active.count, active.used, node, c.maxPods) : refs;
+        },
+      },
       sourcesReady: () => podConfig.sourcesReady(),
       cache: cache.reader,
       onOrphan: () => metrics.main.orphanedRuntimePods.inc(),
@@ -508,6 +528,8 @@ export class Agent {
     await this.#events?.close();
     this.#eventsTransport?.close();
     await this.#apiStatus?.close();
+    this.#tokens?.close();
+    await this.#objectWatches?.close();
     this.#transport?.close();
     this.#heartbeatTransport?.close();
     this.#runtimeHealth?.stop();

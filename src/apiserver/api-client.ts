@@ -11,7 +11,7 @@
  */
 import type { Clock } from '../clock/clock.js';
 import { ApiError, apiErrorCodeOfStatus, isRetriableStatus } from './api-errors.js';
-import type { PodDeleter, PodList, PodListWatcher, PodRef, PodStatusWriter, RequestOptions, WatchEnd, WatchEvent } from './api-roles.js';
+import type { ObjectListWatchers, TokenIssuer, IssuedToken, NamespacedObjectResource, PodDeleter, PodList, PodListWatcher, PodRef, PodStatusWriter, RequestOptions, TokenRequestSpec, WatchEnd, WatchEvent } from './api-roles.js';
 import type { ApiRequest, ApiResponse, ApiTransport } from './api-transport.js';
 import type { RequestThrottle } from './token-bucket.js';
 
@@ -55,7 +55,7 @@ function encodeSegment(s: string): string {
   return encodeURIComponent(s);
 }
 
-export class ApiClient implements PodListWatcher, PodStatusWriter, PodDeleter {
+export class ApiClient implements PodListWatcher, PodStatusWriter, PodDeleter, ObjectListWatchers, TokenIssuer {
   readonly #o: ApiClientOptions;
   readonly #maxRetries: number;
   readonly #timeoutMs: number;
@@ -73,29 +73,74 @@ export class ApiClient implements PodListWatcher, PodStatusWriter, PodDeleter {
   }
 
   async listPods(resourceVersion: string, signal?: AbortSignal): Promise<PodList> {
-    const res = await this.#send('list', 'pods', {
+    return this.#list('pods', '/api/v1/pods', `spec.nodeName=${this.#o.nodeName}`, resourceVersion, signal);
+  }
+
+  watchPods(resourceVersion: string, timeoutSeconds: number, onEvent: (ev: WatchEvent) => void, signal?: AbortSignal): Promise<WatchEnd> {
+    return this.#watch('pods', '/api/v1/pods', `spec.nodeName=${this.#o.nodeName}`, resourceVersion, timeoutSeconds, onEvent, signal);
+  }
+
+  /**
+   * A list-watcher of ONE configMap or secret (fieldSelector metadata.name, as the kubelet's
+   * watch-based managers do: the Node authorizer allows exactly the objects its pods refer to).
+   */
+  objectListWatcher(resource: NamespacedObjectResource, namespace: string, name: string): PodListWatcher {
+    const path = `/api/v1/namespaces/${encodeSegment(namespace)}/${resource}`;
+    const selector = `metadata.name=${name}`;
+    return {
+      listPods: (rv, signal) => this.#list(resource, path, selector, rv, signal),
+      watchPods: (rv, timeoutSeconds, onEvent, signal) => this.#watch(resource, path, selector, rv, timeoutSeconds, onEvent, signal),
+    };
+  }
+
+  /** POST serviceaccounts/NAME/token (TokenRequest), bound to a pod; returns the token and its expiry. */
+  async createServiceAccountToken(req: TokenRequestSpec, opts: RequestOptions = {}): Promise<IssuedToken> {
+    const res = await this.#send('create', 'serviceaccounts/token', {
+      method: 'POST',
+      path: `/api/v1/namespaces/${encodeSegment(req.namespace)}/serviceaccounts/${encodeSegment(req.serviceAccountName)}/token`,
+      body: {
+        apiVersion: 'authentication.k8s.io/v1',
+        kind: 'TokenRequest',
+        spec: {
+          audiences: req.audience === '' ? [] : [req.audience],
+          expirationSeconds: req.expirationSeconds,
+          boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: req.pod.name, uid: req.pod.uid },
+        },
+      },
+      timeoutMs: this.#timeoutMs,
+      maxBodyBytes: 1024 * 1024,
+      parseBody: true,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    }, opts);
+    const status = (res.body as { status?: { token?: unknown; expirationTimestamp?: unknown } } | undefined)?.status;
+    if (typeof status?.token !== 'string' || typeof status.expirationTimestamp !== 'string') throw new ApiError('ERR_API_DECODE', 'TokenRequest: no status.token / expirationTimestamp');
+    return { token: status.token, expirationTimestamp: status.expirationTimestamp };
+  }
+
+  async #list(resource: string, path: string, fieldSelector: string, resourceVersion: string, signal?: AbortSignal): Promise<PodList> {
+    const res = await this.#send('list', resource, {
       method: 'GET',
-      path: '/api/v1/pods',
-      query: { fieldSelector: `spec.nodeName=${this.#o.nodeName}`, resourceVersion },
+      path,
+      query: { fieldSelector, resourceVersion },
       timeoutMs: this.#timeoutMs * 2,
       maxBodyBytes: this.#o.maxListBytes ?? API_CLIENT_DEFAULTS.maxListBytes,
       parseBody: true,
       ...(signal ? { signal } : {}),
     }, {});
     const body = res.body as { items?: unknown; metadata?: { resourceVersion?: unknown } } | undefined;
-    if (typeof body !== 'object' || body === null || !Array.isArray(body.items ?? [])) throw new ApiError('ERR_API_DECODE', 'pod list: not a PodList');
+    if (typeof body !== 'object' || body === null || !Array.isArray(body.items ?? [])) throw new ApiError('ERR_API_DECODE', `${resource} list: not a list`);
     const rv = body.metadata?.resourceVersion;
-    if (typeof rv !== 'string' || rv === '') throw new ApiError('ERR_API_DECODE', 'pod list: no metadata.resourceVersion');
+    if (typeof rv !== 'string' || rv === '') throw new ApiError('ERR_API_DECODE', `${resource} list: no metadata.resourceVersion`);
     return { items: (body.items ?? []) as unknown[], resourceVersion: rv };
   }
 
-  async watchPods(resourceVersion: string, timeoutSeconds: number, onEvent: (ev: WatchEvent) => void, signal?: AbortSignal): Promise<WatchEnd> {
+  async #watch(resource: string, path: string, fieldSelector: string, resourceVersion: string, timeoutSeconds: number, onEvent: (ev: WatchEvent) => void, signal?: AbortSignal): Promise<WatchEnd> {
     if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1) throw new RangeError(`watch timeoutSeconds must be a positive integer, got ${timeoutSeconds}`);
     await this.#o.throttle.acquire('normal', signal);
     const req: ApiRequest = {
       method: 'GET',
-      path: '/api/v1/pods',
-      query: { fieldSelector: `spec.nodeName=${this.#o.nodeName}`, resourceVersion, watch: 'true', allowWatchBookmarks: 'true', timeoutSeconds: String(timeoutSeconds) },
+      path,
+      query: { fieldSelector, resourceVersion, watch: 'true', allowWatchBookmarks: 'true', timeoutSeconds: String(timeoutSeconds) },
       // The server ends the stream at timeoutSeconds; the client bound only catches a dead peer.
       timeoutMs: timeoutSeconds * 1000 + this.#timeoutMs,
       maxBodyBytes: this.#o.maxWatchEventBytes ?? API_CLIENT_DEFAULTS.maxWatchEventBytes,
@@ -112,10 +157,10 @@ export class ApiClient implements PodListWatcher, PodStatusWriter, PodDeleter {
         }
       });
     } catch (err) {
-      this.#o.onRequest?.('watch', 'pods', 'error');
+      this.#o.onRequest?.('watch', resource, 'error');
       throw err;
     }
-    this.#o.onRequest?.('watch', 'pods', String(res.status));
+    this.#o.onRequest?.('watch', resource, String(res.status));
     return res.status === 200 ? { kind: 'closed' } : { kind: 'status', status: res.status };
   }
 

@@ -51,3 +51,32 @@ export interface PodStatusWriter {
 export interface PodDeleter {
   deletePod(ref: PodRef, opts?: RequestOptions): Promise<void>;
 }
+
+/** The namespaced objects pods refer to that a node reads (configMaps and secrets). */
+export type NamespacedObjectResource = 'configmaps' | 'secrets';
+
+/** List + watch of single objects (one watcher per referenced object; see ApiClient.objectListWatcher). */
+export interface ObjectListWatchers {
+  objectListWatcher(resource: NamespacedObjectResource, namespace: string, name: string): PodListWatcher;
+}
+
+export interface TokenRequestSpec {
+  namespace: string;
+  serviceAccountName: string;
+  /** '' = the API server's own audience. */
+  audience: string;
+  expirationSeconds: number;
+  /** The pod the token is bound to (invalidated when it is deleted). */
+  pod: { name: string; uid: string };
+}
+
+export interface IssuedToken {
+  token: string;
+  /** RFC 3339. */
+  expirationTimestamp: string;
+}
+
+/** TokenRequest (serviceaccounts/NAME/token). */
+export interface TokenIssuer {
+  createServiceAccountToken(req: TokenRequestSpec, opts?: RequestOptions): Promise<IssuedToken>;
+}

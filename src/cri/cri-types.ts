@@ -79,10 +79,15 @@ export interface PodSandboxConfig {
   };
 }
 
+/** CRI MountPropagation (enum names, as proto-loader encodes them). */
+export type MountPropagation = 'PROPAGATION_PRIVATE' | 'PROPAGATION_HOST_TO_CONTAINER' | 'PROPAGATION_BIDIRECTIONAL';
+
 export interface Mount {
   containerPath: string;
   hostPath: string;
   readonly?: boolean;
+  selinuxRelabel?: boolean;
+  propagation?: MountPropagation;
 }
 
 export interface ContainerConfig {

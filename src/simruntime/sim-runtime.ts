@@ -19,6 +19,7 @@
  *  - CreateContainer in a NOTREADY sandbox fails NOT_FOUND (containerd cannot find the
  *    sandbox's task).
  */
+import { checkMountSources, createMissingSources } from './sim-mounts.js';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Clock } from '../clock/clock.js';
@@ -183,6 +184,9 @@ export class SimRuntimeCore {
       // Deliberate: containerd needs the sandbox's task (pid) here; a stopped sandbox has none.
       throw new CriError('ERR_CRI_NOT_FOUND', op, `failed to get sandbox container task: no running task found: task ${sb.id} not found: not found`);
     }
+    const id = this.#newId();
+    const mkdirError = createMissingSources(id, config.mounts ?? []);
+    if (mkdirError !== undefined) throw new CriError('ERR_CRI_UNKNOWN', op, mkdirError);
     const command = config.command ?? [];
     const args = config.args ?? [];
     // The image's defaults: busybox-like images have no Entrypoint and Cmd ["sh"]; other images
@@ -193,7 +197,7 @@ export class SimRuntimeCore {
     // Upstream CRI KeyValue.value is a string; accept bytes too (see the report on proto/).
     for (const kv of config.envs ?? []) env[kv.key] = Buffer.isBuffer(kv.value) ? kv.value.toString() : String(kv.value ?? '');
     const rec: ContainerRecord = {
-      id: this.#newId(),
+      id,
       sandboxId: sb.id,
       name,
       config,
@@ -227,6 +231,8 @@ export class SimRuntimeCore {
     }
     const sb = this.store.findSandbox(c.sandboxId);
     if (!sb.ok || sb.value.state !== 'SANDBOX_READY') this.#failStart(c, `sandbox container "${c.sandboxId}" is not running`);
+    const mountError = checkMountSources(c.config.mounts ?? []);
+    if (mountError !== undefined) this.#failStart(c, mountError);
     const resolved = resolveArgv(c.argv, c.env);
     if (resolved.kind === 'not-found') {
       this.#failStart(c, `failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: "${resolved.executable}": executable file not found in $PATH: unknown`);

@@ -16,6 +16,7 @@ import { CriError, grpcStatusOf } from '../cri/cri-errors.js';
 import type * as T from '../cri/cri-types.js';
 import type { SimEventHub } from './sim-events.js';
 import { simExecSync } from './sim-exec.js';
+import { catArgs, simCat } from './sim-mounts.js';
 import type { FaultInjector } from './sim-faults.js';
 import type { SimImageService } from './sim-image-service.js';
 import type { LatencyModel } from './sim-latency.js';
@@ -144,6 +145,8 @@ export function buildHandlers(d: SimServerDeps): SimHandlers {
     ExecSync: (r) => {
       const c = core.execTarget(str(r['containerId']));
       const cmd = Array.isArray(r['cmd']) ? (r['cmd'] as unknown[]).map(String) : [];
+      const files = catArgs(cmd);
+      if (files) return simCat(c.config.mounts ?? [], files);
       return simExecSync(d.clock, cmd, Math.max(0, int(r['timeout'])), c.env);
     },
     ContainerStats: (r) => {

@@ -10,7 +10,10 @@ import os from 'node:os';
 import path from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import { CriClient } from '../../src/cri/cri-client.js';
+import { removeAgentRoot } from '../harness/agent-root.js';
 import { pollUntil } from '../harness/poll.js';
+
+export { removeAgentRoot };
 import { shardletMainPath } from '../harness/sim-runtime-harness.js';
 
 export interface AgentProcessOptions {
@@ -98,12 +101,13 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
       }
     }
   });
-  // A temp root we made goes with the process, however it ends (stop, kill, crash, failed start);
-  // a caller's `rootDir` is the caller's (a restarted agent must find its predecessor's state).
-  const ownsRoot = o.rootDir === undefined;
+  // A temp root the harness made goes with the process, however it ends (stop, kill, crash,
+  // failed start); a root the caller gave is the caller's (a restarted agent must find its
+  // state, pod volumes included). tmpfs volumes a killed agent left mounted are detached first.
+  const ownRoot = o.rootDir === undefined;
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code) => {
-      if (ownsRoot) fs.rmSync(root, { recursive: true, force: true, maxRetries: 3 });
+      if (ownRoot) removeAgentRoot(root);
       resolve(code);
     }),
   );
@@ -184,3 +188,4 @@ export function isRunning(pod: V1Pod): boolean {
 }
 
 export { pollUntil };
+

@@ -17,7 +17,9 @@
 import { PodEventReason, containerFieldPath, type PodEventRecorder } from './pod-events.js';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import type { Clock } from '../../src/clock/clock.js';
-import type { PodSandboxConfig } from '../../src/cri/cri-types.js';
+import type { KeyValue, PodSandboxConfig } from '../../src/cri/cri-types.js';
+import type { MountsResult } from '../volumes/container-mounts.js';
+import type { PodApiObjects } from '../volumes/api-object-snapshot.js';
 import { isNotFound } from '../../src/cri/cri-errors.js';
 import type { RuntimeService } from '../../src/cri/runtime-service.js';
 import type { Logger } from '../../src/logging/logger.js';
@@ -31,7 +33,14 @@ import { errorMessage, rethrowIfAborted, type SyncFailure } from './kuberuntime-
 import { runLifecycleHandler } from './lifecycle-hooks.js';
 import { findContainerStatusByName, formatPod, nsToMs, podUID } from './pod-spec.js';
 
+/** The CRI mounts of a container (volume-backed; see workers/volumes/container-mounts.ts). */
+export type ContainerMountsFn = (pod: V1Pod, container: V1Container, envs: readonly KeyValue[]) => Promise<MountsResult>;
+
 export interface StartDeps {
+  /** Set when the pod's volumes were set up for this sync; absent: no mounts. */
+  mountsFor?: ContainerMountsFn | undefined;
+  /** The pod's API objects for env valueFrom/envFrom (cluster mode). */
+  apiObjects?: PodApiObjects | undefined;
   runtime: RuntimeService;
   puller: ImagePuller;
   crashBackoff: Backoff;
@@ -137,9 +146,14 @@ export async function startContainer(deps: StartDeps, input: StartInput): Promis
   const restartCount = latest ? latest.restartCount + (latest.state === 'CONTAINER_CREATED' ? 0 : 1) : 0;
   const cfg = generateContainerConfig({
     pod, container, restartCount, imageRef: image.imageRef,
-    env: { nodeName: deps.nodeName, hostIP: deps.hostIP, podIPs: input.podIPs },
+    env: { nodeName: deps.nodeName, hostIP: deps.hostIP, podIPs: input.podIPs, objects: deps.apiObjects },
   });
   if (!cfg.ok) return fail('CreateContainerConfigError', cfg.message);
+  if (deps.mountsFor) {
+    const mounts = await deps.mountsFor(pod, container, cfg.config.envs ?? []);
+    if (!mounts.ok) return fail('CreateContainerConfigError', mounts.message);
+    if (mounts.mounts.length > 0) cfg.config.mounts = mounts.mounts;
+  }
 
   rethrowIfAborted(signal);
   let containerId: string;

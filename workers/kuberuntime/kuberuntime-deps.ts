@@ -8,6 +8,11 @@ import type { Logger } from '../../src/logging/logger.js';
 import type { ProbeResultsReader } from '../prober/probe-results.js';
 import { nodePodLogDirs, type PodLogDirs } from './pod-log-dirs.js';
 import type { PodEventRecorder } from './pod-events.js';
+import type { PodApiObjects } from '../volumes/api-object-snapshot.js';
+import type { VolumeManager } from '../volumes/volume-manager.js';
+
+/** The pod volume operations the syncer needs (a role slice of VolumeManager). */
+export type PodVolumes = Pick<VolumeManager, 'setUpPod' | 'tearDownPod' | 'forgetPod'>;
 
 /** The metrics this module records (a role slice of workers/metrics WorkerMetrics). */
 export interface KuberuntimeMetrics {
@@ -55,6 +60,15 @@ export interface KubeRuntimeSyncerDeps {
   /** Cluster mode: the kubelet's pod events (Pulled, Created, Started, Killing, BackOff, ...). */
   events?: PodEventRecorder;
   onOperation?: (ev: KuberuntimeOperationEvent) => void;
+  /**
+   * The pod volume manager: volumes set up before anything of the pod is created, torn down at
+   * cleanup. Absent: volumes are ignored (unit tests of the runtime logic only).
+   */
+  volumes?: PodVolumes;
+  /** The newest API objects the main thread sent for a pod (configMaps, secrets, tokens). */
+  apiObjects?: (uid: string) => PodApiObjects | undefined;
+  /** When a pod's volumes failed to set up, sync it again after this long (default 2 s). */
+  volumeRetryMs?: number;
 }
 
 export const KUBERUNTIME_DEFAULTS = Object.freeze({
@@ -63,10 +77,11 @@ export const KUBERUNTIME_DEFAULTS = Object.freeze({
   backoffInitialMs: 10_000,
   backoffMaxMs: 300_000,
   backoffJitter: 0,
+  volumeRetryMs: 2_000,
 });
 
-export type ResolvedDeps = Required<Omit<KubeRuntimeSyncerDeps, 'probeResults' | 'metrics' | 'onOperation' | 'events'>> &
-  Pick<KubeRuntimeSyncerDeps, 'probeResults' | 'metrics' | 'onOperation' | 'events'>;
+type OptionalDeps = 'probeResults' | 'metrics' | 'onOperation' | 'events' | 'volumes' | 'apiObjects';
+export type ResolvedDeps = Required<Omit<KubeRuntimeSyncerDeps, OptionalDeps>> & Pick<KubeRuntimeSyncerDeps, OptionalDeps>;
 
 export function resolveDeps(deps: KubeRuntimeSyncerDeps): ResolvedDeps {
   const need = (ok: boolean, field: string, what: string): void => {
@@ -87,7 +102,9 @@ export function resolveDeps(deps: KubeRuntimeSyncerDeps): ResolvedDeps {
     backoffMaxMs: deps.backoffMaxMs ?? KUBERUNTIME_DEFAULTS.backoffMaxMs,
     backoffJitter: deps.backoffJitter ?? KUBERUNTIME_DEFAULTS.backoffJitter,
     logDirs: deps.logDirs ?? nodePodLogDirs(deps.podLogsDir || KUBERUNTIME_DEFAULTS.podLogsDir),
+    volumeRetryMs: deps.volumeRetryMs ?? KUBERUNTIME_DEFAULTS.volumeRetryMs,
   };
+  need(r.volumeRetryMs > 0, 'volumeRetryMs', 'must be > 0');
   need(r.backoffInitialMs > 0, 'backoffInitialMs', 'must be > 0');
   need(r.backoffMaxMs >= r.backoffInitialMs, 'backoffMaxMs', 'must be >= backoffInitialMs');
   need(r.backoffJitter >= 0, 'backoffJitter', 'must be >= 0');

@@ -22,7 +22,8 @@ export type StartFailureReason =
   | 'PostStartHookError';
 
 /** Pod-level failures that are not a container's waiting reason. */
-export type PodFailureReason = 'CreatePodSandboxError' | 'KillPodSandboxError' | 'KillContainerError' | 'RemoveError';
+/** `FailedMount`: a volume could not be set up; nothing of the pod is started (the kubelet's event reason). */
+export type PodFailureReason = 'CreatePodSandboxError' | 'KillPodSandboxError' | 'KillContainerError' | 'RemoveError' | 'FailedMount';
 
 export type SyncFailureReason = StartFailureReason | PodFailureReason;
 
@@ -40,7 +41,8 @@ export type SyncErrorCode =
   | 'ERR_CREATE_POD_SANDBOX'
   | 'ERR_KILL_POD_SANDBOX'
   | 'ERR_KILL_CONTAINER'
-  | 'ERR_REMOVE';
+  | 'ERR_REMOVE'
+  | 'ERR_FAILED_MOUNT';
 
 const CODE_OF: Readonly<Record<SyncFailureReason, SyncErrorCode>> = Object.freeze({
   ErrImagePull: 'ERR_IMAGE_PULL',
@@ -57,6 +59,7 @@ const CODE_OF: Readonly<Record<SyncFailureReason, SyncErrorCode>> = Object.freez
   KillPodSandboxError: 'ERR_KILL_POD_SANDBOX',
   KillContainerError: 'ERR_KILL_CONTAINER',
   RemoveError: 'ERR_REMOVE',
+  FailedMount: 'ERR_FAILED_MOUNT',
 });
 
 /** One failed step: which reason, the user-facing message, and (for containers) which one. */

@@ -26,7 +26,9 @@ import { cleanupPod } from './cleanup-pod.js';
 import { ImagePuller } from './image-puller.js';
 import { killPod } from './kill-pod.js';
 import { resolveDeps, type KubeRuntimeSyncerDeps, type KuberuntimeOperationEvent, type ResolvedDeps } from './kuberuntime-deps.js';
-import { failureToWire, syncErrorCode, type SyncFailure } from './kuberuntime-errors.js';
+import { failureToWire, rethrowIfAborted, syncErrorCode, type SyncFailure } from './kuberuntime-errors.js';
+import type { ContainerMountsFn } from './container-start.js';
+import { makeMounts } from '../volumes/container-mounts.js';
 import { isTerminalPhase } from './pod-phase.js';
 import { isHostNetwork, podUID, toDate } from './pod-spec.js';
 import { ReasonCache } from './reason-cache.js';
@@ -82,7 +84,22 @@ export class KubeRuntimeSyncer implements PodSyncer {
       this.#emit('sync_pod', uid, began);
       return { isTerminal: false, apiStatus: before, runtimeChanged: false, error: { code: 'NetworkNotReady', message: input.networkNotReady } };
     }
-    const run = await runSyncPod({ ...this.#run, logger: log }, pod, runtimeStatus, signal);
+    // The kubelet's WaitForAttachAndMount: every volume before any sandbox or container.
+    let mountsFor: ContainerMountsFn | undefined;
+    if (this.#d.volumes) {
+      const vols = await this.#d.volumes.setUpPod(pod, this.#d.apiObjects?.(uid));
+      rethrowIfAborted(signal);
+      if (!vols.ok) {
+        this.#lastStatus.set(uid, before);
+        log.error('Unable to attach or mount volumes', { unmounted: vols.unmounted.join(' '), message: vols.message });
+        const failure: SyncFailure = { reason: 'FailedMount', message: vols.message };
+        this.#emit('sync_pod', uid, began, failure);
+        return { isTerminal: false, apiStatus: before, runtimeChanged: false, error: failureToWire(failure), requeueAfterMs: this.#d.volumeRetryMs };
+      }
+      const hostPaths = vols.volumes;
+      mountsFor = (p, c, envs) => makeMounts(p, c, hostPaths, envs);
+    }
+    const run = await runSyncPod({ ...this.#run, logger: log, mountsFor, apiObjects: this.#d.apiObjects?.(uid) }, pod, runtimeStatus, signal);
     this.#reasons.update(uid, run.startResults);
     // Only start results change what the status shows (the runtime status is the same input).
     const apiStatus = run.startResults.length === 0 ? before : status();
@@ -128,7 +145,12 @@ export class KubeRuntimeSyncer implements PodSyncer {
   async cleanupPod(input: CleanupPodInput): Promise<{ error?: WireError }> {
     const began = this.#d.clock.monotonic();
     const uid = podUID(input.pod);
-    const failure = await cleanupPod(this.#d, input.pod, input.runtimeStatus, input.signal, { keepLogs: input.keepLogs === true });
+    let failure = await cleanupPod(this.#d, input.pod, input.runtimeStatus, input.signal, { keepLogs: input.keepLogs === true });
+    // Volumes go after the containers that used them are removed (never under a running one).
+    if (this.#d.volumes && !failure) {
+      const err = await this.#d.volumes.tearDownPod(uid);
+      if (err !== undefined) failure = { reason: 'RemoveError', message: err };
+    }
     this.forgetPod(uid);
     this.#emit('cleanup_pod', uid, began, failure);
     return failure ? { error: failureToWire(failure) } : {};
@@ -155,6 +177,7 @@ export class KubeRuntimeSyncer implements PodSyncer {
     this.#imageBackoff.forgetPrefix(`${uid}/`);
     this.#startTimes.delete(uid);
     this.#lastStatus.delete(uid);
+    this.#d.volumes?.forgetPod(uid);
     this.#crashBackoff.gc();
     this.#imageBackoff.gc();
   }

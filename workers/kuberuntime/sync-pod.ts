@@ -143,6 +143,6 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
   return result;
 }
 
-function isStartFailure(r: SyncFailure['reason']): r is Exclude<SyncFailure['reason'], 'CreatePodSandboxError' | 'KillPodSandboxError' | 'KillContainerError' | 'RemoveError'> {
-  return r !== 'CreatePodSandboxError' && r !== 'KillPodSandboxError' && r !== 'KillContainerError' && r !== 'RemoveError';
+function isStartFailure(r: SyncFailure['reason']): r is Exclude<SyncFailure['reason'], 'CreatePodSandboxError' | 'KillPodSandboxError' | 'KillContainerError' | 'RemoveError' | 'FailedMount'> {
+  return r !== 'CreatePodSandboxError' && r !== 'KillPodSandboxError' && r !== 'KillContainerError' && r !== 'RemoveError' && r !== 'FailedMount';
 }

@@ -1,0 +1,127 @@
+/**
+ * Volumes and API objects against a real kube-apiserver (Node,RBAC + NodeRestriction; node
+ * identity) on the simulated runtime, one control plane and agent for the file, in order:
+ *  1. a pod with the default kube-api-access volume (token via TokenRequest, the
+ *     kube-root-ca.crt configMap, the namespace), a configMap volume, a secret volume, an
+ *     emptyDir shared by two containers and env from both reaches Running in the API, and its
+ *     containers read the right bytes (ExecSync cat through CRI);
+ *  2. updating the configMap changes the file in the running container;
+ *  3. a missing required env key gives the kubelet's waiting reason and message; an optional
+ *     one is fine;
+ *  4. an agent restart (SIGKILL) leaves the running pod's volumes in place (no rewrite, no
+ *     container restart);
+ *  5. deleting the pod removes its volume directories and tmpfs mounts.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startControlPlane, type ControlPlane } from '../harness/apiserver-harness.js';
+import { startSimRuntime, type SimRuntimeInstance } from '../harness/sim-runtime-harness.js';
+import { pollUntil, removeAgentRoot, runtimeView, type AgentProcess } from './agent-harness.js';
+import { apiPod, coreApi, createPods, isApiRunning, PodWatchRecorder, startClusterAgent, TEST_IMAGE } from './cluster-harness.js';
+import { createAppObjects, execIn, SA_DIR, volumesPod } from './cluster-volumes.js';
+
+const NS = 'vol';
+const NODE = 'node-vol';
+let cp: ControlPlane | undefined;
+let sim: SimRuntimeInstance | undefined;
+let agent: AgentProcess | undefined;
+let rec: PodWatchRecorder | undefined;
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-vol-root-'));
+
+before(async () => {
+  cp = await startControlPlane();
+  await cp.ensureNamespace(NS);
+  sim = await startSimRuntime({ profile: 'zero', extraArgs: ['--image', TEST_IMAGE] });
+}, { timeout: 30 * 60_000 });
+
+after(async () => {
+  rec?.close();
+  await agent?.kill();
+  await sim?.stop();
+  await cp?.stop();
+  removeAgentRoot(root);
+}, { timeout: 120_000 });
+
+function mountsUnder(dir: string): string[] {
+  return fs.readFileSync('/proc/self/mountinfo', 'utf8').split('\n').map((l) => l.split(' ')[4] ?? '').filter((m) => m.startsWith(`${dir}/`));
+}
+
+test('cluster volumes on the sim: kube-api-access, configMap, secret, emptyDir, env; configMap update; missing key; restart; deletion', { timeout: 600_000 }, async (t) => {
+  assert.ok(cp && sim);
+  const { core } = coreApi(cp.adminKubeconfig);
+  const r = (rec = new PodWatchRecorder(cp.adminKubeconfig, NS));
+  await r.start();
+  agent = await startClusterAgent({ cp, nodeName: NODE, endpoint: sim.endpoint, rootDir: root });
+  await createAppObjects(core, NS, 'v=1\n');
+
+  // 1. Running in the API, and the containers read the right bytes.
+  const [pod] = await createPods(core, [volumesPod('vols', NS, NODE)]);
+  const uid = pod!.metadata!.uid!;
+  assert.ok(pod!.spec?.volumes?.some((v) => v.name.startsWith('kube-api-access-')), 'the API server added the kube-api-access volume');
+  await r.waitFor(() => { const p = r.pods.get(uid); return p && isApiRunning(p) ? true : undefined; }, 'the volumes pod Running in the API', 60_000);
+  const cat = async (container: string, file: string): Promise<string> => {
+    const out = await execIn(sim!.endpoint, uid, container, ['cat', file]);
+    assert.equal(out.exitCode, 0, `cat ${file}: ${out.stderr}`);
+    return out.stdout;
+  };
+  const token = await cat('writer', `${SA_DIR}/token`);
+  assert.match(token, /^[\w-]+\.[\w-]+\.[\w-]+$/, 'a JWT from TokenRequest');
+  const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { sub?: string; 'kubernetes.io'?: { pod?: { uid?: string } } };
+  assert.equal(claims.sub, `system:serviceaccount:${NS}:default`);
+  assert.equal(claims['kubernetes.io']?.pod?.uid, uid, 'the token is bound to the pod');
+  const ca = await core.readNamespacedConfigMap({ name: 'kube-root-ca.crt', namespace: NS });
+  assert.equal(await cat('writer', `${SA_DIR}/ca.crt`), ca.data?.['ca.crt']);
+  assert.equal(await cat('writer', `${SA_DIR}/namespace`), NS);
+  assert.equal(await cat('writer', '/etc/app/app.conf'), 'v=1\n');
+  assert.equal(await cat('writer', '/etc/secret/password'), 's3cret');
+  assert.equal((await execIn(sim.endpoint, uid, 'writer', ['sh', '-c', 'echo "$MODE $PASS"'])).stdout, 'fast s3cret\n');
+  assert.equal((await execIn(sim.endpoint, uid, 'reader', ['sh', '-c', 'echo "$CM_mode"'])).stdout, 'fast\n');
+  const podDir = path.join(root, 'pods', uid);
+  fs.writeFileSync(path.join(podDir, 'volumes', 'kubernetes.io~empty-dir', 'scratch', 'note'), 'shared\n');
+  assert.equal(await cat('reader', '/shared/note'), 'shared\n', 'the emptyDir is shared by both containers');
+  const tmpfs = mountsUnder(podDir).map((m) => path.relative(podDir, m)).sort();
+  assert.deepEqual(tmpfs.map((m) => m.replace(/kube-api-access-\w+/, 'kube-api-access')), ['volumes/kubernetes.io~projected/kube-api-access', 'volumes/kubernetes.io~secret/sec'], 'secret and projected volumes on tmpfs');
+
+  // 2. A configMap update reaches the running container.
+  const t0 = performance.now();
+  await core.replaceNamespacedConfigMap({ name: 'app-config', namespace: NS, body: { metadata: { name: 'app-config', namespace: NS }, data: { 'app.conf': 'v=2\n', mode: 'fast' } } });
+  await pollUntil(async () => ((await cat('writer', '/etc/app/app.conf')) === 'v=2\n' ? true : undefined), { what: 'the configMap update in the container', timeoutMs: 60_000, intervalMs: 200 });
+  t.diagnostic(`configMap update visible in the container after ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+  // 3. A missing required key: the kubelet's waiting reason; optional: Running.
+  const missing = apiPod('missing-key', NS, NODE);
+  missing.spec!.containers[0]!.env = [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'app-config', key: 'nope' } } }];
+  const optional = apiPod('optional-key', NS, NODE);
+  optional.spec!.containers[0]!.env = [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'app-config', key: 'nope', optional: true } } }];
+  const [m, o] = await createPods(core, [missing, optional]);
+  const waiting = await r.waitFor(() => r.pods.get(m!.metadata!.uid!)?.status?.containerStatuses?.[0]?.state?.waiting ?? undefined, 'the missing-key pod waiting', 60_000);
+  await r.waitFor(() => (r.pods.get(m!.metadata!.uid!)?.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'CreateContainerConfigError' ? true : undefined), 'CreateContainerConfigError', 60_000);
+  assert.equal(r.pods.get(m!.metadata!.uid!)?.status?.containerStatuses?.[0]?.state?.waiting?.message, `couldn't find key nope in ConfigMap ${NS}/app-config`);
+  void waiting;
+  await r.waitFor(() => { const p = r.pods.get(o!.metadata!.uid!); return p && isApiRunning(p) ? true : undefined; }, 'the optional-key pod Running', 60_000);
+
+  // 4. Agent SIGKILL + restart: the volumes stay as they are, nothing restarts.
+  const dataLink = path.join(podDir, 'volumes', 'kubernetes.io~configmap', 'cfg', '..data');
+  const versionBefore = fs.readlinkSync(dataLink);
+  const viewBefore = (await runtimeView(sim.endpoint)).get(uid);
+  await agent.kill();
+  assert.ok(fs.existsSync(path.join(podDir, 'volumes')), 'volumes survive the agent');
+  agent = await startClusterAgent({ cp, nodeName: NODE, endpoint: sim.endpoint, rootDir: root });
+  // The restarted agent has synced the pod once the token it requests shows up in the volume.
+  await pollUntil(async () => ((await cat('writer', `${SA_DIR}/token`)) !== token ? true : undefined), { what: 'the restarted agent to sync the pod (a new token)', timeoutMs: 60_000, intervalMs: 250 });
+  assert.equal(fs.readlinkSync(dataLink), versionBefore, 'the unchanged configMap volume was adopted, not rewritten');
+  assert.equal(await cat('writer', '/etc/app/app.conf'), 'v=2\n');
+  assert.equal(await cat('reader', '/shared/note'), 'shared\n', 'emptyDir content kept');
+  assert.deepEqual((await runtimeView(sim.endpoint)).get(uid), viewBefore, 'same sandbox and containers, no restart');
+  assert.equal(mountsUnder(podDir).length, 2, 'no second tmpfs mounted over the adopted ones');
+
+  // 5. Deletion removes the volume directories and mounts.
+  const del = await cp.kubectl(['delete', 'pod', '-n', NS, '--timeout=120s', 'vols'], { timeoutMs: 180_000 });
+  assert.equal(del.code, 0, del.stderr);
+  await pollUntil(() => (!fs.existsSync(podDir) ? true : undefined), { what: 'the pod directory removed', timeoutMs: 60_000, intervalMs: 200 });
+  assert.deepEqual(mountsUnder(podDir), [], 'tmpfs mounts gone');
+  assert.deepEqual(r.violations, []);
+});

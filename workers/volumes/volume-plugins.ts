@@ -1,0 +1,21 @@
+/**
+ * The volume plugins a worker thread uses, by V1Volume source field. Types not listed here fail
+ * set-up with a message naming them (volume-manager.ts).
+ */
+import { EmptyDirPlugin } from './plugin-empty-dir.js';
+import { HostPathPlugin } from './plugin-host-path.js';
+import { PayloadVolumePlugin, type PayloadPluginDeps } from './plugin-payload.js';
+import type { TmpfsMounter } from './tmpfs-mounter.js';
+import type { VolumePlugin } from './volume-plugin.js';
+
+export function defaultVolumePlugins(mounter: TmpfsMounter, deps: Omit<PayloadPluginDeps, 'mounter'>): ReadonlyMap<string, VolumePlugin> {
+  const payload = { ...deps, mounter };
+  return new Map<string, VolumePlugin>([
+    ['emptyDir', new EmptyDirPlugin(mounter)],
+    ['hostPath', new HostPathPlugin()],
+    ['configMap', new PayloadVolumePlugin('configMap', payload)],
+    ['secret', new PayloadVolumePlugin('secret', payload)],
+    ['downwardAPI', new PayloadVolumePlugin('downwardAPI', payload)],
+    ['projected', new PayloadVolumePlugin('projected', payload)],
+  ]);
+}
