@@ -3,7 +3,7 @@
  * shaped like the kubelet's requests (labels io.kubernetes.*, a log directory, pod or host
  * network) so the runtime does the same work as for an agent-created pod.
  */
-import type { ContainerConfig, PodSandboxConfig } from '../src/cri/cri-types.js';
+import type { ContainerConfig, PodSandboxConfig } from '../src/shared/cri/cri-types.js';
 
 export const CEILING_NAMESPACE = 'shardlet-ceiling';
 

@@ -65,13 +65,13 @@ function shortUrl(url: string): string {
 /**
  * The code area a script belongs to, to see where a thread's time goes at a glance: the CRI
  * transport (grpc-js, protobufjs, node's http2/net/streams), agent code by folder
- * (`dist/src/<dir>`, `dist/workers/<dir>`), other packages, other node internals, and V8's
+ * (`dist/src/main/<dir>`, `dist/src/shared/<dir>`, `dist/src/<dir>`, `dist/workers/<dir>`), other packages, other node internals, and V8's
  * pseudo-frames (GC, program).
  */
 export function codeArea(fn: string, url: string): string {
   if (url === '') return fn === GC ? 'v8: garbage collector' : fn === '(program)' ? 'v8: (program)' : 'native';
   if (/node_modules\/(@grpc\/|protobufjs|@protobufjs|long\/)/.test(url) || /^node:internal\/(http2|net|stream|streams|async_hooks|util$)/.test(url) || url === 'node:async_hooks') return 'CRI transport (grpc-js, protobuf, http2)';
-  const dist = /(?:^|\/)dist\/((?:src|workers)\/[^/]+)(?:\/|\.js)/.exec(url);
+  const dist = /(?:^|\/)dist\/((?:src\/(?:main|shared)|src|workers)\/[^/]+)(?:\/|\.js)/.exec(url);
   if (dist) return `agent ${dist[1]}`;
   const nm = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (nm) return `package ${nm[1]}`;

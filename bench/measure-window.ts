@@ -6,7 +6,7 @@
  * delay gauges, "since the previous scrape") and reads CPU after, so the scrape's own cost is
  * outside the window; `end()` reads CPU first, then scrapes.
  */
-import type { Clock } from '../src/clock/clock.js';
+import type { Clock } from '../src/shared/clock/clock.js';
 import { fetchMetricsText } from './agent-observer.js';
 import { agentWindow, readCpuSeconds, readMemory, type AgentWindow } from './measure.js';
 import { parsePromText, type ParsedMetrics } from './prom-text.js';

@@ -72,7 +72,7 @@ export const RELIST_METRIC = 'kubelet_pleg_relist_duration_seconds';
 /**
  * The main thread's share of PLEG work: the relist itself runs on the PLEG thread; the main
  * thread queues each event batch it reports and handles it in a sync-loop iteration. This
- * counter (src/metrics/shardlet-metrics.ts) sums that main-thread time.
+ * counter (src/shared/metrics/shardlet-metrics.ts) sums that main-thread time.
  */
 export const PLEG_MAIN_METRIC = 'shardlet_pleg_events_main_thread_seconds_total';
 

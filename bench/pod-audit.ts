@@ -6,9 +6,9 @@
  *
  * `inventory` does the two CRI list calls; everything else is pure.
  */
-import type { RuntimeService } from '../src/cri/runtime-service.js';
-import type { Container, PodSandbox } from '../src/cri/cri-types.js';
-import { KubernetesPodUIDLabel } from '../src/kubetypes/kubelet-labels.js';
+import type { RuntimeService } from '../src/shared/cri/runtime-service.js';
+import type { Container, PodSandbox } from '../src/shared/cri/cri-types.js';
+import { KubernetesPodUIDLabel } from '../src/shared/kubetypes/kubelet-labels.js';
 import type { AgentPodView } from './agent-observer.js';
 
 export interface ExpectedPod {

@@ -13,8 +13,8 @@
  * Both resolve with per-pod times; they never throw for slowness: a timeout or a stall is
  * returned as data (`missing`) so the caller can report exactly which pods did not make it.
  */
-import type { Clock } from '../src/clock/clock.js';
-import type { RuntimeService } from '../src/cri/runtime-service.js';
+import type { Clock } from '../src/shared/clock/clock.js';
+import type { RuntimeService } from '../src/shared/cri/runtime-service.js';
 import { fetchPods, type RunningLog } from './agent-observer.js';
 import { inventory, teardownState } from './pod-audit.js';
 import type { BenchPod } from './pod-manifests.js';

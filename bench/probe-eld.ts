@@ -18,7 +18,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { realClock } from '../src/clock/clock.js';
+import { realClock } from '../src/shared/clock/clock.js';
 import { fetchMetricsText } from './agent-observer.js';
 import { BENCH_IMAGE } from './pod-manifests.js';
 import { freePort, startAgent, startSimRuntime, type ManagedProcess } from './processes.js';
@@ -52,7 +52,7 @@ interface PhaseResult {
  * This process samples its own ELD (the noise floor) with monitorEventLoopDelay at a 10 ms
  * resolution; Node records the time between sampler ticks, so an idle loop reads ~10 ms
  * (verified: an idle `node -e` reads p50 10.14 ms) and the interval is subtracted. The agent's
- * metric already subtracts it (src/metrics/event-loop-delay.ts).
+ * metric already subtracts it (src/main/metrics/event-loop-delay.ts).
  */
 const SAMPLER_RESOLUTION_MS = 10;
 

@@ -14,8 +14,8 @@ import net from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { Clock } from '../src/clock/clock.js';
-import { CriClient } from '../src/cri/cri-client.js';
+import type { Clock } from '../src/shared/clock/clock.js';
+import { CriClient } from '../src/shared/cri/cri-client.js';
 
 export class BenchProcessError extends Error {
   readonly code = 'ERR_BENCH_PROCESS';

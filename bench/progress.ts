@@ -5,7 +5,7 @@
  *
  * `render` is pure (tested); the class only decides when to write.
  */
-import type { Clock } from '../src/clock/clock.js';
+import type { Clock } from '../src/shared/clock/clock.js';
 
 export interface ProgressSink {
   isTTY?: boolean;

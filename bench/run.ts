@@ -7,7 +7,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { realClock } from '../src/clock/clock.js';
+import { realClock } from '../src/shared/clock/clock.js';
 import { BENCH_USAGE, BenchConfigError, parseBenchArgs } from './bench-config.js';
 import { buildCharts } from './charts.js';
 import { machineInfo } from './machine.js';

@@ -24,7 +24,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { realClock } from '../src/clock/clock.js';
+import { realClock } from '../src/shared/clock/clock.js';
 import { fetchPods, RunningLog } from './agent-observer.js';
 import { ManifestDir, BENCH_IMAGE, type BenchPod } from './pod-manifests.js';
 import { waitRunning } from './pod-waits.js';

@@ -18,9 +18,9 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { isMainThread, MessageChannel, parentPort, Worker, workerData, type MessagePort } from 'node:worker_threads';
 import { AggregatorRegistry, Counter, Histogram, Registry } from 'prom-client';
-import { createMetricsSystem } from '../src/metrics/main-metrics.js';
-import { createAgentServer } from '../src/server/agent-server.js';
-import { silentLogger } from '../src/logging/logger.js';
+import { createMetricsSystem } from '../src/main/metrics/main-metrics.js';
+import { createAgentServer } from '../src/main/server/agent-server.js';
+import { silentLogger } from '../src/shared/logging/logger.js';
 import { createWorkerMetrics } from '../workers/metrics/worker-metrics.js';
 
 export interface ScrapeBenchOptions {

@@ -9,8 +9,8 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Clock } from '../src/clock/clock.js';
-import { CriClient } from '../src/cri/cri-client.js';
+import type { Clock } from '../src/shared/clock/clock.js';
+import { CriClient } from '../src/shared/cri/cri-client.js';
 import { RunningLog } from './agent-observer.js';
 import type { BenchConfig, SessionPlan } from './bench-config.js';
 import { ManifestDir, type BenchPod } from './pod-manifests.js';

@@ -10,7 +10,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Clock } from '../src/clock/clock.js';
+import type { Clock } from '../src/shared/clock/clock.js';
 import type { BenchConfig, SessionPlan } from './bench-config.js';
 import { applyCeilings, measureCeiling } from './cri-ceiling-source.js';
 import { BENCH_IMAGE } from './pod-manifests.js';

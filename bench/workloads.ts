@@ -13,8 +13,8 @@
  * list; a failure never throws out of a workload, so one broken configuration still yields a
  * report for the rest.
  */
-import type { Clock } from '../src/clock/clock.js';
-import type { RuntimeService } from '../src/cri/runtime-service.js';
+import type { Clock } from '../src/shared/clock/clock.js';
+import type { RuntimeService } from '../src/shared/cri/runtime-service.js';
 import { fetchMetricsText, fetchPods, type RunningLog } from './agent-observer.js';
 import { RELIST_METRIC } from './measure.js';
 import { parsePromText, sampleSum } from './prom-text.js';

@@ -9,9 +9,9 @@
  * the work (`afterMs`) so the pod's next sync proceeds on it.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import type { Clock } from '../src/clock/clock.js';
-import type { RuntimeService } from '../src/cri/runtime-service.js';
-import { cacheNow, type PodCacheReader, type PodCacheWriter } from '../src/pod-cache/pod-cache.js';
+import type { Clock } from '../src/shared/clock/clock.js';
+import type { RuntimeService } from '../src/shared/cri/runtime-service.js';
+import { cacheNow, type PodCacheReader, type PodCacheWriter } from '../src/shared/pod-cache/pod-cache.js';
 import type { StatusRefresher } from './pod-workers.js';
 import { getPodStatus } from './runtime-status/get-pod-status.js';
 

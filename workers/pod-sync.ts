@@ -8,8 +8,8 @@
  * `error` next to the status, not thrown; a throw means a bug or an abort.
  */
 import type { V1Pod, V1PodStatus } from '@kubernetes/client-node';
-import type { WireError } from '../src/cri/cri-errors.js';
-import type { RuntimePodStatus } from '../src/pod-cache/runtime-pod-status.js';
+import type { WireError } from '../src/shared/cri/cri-errors.js';
+import type { RuntimePodStatus } from '../src/shared/pod-cache/runtime-pod-status.js';
 import type { ImagePullWindow } from './kuberuntime/image-puller.js';
 
 /** Why this sync happens (the kubelet's SyncPodType). */

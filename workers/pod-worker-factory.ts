@@ -5,16 +5,16 @@
  * (`--workers 0`), so the same code runs either way.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import { realClock, realRandom, type Clock, type Random } from '../src/clock/clock.js';
-import { CriClient } from '../src/cri/cri-client.js';
-import { createLogger, stderrSink, type Logger } from '../src/logging/logger.js';
-import { attachPodCache } from '../src/pod-cache/pod-cache-create.js';
+import { realClock, realRandom, type Clock, type Random } from '../src/shared/clock/clock.js';
+import { CriClient } from '../src/shared/cri/cri-client.js';
+import { createLogger, stderrSink, type Logger } from '../src/shared/logging/logger.js';
+import { attachPodCache } from '../src/shared/pod-cache/pod-cache-create.js';
 import { KubeRuntimeSyncer } from './kuberuntime/kuberuntime-syncer.js';
 import type { PodEventRecorder } from './kuberuntime/pod-events.js';
 import { createWorkerMetrics } from './metrics/worker-metrics.js';
 import { createThreadProber } from './prober/thread-prober.js';
 import { PodWorkerHost } from './pod-worker-host.js';
-import type { PodWorkerThreadConfig, WorkerToMain } from './pod-worker-protocol.js';
+import type { PodWorkerThreadConfig, WorkerToMain } from '../src/shared/protocol/pod-worker-protocol.js';
 import { freshStatusRefresher } from './fresh-status.js';
 import { PodWorkers } from './pod-workers.js';
 import { PodApiObjectStore } from './volumes/api-object-store.js';

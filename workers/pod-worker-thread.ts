@@ -7,7 +7,7 @@
  * dispatcher's attach watchdog recovers from that: see pool-dispatcher.ts.)
  */
 import { threadId, workerData } from 'node:worker_threads';
-import type { AttachTask, PodWorkerThreadConfig } from './pod-worker-protocol.js';
+import type { AttachTask, PodWorkerThreadConfig } from '../src/shared/protocol/pod-worker-protocol.js';
 import { createShardEndpoint } from './shard-endpoint.js';
 
 const endpoint = createShardEndpoint(threadId, async (emit) => {

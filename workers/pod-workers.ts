@@ -26,14 +26,14 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { V1Pod, V1PodStatus } from '@kubernetes/client-node';
-import type { Clock, Random } from '../src/clock/clock.js';
-import type { WireError } from '../src/cri/cri-errors.js';
-import type { Logger } from '../src/logging/logger.js';
-import { podFields } from '../src/logging/logger.js';
-import { cacheNow } from '../src/pod-cache/pod-cache.js';
-import type { RuntimePodStatus } from '../src/pod-cache/runtime-pod-status.js';
+import type { Clock, Random } from '../src/shared/clock/clock.js';
+import type { WireError } from '../src/shared/cri/cri-errors.js';
+import type { Logger } from '../src/shared/logging/logger.js';
+import { podFields } from '../src/shared/logging/logger.js';
+import { cacheNow } from '../src/shared/pod-cache/pod-cache.js';
+import type { RuntimePodStatus } from '../src/shared/pod-cache/runtime-pod-status.js';
 import type { PodSyncer, SyncPodType } from './pod-sync.js';
-import type { PodResultMessage, PodUpdateMessage, PodWorkerState, WorkerThreadStats } from './pod-worker-protocol.js';
+import type { PodResultMessage, PodUpdateMessage, PodWorkerState, WorkerThreadStats } from '../src/shared/protocol/pod-worker-protocol.js';
 
 /** What the loop needs from the pod cache (satisfied by the SharedArrayBuffer cache reader). */
 export interface PodStatusWaiter {

@@ -8,7 +8,7 @@
  * Invariant: 'ack' is posted only after every update of the batch was handed to the host, so
  * the main side's one-batch-in-flight bound covers the worker's message queue too.
  */
-import type { MainToWorker, AttachTask, ShardInbound, ShardOutbound, WorkerThreadStats, WorkerToMain } from './pod-worker-protocol.js';
+import type { MainToWorker, AttachTask, ShardInbound, ShardOutbound, WorkerThreadStats, WorkerToMain } from '../src/shared/protocol/pod-worker-protocol.js';
 
 /** What a thread serves on its shard (PodWorkerHost in production; a fake in tests). */
 export interface ShardHost {

@@ -2,10 +2,10 @@
  * `shardlet agent`: parse flags/config, run the agent until SIGTERM/SIGINT, then stop it
  * gracefully (pods keep running). A second signal, or 5 s without finishing, exits at once.
  */
-import { realClock, realRandom } from '../clock/clock.js';
-import { Agent } from '../agent/agent.js';
-import { AGENT_USAGE, ConfigError, parseAgentConfig } from '../agent/agent-config.js';
-import { createLogger } from '../logging/logger.js';
+import { realClock, realRandom } from '../shared/clock/clock.js';
+import { Agent } from '../main/agent/agent.js';
+import { AGENT_USAGE, ConfigError, parseAgentConfig } from '../main/agent/agent-config.js';
+import { createLogger } from '../shared/logging/logger.js';
 import { startEmbeddedRuntime, type EmbeddedRuntime } from './embedded-runtime.js';
 
 export async function run(argv: string[]): Promise<number> {

@@ -18,7 +18,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CriClient } from '../cri/cri-client.js';
+import { CriClient } from '../shared/cri/cri-client.js';
 
 export interface EmbeddedRuntime {
   endpoint: string;

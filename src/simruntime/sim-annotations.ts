@@ -20,7 +20,7 @@
  *   log-lines-per-second  the process writes this many numbered stdout lines per second while
  *                   it runs (sim-log-chatter.ts); `log-line-bytes` sets their size (default 100).
  */
-import type { StringMap } from '../cri/cri-types.js';
+import type { StringMap } from '../shared/cri/cri-types.js';
 
 export const SIM_ANNOTATION_PREFIX = 'sim.shardlet.io/';
 

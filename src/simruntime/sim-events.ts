@@ -5,7 +5,7 @@
  * Like containerd 1.7+, sandbox lifecycle is reported too, with containerId = sandbox id
  * (STARTED on RunPodSandbox, STOPPED on StopPodSandbox, DELETED on RemovePodSandbox).
  */
-import type { ContainerEventResponse } from '../cri/cri-types.js';
+import type { ContainerEventResponse } from '../shared/cri/cri-types.js';
 
 export type EventListener = (ev: ContainerEventResponse) => void;
 

@@ -9,9 +9,9 @@
  * per stream (CVE-2022-1708), the rest discarded.
  */
 import { randomBytes } from 'node:crypto';
-import type { Clock } from '../clock/clock.js';
-import { CriError } from '../cri/cri-errors.js';
-import type { ExecSyncResponse } from '../cri/cri-types.js';
+import type { Clock } from '../shared/clock/clock.js';
+import { CriError } from '../shared/cri/cri-errors.js';
+import type { ExecSyncResponse } from '../shared/cri/cri-types.js';
 import { resolveArgv, type Env } from './sim-shell.js';
 
 const MAX_EXEC_OUTPUT_BYTES = 16 * 1024 * 1024;

@@ -12,7 +12,7 @@
  * `methods` limits faults to those CRI methods (RPC names); empty means every method except
  * GetContainerEvents (streams are never faulted).
  */
-import type { Random } from '../clock/clock.js';
+import type { Random } from '../shared/clock/clock.js';
 
 export interface FaultConfig {
   unavailableRate: number;

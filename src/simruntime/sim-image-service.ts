@@ -11,9 +11,9 @@
  *    images' total size; no container filesystems (1.6 reports none).
  */
 import path from 'node:path';
-import type { Clock } from '../clock/clock.js';
-import { CriError } from '../cri/cri-errors.js';
-import type { Image, ImageFsInfoResponse, ImageSpec, PullImageRequest } from '../cri/cri-types.js';
+import type { Clock } from '../shared/clock/clock.js';
+import { CriError } from '../shared/cri/cri-errors.js';
+import type { Image, ImageFsInfoResponse, ImageSpec, PullImageRequest } from '../shared/cri/cri-types.js';
 import { simFlag, simNumber } from './sim-annotations.js';
 import { normalizeImageRef, type SimImage, type SimImageStore } from './sim-images.js';
 import { msToNs } from './sim-views.js';

@@ -28,7 +28,7 @@
  * Method names are CRI RPC names (`RunPodSandbox`, `ListImages`, ...). `PullImage` is also
  * delayed by the `sim.shardlet.io/pull-delay-ms` annotation, outside the profile.
  */
-import type { Clock } from '../clock/clock.js';
+import type { Clock } from '../shared/clock/clock.js';
 
 export interface CallCost {
   baseMs: number;

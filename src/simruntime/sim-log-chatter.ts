@@ -7,7 +7,7 @@
  * exactly which lines it got. Rate and size are clamped (hostile annotations): at most
  * MAX_LINES_PER_SECOND lines/s, line size within [MIN_LINE_BYTES, MAX_LINE_BYTES].
  */
-import type { Clock, TimerHandle } from '../clock/clock.js';
+import type { Clock, TimerHandle } from '../shared/clock/clock.js';
 
 export const CHATTER_TICK_MS = 100;
 export const MAX_LINES_PER_SECOND = 20_000;

@@ -16,7 +16,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Mount } from '../cri/cri-types.js';
+import type { Mount } from '../shared/cri/cri-types.js';
 
 /** containerd's WithMounts: creates missing sources; the failure message, or undefined. */
 export function createMissingSources(containerId: string, mounts: readonly Mount[]): string | undefined {

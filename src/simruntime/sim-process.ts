@@ -14,7 +14,7 @@
  * Invariants: `onExit` is called exactly once; no callback fires after it; every timer the
  * process armed is cancelled by then.
  */
-import type { Clock, TimerHandle } from '../clock/clock.js';
+import type { Clock, TimerHandle } from '../shared/clock/clock.js';
 import { Chatter, type ChatterSpec } from './sim-log-chatter.js';
 import type { OutputStream, Timeline } from './sim-shell.js';
 

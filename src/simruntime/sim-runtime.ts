@@ -22,9 +22,9 @@
 import { checkMountSources, createMissingSources } from './sim-mounts.js';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import type { Clock } from '../clock/clock.js';
-import { CriError } from '../cri/cri-errors.js';
-import type * as T from '../cri/cri-types.js';
+import type { Clock } from '../shared/clock/clock.js';
+import { CriError } from '../shared/cri/cri-errors.js';
+import type * as T from '../shared/cri/cri-types.js';
 import { simFlag, simNumber } from './sim-annotations.js';
 import type { SimEventHub } from './sim-events.js';
 import { isBusyboxLike, type SimImageStore } from './sim-images.js';

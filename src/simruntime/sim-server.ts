@@ -12,8 +12,8 @@
  * them when the runtime shuts down.
  */
 import * as grpc from '@grpc/grpc-js';
-import { CriError, grpcStatusOf } from '../cri/cri-errors.js';
-import type * as T from '../cri/cri-types.js';
+import { CriError, grpcStatusOf } from '../shared/cri/cri-errors.js';
+import type * as T from '../shared/cri/cri-types.js';
 import type { SimEventHub } from './sim-events.js';
 import { simExecSync } from './sim-exec.js';
 import { catArgs, simCat } from './sim-mounts.js';
@@ -25,7 +25,7 @@ import { containerStatsOf, sandboxStatsOf } from './sim-stats.js';
 import type { ContainerRecord, SandboxRecord } from './sim-state.js';
 import { toCriContainer, toCriSandbox } from './sim-views.js';
 import { ListFrameCache, PreEncoded, serializerOf } from './sim-wire-cache.js';
-import type { Clock } from '../clock/clock.js';
+import type { Clock } from '../shared/clock/clock.js';
 
 export interface SimServerDeps {
   core: SimRuntimeCore;

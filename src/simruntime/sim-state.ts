@@ -12,7 +12,7 @@
  * Of a record's list-visible fields only `state` ever changes after creation (the wire cache in
  * sim-wire-cache.ts relies on this).
  */
-import type { ContainerConfig, ContainerState, PodSandboxConfig, PodSandboxState, StringMap } from '../cri/cri-types.js';
+import type { ContainerConfig, ContainerState, PodSandboxConfig, PodSandboxState, StringMap } from '../shared/cri/cri-types.js';
 import type { CriLogWriter } from './sim-logs.js';
 import type { SimProcess } from './sim-process.js';
 

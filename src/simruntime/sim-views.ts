@@ -13,7 +13,7 @@ import type {
   PodSandbox,
   PodSandboxStatus,
   StringMap,
-} from '../cri/cri-types.js';
+} from '../shared/cri/cri-types.js';
 import type { ContainerRecord, SandboxRecord } from './sim-state.js';
 
 /** containerd's reasons for exited containers (pkg/cri/server/helpers.go). */

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { CriClient } from '../../src/cri/cri-client.js';
+import { CriClient } from '../../src/shared/cri/cri-client.js';
 import { startContainerd, type ContainerdInstance } from '../harness/containerd-harness.js';
 import { defineCriContract } from './cri-contract.js';
 import { runPod, uniqueName } from './cri-contract-fixtures.js';

@@ -4,7 +4,7 @@
  * pullable; the busybox image is pulled first so that it is present as in containerd, where the
  * harness imports it.
  */
-import { CriClient } from '../../src/cri/cri-client.js';
+import { CriClient } from '../../src/shared/cri/cri-client.js';
 import { startSimRuntime } from '../harness/sim-runtime-harness.js';
 import { defineCriContract } from './cri-contract.js';
 import { BUSYBOX_IMAGE } from './cri-contract-fixtures.js';

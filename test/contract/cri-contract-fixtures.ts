@@ -3,9 +3,9 @@
  * Specs are shaped like the kubelet's (kuberuntime_sandbox.go / kuberuntime_container.go) but
  * minimal: what the contract needs and nothing a runtime could trip over.
  */
-import { CriError } from '../../src/cri/cri-errors.js';
-import type { RuntimeService } from '../../src/cri/runtime-service.js';
-import type { ContainerConfig, ContainerState, ContainerStatus, PodSandboxConfig, StringMap } from '../../src/cri/cri-types.js';
+import { CriError } from '../../src/shared/cri/cri-errors.js';
+import type { RuntimeService } from '../../src/shared/cri/runtime-service.js';
+import type { ContainerConfig, ContainerState, ContainerStatus, PodSandboxConfig, StringMap } from '../../src/shared/cri/cri-types.js';
 import { BUSYBOX_IMAGE } from '../harness/local-images.js';
 import { pollUntil } from '../harness/poll.js';
 

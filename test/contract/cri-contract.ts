@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CriClient } from '../../src/cri/cri-client.js';
+import { CriClient } from '../../src/shared/cri/cri-client.js';
 import { teardownAllPods } from '../harness/cri-teardown.js';
 import { defineIoContract } from './cri-contract-io.js';
 import { defineLifecycleContract } from './cri-contract-lifecycle.js';

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { loadCriProto } from '../../src/cri/cri-proto.js';
+import { loadCriProto } from '../../src/shared/cri/cri-proto.js';
 import { goGrpcClientBinary, runGoGrpcClient } from '../harness/go-grpc-client.js';
 import { startSimRuntime, type SimRuntimeInstance } from '../harness/sim-runtime-harness.js';
 

@@ -9,7 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
-import { CriClient } from '../../src/cri/cri-client.js';
+import { CriClient } from '../../src/shared/cri/cri-client.js';
 import { removeAgentRoot } from '../harness/agent-root.js';
 import { pollUntil } from '../harness/poll.js';
 

@@ -13,12 +13,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parsePromText, sampleSum } from '../../bench/prom-text.js';
-import { Agent } from '../../src/agent/agent.js';
-import { AGENT_DEFAULTS } from '../../src/agent/agent-config.js';
-import { realClock, realRandom } from '../../src/clock/clock.js';
-import { PoolDispatcher } from '../../src/dispatch/pool-dispatcher.js';
-import { shardOf } from '../../src/dispatch/shard-table.js';
-import { silentLogger } from '../../src/logging/logger.js';
+import { Agent } from '../../src/main/agent/agent.js';
+import { AGENT_DEFAULTS } from '../../src/main/agent/agent-config.js';
+import { realClock, realRandom } from '../../src/shared/clock/clock.js';
+import { PoolDispatcher } from '../../src/main/dispatch/pool-dispatcher.js';
+import { shardOf } from '../../src/main/dispatch/shard-table.js';
+import { silentLogger } from '../../src/shared/logging/logger.js';
 import { startSimRuntime, type SimRuntimeInstance } from '../harness/sim-runtime-harness.js';
 import { freePort, pollUntil, runtimeView, writePodManifest } from './agent-harness.js';
 

@@ -12,10 +12,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Agent } from '../../src/agent/agent.js';
-import { AGENT_DEFAULTS } from '../../src/agent/agent-config.js';
-import { realClock, realRandom } from '../../src/clock/clock.js';
-import { silentLogger } from '../../src/logging/logger.js';
+import { Agent } from '../../src/main/agent/agent.js';
+import { AGENT_DEFAULTS } from '../../src/main/agent/agent-config.js';
+import { realClock, realRandom } from '../../src/shared/clock/clock.js';
+import { silentLogger } from '../../src/shared/logging/logger.js';
 import { startSimRuntime, type SimRuntimeInstance } from '../harness/sim-runtime-harness.js';
 import { freePort, pollUntil, runtimeView, writePodManifest } from './agent-harness.js';
 

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
-import { CriClient } from '../../src/cri/cri-client.js';
+import { CriClient } from '../../src/shared/cri/cri-client.js';
 import { startSimRuntime, type SimRuntimeInstance } from '../harness/sim-runtime-harness.js';
 import { pollUntil, runtimeView, startAgent, writePodManifest, type AgentProcess } from './agent-harness.js';
 

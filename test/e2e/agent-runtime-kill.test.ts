@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startSimRuntime, type ManagedProcess } from '../../bench/processes.js';
-import { realClock } from '../../src/clock/clock.js';
+import { realClock } from '../../src/shared/clock/clock.js';
 import { runtimeKillScenario } from './runtime-kill-scenario.js';
 
 const PODS = 60;

@@ -5,7 +5,7 @@
  * plus ExecSync `cat` through CRI (what `kubectl exec cat` would show).
  */
 import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
-import { CriClient } from '../../src/cri/cri-client.js';
+import { CriClient } from '../../src/shared/cri/cri-client.js';
 import { TEST_IMAGE } from './cluster-harness.js';
 
 export const SA_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';

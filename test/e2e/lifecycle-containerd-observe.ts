@@ -11,8 +11,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
-import type { CriClient } from '../../src/cri/cri-client.js';
-import type { ContainerStatus } from '../../src/cri/cri-types.js';
+import type { CriClient } from '../../src/shared/cri/cri-client.js';
+import type { ContainerStatus } from '../../src/shared/cri/cri-types.js';
 
 /** Writes `<dir>/<name>.yaml` with `yaml` as is (atomically: temp file + rename). */
 export function writeManifest(dir: string, name: string, yaml: string): string {

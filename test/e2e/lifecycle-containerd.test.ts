@@ -22,7 +22,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CriClient } from '../../src/cri/cri-client.js';
+import { CriClient } from '../../src/shared/cri/cri-client.js';
 import { startContainerd, type ContainerdInstance } from '../harness/containerd-harness.js';
 import { pollUntil, startAgent, type AgentProcess } from './agent-harness.js';
 import { TaskEvents } from './lifecycle-containerd-events.js';

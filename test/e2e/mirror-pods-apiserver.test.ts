@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startSimRuntime, type ManagedProcess } from '../../bench/processes.js';
-import { realClock } from '../../src/clock/clock.js';
+import { realClock } from '../../src/shared/clock/clock.js';
 import { startControlPlane, type ControlPlane } from '../harness/apiserver-harness.js';
 import { pollUntil, runtimeView, startAgent, writePodManifest, type AgentProcess } from './agent-harness.js';
 

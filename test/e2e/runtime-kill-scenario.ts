@@ -15,7 +15,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { realClock } from '../../src/clock/clock.js';
+import { realClock } from '../../src/shared/clock/clock.js';
 import { pollUntil, runtimeView, startAgent, writePodManifest, type AgentProcess } from './agent-harness.js';
 
 type View = Awaited<ReturnType<typeof runtimeView>>;

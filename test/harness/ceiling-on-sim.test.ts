@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { runCeiling } from '../../bench/ceiling.js';
 import { parseCeilingArgs } from '../../bench/ceiling-cli.js';
-import { CriClient } from '../../src/cri/cri-client.js';
+import { CriClient } from '../../src/shared/cri/cri-client.js';
 import { startSimRuntime, type SimRuntimeInstance } from './sim-runtime-harness.js';
 
 describe('bench/ceiling on the sim runtime', () => {

@@ -17,7 +17,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CriClient } from '../../src/cri/cri-client.js';
+import { CriClient } from '../../src/shared/cri/cri-client.js';
 import { containerdLayout, renderBridgeConflist, renderContainerdConfig, type ContainerdLayout } from './containerd-config.js';
 import { childrenOf, findProcesses, isAlive, listProcesses, signal } from './host-processes.js';
 import { ensureLocalImages, type LocalImages } from './local-images.js';

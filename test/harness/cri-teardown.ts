@@ -8,7 +8,7 @@
  * still in flight then are cancelled), so a wedged runtime cannot hold a test run hostage; the
  * harness's process kills are the backstop.
  */
-import { CriClient } from '../../src/cri/cri-client.js';
+import { CriClient } from '../../src/shared/cri/cri-client.js';
 import { mapSettled } from './bounded-concurrency.js';
 
 export interface TeardownOptions {

@@ -3,7 +3,7 @@
  * the one place tests wait on something outside the process: each probe asks the system, the
  * interval only paces the asking, and the deadline turns "never" into a clear failure.
  */
-import { realClock, type Clock } from '../../src/clock/clock.js';
+import { realClock, type Clock } from '../../src/shared/clock/clock.js';
 
 export class PollTimeoutError extends Error {
   override readonly name = 'PollTimeoutError';

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CriClient } from '../../src/cri/cri-client.js';
+import { CriClient } from '../../src/shared/cri/cri-client.js';
 import { pollUntil } from './poll.js';
 
 export interface StartSimRuntimeOptions {

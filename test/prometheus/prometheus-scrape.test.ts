@@ -8,9 +8,9 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import { createMetricsSystem, type MetricsSystem } from '../../src/metrics/main-metrics.js';
-import { createAgentServer, type AgentServer } from '../../src/server/agent-server.js';
-import { silentLogger } from '../../src/logging/logger.js';
+import { createMetricsSystem, type MetricsSystem } from '../../src/main/metrics/main-metrics.js';
+import { createAgentServer, type AgentServer } from '../../src/main/server/agent-server.js';
+import { silentLogger } from '../../src/shared/logging/logger.js';
 import { KUBELET_NAMING_EXCEPTIONS } from '../unit/metrics/naming-exceptions.js';
 import { promtoolCheckMetrics, startPrometheus, type PrometheusHandle } from './prometheus-harness.js';
 

@@ -2,8 +2,8 @@
  * A pod's runtime status read from CRI the way a PLEG relist caches it (sandboxes and
  * containers by UID label, newest first), for scenario tests that drive the syncer directly.
  */
-import type { CriClient } from '../../src/cri/cri-client.js';
-import type { RuntimePodStatus } from '../../src/pod-cache/runtime-pod-status.js';
+import type { CriClient } from '../../src/shared/cri/cri-client.js';
+import type { RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 
 /** What a PLEG relist caches: the pod's sandboxes and containers by UID label, newest first. */
 export async function relist(client: CriClient, uid: string): Promise<RuntimePodStatus> {

@@ -5,9 +5,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CriClient, normalizeEndpoint } from '../../src/cri/cri-client.js';
-import { isCancelled, isDeadlineExceeded, isNotFound, isUnavailable, CriError } from '../../src/cri/cri-errors.js';
-import type { CriOperationEvent } from '../../src/cri/runtime-service.js';
+import { CriClient, normalizeEndpoint } from '../../src/shared/cri/cri-client.js';
+import { isCancelled, isDeadlineExceeded, isNotFound, isUnavailable, CriError } from '../../src/shared/cri/cri-errors.js';
+import type { CriOperationEvent } from '../../src/shared/cri/runtime-service.js';
 import { startHarness } from './simruntime/sim-harness.js';
 
 test('endpoints: unix:// or an absolute path; anything else is a typed error', () => {

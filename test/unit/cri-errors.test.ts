@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { status } from '@grpc/grpc-js';
-import { criErrorFromGrpc, criErrorFromWire, grpcStatusOf, isNotFound, isAlreadyExists, CriError } from '../../src/cri/cri-errors.js';
+import { criErrorFromGrpc, criErrorFromWire, grpcStatusOf, isNotFound, isAlreadyExists, CriError } from '../../src/shared/cri/cri-errors.js';
 
 test('gRPC status codes translate once into stable CRI codes', () => {
   const nf = criErrorFromGrpc('ContainerStatus', { code: status.NOT_FOUND, details: 'container "x" not found' });

@@ -9,7 +9,7 @@
  */
 import type { V1ContainerStatus, V1Pod, V1PodStatus } from '@kubernetes/client-node';
 import type { ProbeResultsReader } from '../prober/probe-results.js';
-import type { RuntimePodStatus } from '../../src/pod-cache/runtime-pod-status.js';
+import type { RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 import { DEADLINE_EXCEEDED_MESSAGE, DEADLINE_EXCEEDED_REASON, pastActiveDeadline } from './active-deadline.js';
 import { podSandboxChanged } from './compute-pod-actions.js';
 import { generateConditions } from './conditions.js';

@@ -12,7 +12,7 @@
  * After a step back of an hour the wall-clock difference is an hour short, but the monotonic one
  * still lets the container restart when its delay is over (the kubelet would wait the hour).
  */
-import type { Clock, Random } from '../../src/clock/clock.js';
+import type { Clock, Random } from '../../src/shared/clock/clock.js';
 
 export interface BackoffOptions {
   initialMs: number;
@@ -122,4 +122,4 @@ export class Backoff {
   }
 }
 
-export { formatGoDuration } from '../../src/agent/duration.js';
+export { formatGoDuration } from '../../src/shared/clock/go-duration.js';

@@ -10,11 +10,11 @@
  * retry has less to do.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import { isNotFound } from '../../src/cri/cri-errors.js';
-import type { RuntimeService } from '../../src/cri/runtime-service.js';
-import type { Logger } from '../../src/logging/logger.js';
-import type { RuntimePodStatus } from '../../src/pod-cache/runtime-pod-status.js';
-import { KubernetesPodUIDLabel } from '../../src/kubetypes/kubelet-labels.js';
+import { isNotFound } from '../../src/shared/cri/cri-errors.js';
+import type { RuntimeService } from '../../src/shared/cri/runtime-service.js';
+import type { Logger } from '../../src/shared/logging/logger.js';
+import type { RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
+import { KubernetesPodUIDLabel } from '../../src/shared/kubetypes/kubelet-labels.js';
 import { errorMessage, rethrowIfAborted, type SyncFailure } from './kuberuntime-errors.js';
 import { podUID } from './pod-spec.js';
 import { podLogsDirectory } from './sandbox-config.js';

@@ -21,7 +21,7 @@
  */
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import type { ProbeResultsReader } from '../prober/probe-results.js';
-import type { RuntimeContainerStatus, RuntimePodStatus } from '../../src/pod-cache/runtime-pod-status.js';
+import type { RuntimeContainerStatus, RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 import { hashContainer } from './container-hash.js';
 import {
   appContainers,

@@ -13,7 +13,7 @@
  */
 import path from 'node:path';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
-import type { ContainerConfig, LinuxContainerResources } from '../../src/cri/cri-types.js';
+import type { ContainerConfig, LinuxContainerResources } from '../../src/shared/cri/cri-types.js';
 import { expandCommandAndArgs, makeEnvironmentVariables, type EnvContext } from './container-env.js';
 import { newContainerAnnotations, newContainerLabels } from './labels.js';
 import { cpuMillis, quantityValue } from './resource-quantity.js';

@@ -15,7 +15,7 @@
  * Values are never logged.
  */
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
-import type { KeyValue } from '../../src/cri/cri-types.js';
+import type { KeyValue } from '../../src/shared/cri/cri-types.js';
 import type { ConfigMapContents, ObjectLookup, PodApiObjects, SecretContents } from '../volumes/api-object-snapshot.js';
 import { podFieldValue, resourceFieldValue, type FieldContext } from './downward-api.js';
 import { containerSpec, podNamespace } from './pod-spec.js';

@@ -13,10 +13,10 @@
  * next sync because the instance is still listed).
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import { isNotFound } from '../../src/cri/cri-errors.js';
-import type { RuntimeService } from '../../src/cri/runtime-service.js';
-import type { Logger } from '../../src/logging/logger.js';
-import type { RuntimeContainerStatus, RuntimePodStatus } from '../../src/pod-cache/runtime-pod-status.js';
+import { isNotFound } from '../../src/shared/cri/cri-errors.js';
+import type { RuntimeService } from '../../src/shared/cri/runtime-service.js';
+import type { Logger } from '../../src/shared/logging/logger.js';
+import type { RuntimeContainerStatus, RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 import { errorMessage, rethrowIfAborted } from './kuberuntime-errors.js';
 import { initContainers } from './pod-spec.js';
 

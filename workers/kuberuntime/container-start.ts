@@ -16,14 +16,14 @@
  */
 import { PodEventReason, containerFieldPath, type PodEventRecorder } from './pod-events.js';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
-import type { Clock } from '../../src/clock/clock.js';
-import type { KeyValue, PodSandboxConfig } from '../../src/cri/cri-types.js';
+import type { Clock } from '../../src/shared/clock/clock.js';
+import type { KeyValue, PodSandboxConfig } from '../../src/shared/cri/cri-types.js';
 import type { MountsResult } from '../volumes/container-mounts.js';
 import type { PodApiObjects } from '../volumes/api-object-snapshot.js';
-import { isNotFound } from '../../src/cri/cri-errors.js';
-import type { RuntimeService } from '../../src/cri/runtime-service.js';
-import type { Logger } from '../../src/logging/logger.js';
-import type { RuntimePodStatus } from '../../src/pod-cache/runtime-pod-status.js';
+import { isNotFound } from '../../src/shared/cri/cri-errors.js';
+import type { RuntimeService } from '../../src/shared/cri/runtime-service.js';
+import type { Logger } from '../../src/shared/logging/logger.js';
+import type { RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 import { formatGoDuration, type Backoff } from './backoff.js';
 import { generateContainerConfig } from './container-config.js';
 import { hashContainer } from './container-hash.js';

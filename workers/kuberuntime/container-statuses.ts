@@ -17,7 +17,7 @@
  */
 import type { V1Container, V1ContainerState, V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
 import type { ProbeResultsReader } from '../prober/probe-results.js';
-import type { RuntimeContainerStatus, RuntimePodStatus } from '../../src/pod-cache/runtime-pod-status.js';
+import type { RuntimeContainerStatus, RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 import { shouldContainerBeRestarted } from './compute-pod-actions.js';
 import type { ReasonEntry } from './reason-cache.js';
 import { findContainerStatusByName, initContainers, nsToDate } from './pod-spec.js';

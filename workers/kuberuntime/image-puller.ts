@@ -11,8 +11,8 @@
  *   while the backoff of the last failed pull runs), ErrImageNeverPull, ImageInspectError.
  */
 import type { V1Container } from '@kubernetes/client-node';
-import type { PodSandboxConfig } from '../../src/cri/cri-types.js';
-import type { ImageService } from '../../src/cri/runtime-service.js';
+import type { PodSandboxConfig } from '../../src/shared/cri/cri-types.js';
+import type { ImageService } from '../../src/shared/cri/runtime-service.js';
 import type { Backoff } from './backoff.js';
 import { errorMessage, rethrowIfAborted, type SyncFailure } from './kuberuntime-errors.js';
 

@@ -14,11 +14,11 @@
  */
 import { PodEventReason, containerFieldPath, type PodEventRecorder } from './pod-events.js';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
-import type { Clock } from '../../src/clock/clock.js';
-import { isNotFound } from '../../src/cri/cri-errors.js';
-import type { RuntimeService } from '../../src/cri/runtime-service.js';
-import type { Logger } from '../../src/logging/logger.js';
-import type { RuntimePodStatus } from '../../src/pod-cache/runtime-pod-status.js';
+import type { Clock } from '../../src/shared/clock/clock.js';
+import { isNotFound } from '../../src/shared/cri/cri-errors.js';
+import type { RuntimeService } from '../../src/shared/cri/runtime-service.js';
+import type { Logger } from '../../src/shared/logging/logger.js';
+import type { RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 import type { KillReason } from './compute-pod-actions.js';
 import { errorMessage, rethrowIfAborted, type SyncFailure } from './kuberuntime-errors.js';
 import { runLifecycleHandler } from './lifecycle-hooks.js';

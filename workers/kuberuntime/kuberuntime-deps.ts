@@ -2,9 +2,9 @@
  * The one deps object of {@link KubeRuntimeSyncer}, its frozen defaults and its up-front
  * validation (a missing or bad field fails construction with an error naming it).
  */
-import type { Clock, Random } from '../../src/clock/clock.js';
-import type { ImageService, RuntimeService } from '../../src/cri/runtime-service.js';
-import type { Logger } from '../../src/logging/logger.js';
+import type { Clock, Random } from '../../src/shared/clock/clock.js';
+import type { ImageService, RuntimeService } from '../../src/shared/cri/runtime-service.js';
+import type { Logger } from '../../src/shared/logging/logger.js';
 import type { ProbeResultsReader } from '../prober/probe-results.js';
 import { nodePodLogDirs, type PodLogDirs } from './pod-log-dirs.js';
 import type { PodEventRecorder } from './pod-events.js';

@@ -6,7 +6,7 @@
  * stable error code for callers that branch on it. Failures travel as {@link WireError}
  * (`{ code, message }`) across the worker boundary; the reason is recoverable from the code.
  */
-import type { WireError } from '../../src/cri/cri-errors.js';
+import type { WireError } from '../../src/shared/cri/cri-errors.js';
 
 /** Waiting reasons a failed start leaves on a container (the kubelet's exact strings). */
 export type StartFailureReason =

@@ -15,10 +15,10 @@
  *     refreshes it after the sync; this module does not re-list).
  */
 import type { V1Pod, V1PodStatus } from '@kubernetes/client-node';
-import type { RuntimePodStatus } from '../../src/pod-cache/runtime-pod-status.js';
+import type { RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 import type { CleanupPodInput, PodSyncer, SyncPodInput, SyncPodOutcome, TerminatePodInput, TerminatePodOutcome } from '../pod-sync.js';
-import type { WireError } from '../../src/cri/cri-errors.js';
-import { podFields as logPodFields } from '../../src/logging/logger.js';
+import type { WireError } from '../../src/shared/cri/cri-errors.js';
+import { podFields as logPodFields } from '../../src/shared/logging/logger.js';
 import { msUntilActiveDeadline } from './active-deadline.js';
 import { generateAPIPodStatus } from './api-status.js';
 import { Backoff } from './backoff.js';

@@ -8,7 +8,7 @@
  * annotations carry the container's restart bookkeeping.
  */
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
-import type { StringMap } from '../../src/cri/cri-types.js';
+import type { StringMap } from '../../src/shared/cri/cri-types.js';
 import {
   ContainerHashLabel,
   ContainerPortsLabel,
@@ -22,7 +22,7 @@ import {
   KubernetesPodUIDLabel,
   PodDeletionGracePeriodLabel,
   PodTerminationGracePeriodLabel,
-} from '../../src/kubetypes/kubelet-labels.js';
+} from '../../src/shared/kubetypes/kubelet-labels.js';
 import { hashContainer, stableJson } from './container-hash.js';
 import { podName, podNamespace, podUID } from './pod-spec.js';
 

@@ -5,8 +5,8 @@
  * implemented in shardlet and fail with a message saying so.
  */
 import type { V1Container, V1LifecycleHandler, V1Pod } from '@kubernetes/client-node';
-import type { Clock } from '../../src/clock/clock.js';
-import type { RuntimeService } from '../../src/cri/runtime-service.js';
+import type { Clock } from '../../src/shared/clock/clock.js';
+import type { RuntimeService } from '../../src/shared/cri/runtime-service.js';
 import { errorMessage, rethrowIfAborted } from './kuberuntime-errors.js';
 import { formatPod } from './pod-spec.js';
 

@@ -1,7 +1,7 @@
 /**
  * The pod events the kubelet records while it syncs a pod (pkg/kubelet/events/event.go reasons),
  * as a recorder role the runtime logic calls at the moment the action happens. In cluster mode
- * the pod-worker thread forwards each to the main thread's event recorder (src/events/); in
+ * the pod-worker thread forwards each to the main thread's event recorder (src/main/events/); in
  * standalone mode there is no recorder and nothing is built.
  */
 import type { V1Pod } from '@kubernetes/client-node';

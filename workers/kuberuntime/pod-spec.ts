@@ -4,7 +4,7 @@
  * conversions between CRI nanoseconds and API dates. Pure; no I/O.
  */
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
-import type { RuntimeContainerStatus, RuntimePodStatus } from '../../src/pod-cache/runtime-pod-status.js';
+import type { RuntimeContainerStatus, RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 
 export type RestartPolicy = 'Always' | 'OnFailure' | 'Never';
 

@@ -5,9 +5,9 @@
  * sandboxes that were ready; one ContainerStatus / PodSandboxStatus call each. An instance the
  * runtime no longer knows is dropped. A failed call keeps the old entry (best effort).
  */
-import { isNotFound } from '../../src/cri/cri-errors.js';
-import type { RuntimeService } from '../../src/cri/runtime-service.js';
-import type { RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus } from '../../src/pod-cache/runtime-pod-status.js';
+import { isNotFound } from '../../src/shared/cri/cri-errors.js';
+import type { RuntimeService } from '../../src/shared/cri/runtime-service.js';
+import type { RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 import { rethrowIfAborted } from './kuberuntime-errors.js';
 
 export async function refreshPodStatus(runtime: RuntimeService, status: RuntimePodStatus, signal: AbortSignal): Promise<RuntimePodStatus> {

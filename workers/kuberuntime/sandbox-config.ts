@@ -10,7 +10,7 @@
  * QoS cgroup hierarchy), sysctls, seccomp/apparmor. containerd applies its defaults for these.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import type { NamespaceOption, PodSandboxConfig, PortMapping } from '../../src/cri/cri-types.js';
+import type { NamespaceOption, PodSandboxConfig, PortMapping } from '../../src/shared/cri/cri-types.js';
 import { newPodAnnotations, newPodLabels } from './labels.js';
 import { appContainers, initContainers, isHostNetwork, podName, podNamespace, podUID } from './pod-spec.js';
 

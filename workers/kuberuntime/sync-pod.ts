@@ -12,8 +12,8 @@
  * Throws only when `signal` aborts.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import type { PodSandboxConfig } from '../../src/cri/cri-types.js';
-import type { RuntimePodStatus } from '../../src/pod-cache/runtime-pod-status.js';
+import type { PodSandboxConfig } from '../../src/shared/cri/cri-types.js';
+import type { RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 import type { ProbeResultsReader } from '../prober/probe-results.js';
 import { computePodActions } from './compute-pod-actions.js';
 import { checkCrashBackoff, startContainer, type StartDeps } from './container-start.js';

@@ -2,21 +2,21 @@
  * What a thread that does pod work calls to record metrics: pod-worker threads, the PLEG
  * thread, and the main thread itself (`--workers 0`, or main-thread metrics such as pod counts).
  * Each call is a few Float64 writes into this thread's slot of the shared metrics arena; the
- * main thread reads all slots at scrape time (src/metrics/metrics-aggregator.ts). No messages,
+ * main thread reads all slots at scrape time (src/main/metrics/metrics-aggregator.ts). No messages,
  * no awaits: recording never yields and never throws for a well-typed call.
  *
  * Wiring: the main thread creates the arena (`createMetricsArena()`) and passes `arena.buffer`
  * to every thread (Piscina `workerData`); each thread calls `createWorkerMetrics({ arena })`
- * once at startup. Label values follow the kubelet (see src/metrics/kubelet-metrics.ts).
+ * once at startup. Label values follow the kubelet (see src/shared/metrics/kubelet-metrics.ts).
  */
 import { threadId as currentThreadId } from 'node:worker_threads';
 import type { SyncPodType } from '../pod-sync.js';
 import type { ProbeResult, ProbeType } from '../prober/probe-results.js';
-import * as k from '../../src/metrics/kubelet-metrics.js';
-import * as s from '../../src/metrics/shardlet-metrics.js';
-import { claimSlot, createMetricsArena, openMetricsArena, type MetricsArena } from '../../src/metrics/metrics-arena.js';
-import { MetricsRecorder, type BoundCounter, type BoundHistogram } from '../../src/metrics/metrics-recorder.js';
-import { RegionWriter } from '../../src/metrics/region-writer.js';
+import * as k from '../../src/shared/metrics/kubelet-metrics.js';
+import * as s from '../../src/shared/metrics/shardlet-metrics.js';
+import { claimSlot, createMetricsArena, openMetricsArena, type MetricsArena } from '../../src/shared/metrics/metrics-arena.js';
+import { MetricsRecorder, type BoundCounter, type BoundHistogram } from '../../src/shared/metrics/metrics-recorder.js';
+import { RegionWriter } from '../../src/shared/metrics/region-writer.js';
 
 export interface WorkerMetricsOptions {
   /** The arena from the main thread (`arena.buffer` through workerData), or the arena itself on main. */

@@ -36,14 +36,14 @@
  *     counted as discarded (kubelet_pleg_discard_events) but keeps its old record, so they
  *     are generated again next relist instead of being lost (the kubelet loses them).
  */
-import type { Clock, TimerHandle } from '../../src/clock/clock.js';
-import type { RuntimeService } from '../../src/cri/runtime-service.js';
-import { silentLogger, type Logger } from '../../src/logging/logger.js';
-import { CacheError } from '../../src/pod-cache/pod-cache-errors.js';
-import { cacheNow, type PodCacheReader, type PodCacheWriter } from '../../src/pod-cache/pod-cache.js';
-import type { RuntimePodStatus } from '../../src/pod-cache/runtime-pod-status.js';
+import type { Clock, TimerHandle } from '../../src/shared/clock/clock.js';
+import type { RuntimeService } from '../../src/shared/cri/runtime-service.js';
+import { silentLogger, type Logger } from '../../src/shared/logging/logger.js';
+import { CacheError } from '../../src/shared/pod-cache/pod-cache-errors.js';
+import { cacheNow, type PodCacheReader, type PodCacheWriter } from '../../src/shared/pod-cache/pod-cache.js';
+import type { RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 import { BulkPodStatusBuilder, groupByPod, type RelistPod } from '../runtime-status/bulk-pod-status.js';
-import { plegHealth, type PlegHealth } from '../../src/pleg/pleg-health.js';
+import { plegHealth, type PlegHealth } from '../../src/shared/pleg/pleg-health.js';
 import { matchesListing } from './pleg-cache-resync.js';
 import type { PodLifecycleEvent } from './pleg-events.js';
 import { PodRecords } from './pleg-records.js';

@@ -4,7 +4,7 @@
  * names exactly the listed sandboxes and containers, each in its listed state — then no change
  * happened since it was written and the pod needs no inspection, only a PodSync. Pure.
  */
-import type { RuntimePodStatus } from '../../src/pod-cache/runtime-pod-status.js';
+import type { RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 import type { RelistPod } from '../runtime-status/bulk-pod-status.js';
 
 /** Whether a status names exactly the listed sandboxes and containers, each in its listed state. */

@@ -3,7 +3,7 @@
  * PLEG (pkg/kubelet/pleg/pleg.go, generic.go generateEvents). Sandboxes are tracked like
  * containers (READY = running, NOTREADY = exited), as the kubelet does.
  */
-import type { ContainerState, PodSandboxState } from '../../src/cri/cri-types.js';
+import type { ContainerState, PodSandboxState } from '../../src/shared/cri/cri-types.js';
 
 export type PodLifecycleEventType =
   /** The container's new state is running. */

@@ -3,12 +3,12 @@
  * protocol (pleg-protocol.ts). Thin on purpose; the logic is in generic-pleg.ts.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { realClock } from '../../src/clock/clock.js';
-import { CriClient } from '../../src/cri/cri-client.js';
-import { createLogger } from '../../src/logging/logger.js';
-import { attachPodCache } from '../../src/pod-cache/pod-cache-create.js';
+import { realClock } from '../../src/shared/clock/clock.js';
+import { CriClient } from '../../src/shared/cri/cri-client.js';
+import { createLogger } from '../../src/shared/logging/logger.js';
+import { attachPodCache } from '../../src/shared/pod-cache/pod-cache-create.js';
 import { GenericPleg, GENERIC_PLEG_DEFAULTS } from './generic-pleg.js';
-import { PLEG_THREAD_DEFAULTS, isPlegInbound, type PlegOutbound, type PlegStartOptions } from './pleg-protocol.js';
+import { PLEG_THREAD_DEFAULTS, isPlegInbound, type PlegOutbound, type PlegStartOptions } from '../../src/shared/protocol/pleg-protocol.js';
 
 if (!parentPort) throw new Error('pleg-thread.js must run in a worker thread');
 const port = parentPort;

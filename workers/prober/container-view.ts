@@ -7,7 +7,7 @@
  * Ownership: written only by the prober manager; read by probe workers; all on one thread.
  */
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
-import type { ContainerState } from '../../src/cri/cri-types.js';
+import type { ContainerState } from '../../src/shared/cri/cri-types.js';
 import type { ProbeResultsStore } from './probe-results-store.js';
 import type { ProbeWorker } from './probe-worker.js';
 

@@ -17,7 +17,7 @@
  * Ownership: `dueAt`, `heapIndex` and `triggerQueued` of an entry are written only here.
  * Times are Clock.monotonic() milliseconds.
  */
-import type { Clock, TimerHandle } from '../../src/clock/clock.js';
+import type { Clock, TimerHandle } from '../../src/shared/clock/clock.js';
 
 export interface ScheduledProbe {
   /** Next tick (monotonic ms). Written by the scheduler. */

@@ -26,8 +26,8 @@
  */
 import { PodEventReason, containerFieldPath, type PodEventRecorder } from '../kuberuntime/pod-events.js';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
-import type { Clock } from '../../src/clock/clock.js';
-import type { Logger } from '../../src/logging/logger.js';
+import type { Clock } from '../../src/shared/clock/clock.js';
+import type { Logger } from '../../src/shared/logging/logger.js';
 import type { ContainerView } from './container-view.js';
 import { isProbeAborted } from './prober-errors.js';
 import type { Prober, ProbeTarget } from './prober.js';

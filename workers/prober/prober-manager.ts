@@ -24,9 +24,9 @@
  */
 import type { PodEventRecorder } from '../kuberuntime/pod-events.js';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
-import type { Clock, Random } from '../../src/clock/clock.js';
-import { silentLogger, type Logger } from '../../src/logging/logger.js';
-import type { RuntimePodStatus } from '../../src/pod-cache/runtime-pod-status.js';
+import type { Clock, Random } from '../../src/shared/clock/clock.js';
+import { silentLogger, type Logger } from '../../src/shared/logging/logger.js';
+import type { RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 import { ContainerView, nsToMs, type PodProbeState } from './container-view.js';
 import { createProber, type Prober } from './prober.js';
 import type { ProbeResultsReader, ProbeType, ProbeUpdate } from './probe-results.js';

@@ -9,7 +9,7 @@
  * than dialling an empty address.
  */
 import type { V1Container } from '@kubernetes/client-node';
-import type { Clock } from '../../src/clock/clock.js';
+import type { Clock } from '../../src/shared/clock/clock.js';
 import { ProbeError } from './prober-errors.js';
 import { probeErrored, type ProbeOutcome } from './probe-outcome.js';
 import { resolveProbePort } from './probe-port.js';

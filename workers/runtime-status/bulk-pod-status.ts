@@ -14,10 +14,10 @@
  * Owned by the PLEG (one instance, one thread); not safe for concurrent build() calls.
  */
 import { setMaxListeners } from 'node:events';
-import { CriError, isNotFound, type WireError } from '../../src/cri/cri-errors.js';
-import type { Container, PodSandbox } from '../../src/cri/cri-types.js';
-import type { CallOptions, RuntimeService } from '../../src/cri/runtime-service.js';
-import type { RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus } from '../../src/pod-cache/runtime-pod-status.js';
+import { CriError, isNotFound, type WireError } from '../../src/shared/cri/cri-errors.js';
+import type { Container, PodSandbox } from '../../src/shared/cri/cri-types.js';
+import type { CallOptions, RuntimeService } from '../../src/shared/cri/runtime-service.js';
+import type { RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 import {
   assemblePodStatus, containerDetails, containerIdentity, listOnlyDetails, sandboxDetails, sandboxIdentity,
   toContainerStatus, toSandboxStatus, type ContainerDetails, type PodIdentity, type SandboxDetails,

@@ -4,12 +4,12 @@
  * last inspection of each object). Mirrors kuberuntime's toKubeContainerStatus and
  * GetPodStatus's sandbox handling.
  */
-import type { Container, ContainerStatus, PodSandbox, PodSandboxStatus } from '../../src/cri/cri-types.js';
+import type { Container, ContainerStatus, PodSandbox, PodSandboxStatus } from '../../src/shared/cri/cri-types.js';
 import {
   ContainerHashLabel, ContainerRestartCountLabel, KubernetesContainerNameLabel, KubernetesPodNameLabel,
   KubernetesPodNamespaceLabel, KubernetesPodUIDLabel,
-} from '../../src/kubetypes/kubelet-labels.js';
-import type { RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus } from '../../src/pod-cache/runtime-pod-status.js';
+} from '../../src/shared/kubetypes/kubelet-labels.js';
+import type { RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 
 /** What only PodSandboxStatus knows about a sandbox (ListPodSandbox does not carry it). */
 export interface SandboxDetails {

@@ -4,10 +4,10 @@
  * container of the pod is inspected; objects that vanish between List and Status (NotFound)
  * are skipped, as the kubelet does; any other error is thrown (a CriError).
  */
-import { isNotFound } from '../../src/cri/cri-errors.js';
-import type { RuntimeService } from '../../src/cri/runtime-service.js';
-import { KubernetesPodUIDLabel } from '../../src/kubetypes/kubelet-labels.js';
-import type { RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus } from '../../src/pod-cache/runtime-pod-status.js';
+import { isNotFound } from '../../src/shared/cri/cri-errors.js';
+import type { RuntimeService } from '../../src/shared/cri/runtime-service.js';
+import { KubernetesPodUIDLabel } from '../../src/shared/kubetypes/kubelet-labels.js';
+import type { RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 import { assemblePodStatus, containerDetails, sandboxDetails, toContainerStatus, toSandboxStatus } from './cri-status-convert.js';
 
 export async function getPodStatus(

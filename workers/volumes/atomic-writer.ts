@@ -19,7 +19,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Clock } from '../../src/clock/clock.js';
+import type { Clock } from '../../src/shared/clock/clock.js';
 import { checkRelativePath } from './volume-paths.js';
 
 export interface PayloadFile {

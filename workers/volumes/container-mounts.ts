@@ -17,7 +17,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { V1Container, V1Pod, V1Volume } from '@kubernetes/client-node';
-import type { KeyValue, Mount, MountPropagation } from '../../src/cri/cri-types.js';
+import type { KeyValue, Mount, MountPropagation } from '../../src/shared/cri/cri-types.js';
 import { expand } from '../kuberuntime/container-env.js';
 import { volumeSourceType } from './volume-manager.js';
 import { checkRelativePath, isWithin } from './volume-paths.js';

@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
-import type { Clock } from '../../src/clock/clock.js';
+import type { Clock } from '../../src/shared/clock/clock.js';
 import type { FieldContext } from '../kuberuntime/downward-api.js';
 import { writeAtomically, type Payload } from './atomic-writer.js';
 import { makePayload } from './payload-sources.js';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseCpuMillis, parseBytes, parseQuantity, isNegative } from '../../../src/admission/quantity.js';
+import { parseCpuMillis, parseBytes, parseQuantity, isNegative } from '../../../src/shared/resources/quantity.js';
 
 test('cpu quantities convert to millicores, rounding up', () => {
   assert.equal(parseCpuMillis('2'), 2000);

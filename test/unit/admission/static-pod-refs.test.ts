@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Pod } from '@kubernetes/client-node';
-import { admitStaticPodRefs } from '../../../src/admission/static-pod-refs.js';
+import { admitStaticPodRefs } from '../../../src/main/admission/static-pod-refs.js';
 
 const pod = (source: string, extra: Partial<NonNullable<V1Pod['spec']>> = {}): V1Pod => ({
   metadata: { name: 'p', namespace: 'default', uid: 'u', annotations: { 'kubernetes.io/config.source': source } },

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseAgentConfig, AGENT_DEFAULTS, type AgentConfig } from '../../../src/agent/agent-config.js';
-import { parseDurationMs } from '../../../src/agent/duration.js';
+import { parseAgentConfig, AGENT_DEFAULTS, type AgentConfig } from '../../../src/main/agent/agent-config.js';
+import { parseDurationMs } from '../../../src/shared/clock/go-duration.js';
 
 const files: Record<string, string> = {
   '/etc/shardlet.yaml': 'kind: KubeletConfiguration\nstaticPodPath: /etc/manifests\nmaxPods: 300\nsyncFrequency: 30s\nworkers: 2\n',

@@ -4,10 +4,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RuntimeHealth } from '../../../src/agent/runtime-health.js';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
-import { silentLogger } from '../../../src/logging/logger.js';
-import { plegHealth } from '../../../src/pleg/pleg-health.js';
+import { RuntimeHealth } from '../../../src/main/agent/runtime-health.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import { silentLogger } from '../../../src/shared/logging/logger.js';
+import { plegHealth } from '../../../src/shared/pleg/pleg-health.js';
 
 test('an unhealthy PLEG is a runtime error; a healthy one is not', async () => {
   const clock = new FakeClock();

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RuntimeHealth } from '../../../src/agent/runtime-health.js';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
-import { CriError } from '../../../src/cri/cri-errors.js';
-import type { StatusResponse, VersionResponse } from '../../../src/cri/cri-types.js';
-import { silentLogger } from '../../../src/logging/logger.js';
+import { RuntimeHealth } from '../../../src/main/agent/runtime-health.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import { CriError } from '../../../src/shared/cri/cri-errors.js';
+import type { StatusResponse, VersionResponse } from '../../../src/shared/cri/cri-types.js';
+import { silentLogger } from '../../../src/shared/logging/logger.js';
 
 type Mode = 'ready' | 'notready' | 'fail';
 

@@ -11,11 +11,11 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
-import { API_CLIENT_DEFAULTS, ApiClient } from '../../../src/apiserver/api-client.js';
-import type { ApiRequest, ApiResponse, ApiTransport } from '../../../src/apiserver/api-transport.js';
-import { HttpsTransport } from '../../../src/apiserver/https-transport.js';
-import { TokenBucket } from '../../../src/apiserver/token-bucket.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import { API_CLIENT_DEFAULTS, ApiClient } from '../../../src/main/apiserver/api-client.js';
+import type { ApiRequest, ApiResponse, ApiTransport } from '../../../src/main/apiserver/api-transport.js';
+import { HttpsTransport } from '../../../src/main/apiserver/https-transport.js';
+import { TokenBucket } from '../../../src/main/apiserver/token-bucket.js';
 
 test('listPods asks for a body bounded at 32 MiB (the main thread parses it in one go)', async () => {
   const seen: ApiRequest[] = [];

@@ -3,8 +3,8 @@
  * takes with `next()` and answers (items, events, end, failure). Aborting the caller's signal
  * rejects the call with ERR_API_ABORTED, as the real client does.
  */
-import { ApiError } from '../../../src/apiserver/api-errors.js';
-import type { PodList, PodListWatcher, WatchEnd, WatchEvent } from '../../../src/apiserver/api-roles.js';
+import { ApiError } from '../../../src/main/apiserver/api-errors.js';
+import type { PodList, PodListWatcher, WatchEnd, WatchEvent } from '../../../src/main/apiserver/api-roles.js';
 
 export interface ListCall {
   kind: 'list';

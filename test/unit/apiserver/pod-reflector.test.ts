@@ -6,14 +6,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
-import { silentLogger } from '../../../src/logging/logger.js';
-import { PodConfig } from '../../../src/config/pod-config.js';
-import type { PodUpdate } from '../../../src/config/pod-update.js';
-import { ApiserverPodSource } from '../../../src/config/source-apiserver.js';
-import type { ReflectorState } from '../../../src/apiserver/pod-reflector.js';
-import { ApiError } from '../../../src/apiserver/api-errors.js';
-import type { ConfigError } from '../../../src/config/config-errors.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import { silentLogger } from '../../../src/shared/logging/logger.js';
+import { PodConfig } from '../../../src/main/config/pod-config.js';
+import type { PodUpdate } from '../../../src/shared/manifest/pod-update.js';
+import { ApiserverPodSource } from '../../../src/main/config/source-apiserver.js';
+import type { ReflectorState } from '../../../src/main/apiserver/pod-reflector.js';
+import { ApiError } from '../../../src/main/apiserver/api-errors.js';
+import type { ConfigError } from '../../../src/shared/manifest/config-errors.js';
 import { FakeListWatcher, apiPod, type WatchCall } from './fake-list-watcher.js';
 
 /** A SET reached the merger (bounded wait). */

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
-import { TokenBucket } from '../../../src/apiserver/token-bucket.js';
-import { isAborted } from '../../../src/apiserver/api-errors.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import { TokenBucket } from '../../../src/main/apiserver/token-bucket.js';
+import { isAborted } from '../../../src/main/apiserver/api-errors.js';
 
 /** Records the order in which acquires resolve. */
 function track(p: Promise<void>, order: string[], name: string): Promise<void> {

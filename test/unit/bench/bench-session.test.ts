@@ -9,7 +9,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { realClock } from '../../../src/clock/clock.js';
+import { realClock } from '../../../src/shared/clock/clock.js';
 import { parseBenchArgs } from '../../../bench/bench-config.js';
 import { BENCH_IMAGE } from '../../../bench/pod-manifests.js';
 import { startSimRuntime } from '../../../bench/processes.js';

@@ -9,7 +9,7 @@ const profile: CpuProfile = {
   nodes: [
     { id: 1, callFrame: frame('(root)') },
     { id: 2, callFrame: frame('(idle)') },
-    { id: 3, callFrame: frame('encode', 'file:///work/main/dist/src/pod-cache/pod-codec.js', 41) },
+    { id: 3, callFrame: frame('encode', 'file:///work/main/dist/src/shared/pod-cache/pod-codec.js', 41) },
     { id: 4, callFrame: frame('(garbage collector)') },
     { id: 5, callFrame: frame('', 'file:///work/main/dist/workers/pleg/pleg-thread.js', 9) },
   ],
@@ -26,12 +26,12 @@ test('self time is summed per function + script + line; idle is not busy; GC is 
   assert.equal(s.gcMs, 3);
   assert.deepEqual(s.top, [
     { fn: '(garbage collector)', url: '', line: 0, selfMs: 3 },
-    { fn: 'encode', url: 'dist/src/pod-cache/pod-codec.js', line: 42, selfMs: 2 },
+    { fn: 'encode', url: 'dist/src/shared/pod-cache/pod-codec.js', line: 42, selfMs: 2 },
     { fn: '(anonymous)', url: 'dist/workers/pleg/pleg-thread.js', line: 10, selfMs: 1 },
   ]);
   assert.deepEqual(s.areas, [
     { area: 'v8: garbage collector', selfMs: 3 },
-    { area: 'agent src/pod-cache', selfMs: 2 },
+    { area: 'agent src/shared/pod-cache', selfMs: 2 },
     { area: 'agent workers/pleg', selfMs: 1 },
   ]);
 });
@@ -39,7 +39,7 @@ test('self time is summed per function + script + line; idle is not busy; GC is 
 test('code areas: the CRI transport, agent folders, packages (their own dist/ is not the agent\'s)', () => {
   assert.equal(codeArea('makeUnaryRequest', 'node_modules/@grpc/grpc-js/build/src/client.js'), 'CRI transport (grpc-js, protobuf, http2)');
   assert.equal(codeArea('request', 'node:internal/http2/core'), 'CRI transport (grpc-js, protobuf, http2)');
-  assert.equal(codeArea('podRequests', 'dist/src/admission/pod-requests.js'), 'agent src/admission');
+  assert.equal(codeArea('podRequests', 'dist/src/main/admission/pod-requests.js'), 'agent src/main/admission');
   assert.equal(codeArea('run', 'dist/workers/pod-workers.js'), 'agent workers/pod-workers');
   assert.equal(codeArea('postTask', 'node_modules/piscina/dist/worker_pool/index.js'), 'package piscina');
   assert.equal(codeArea('(program)', ''), 'v8: (program)');

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { auditAgentGone, auditAgentPods, auditRuntimeGone, auditRuntimeRunning, buildInventory, capFailures, teardownState } from '../../../bench/pod-audit.js';
 import { parseRunningLine, RunningLog, summarizePodList, type AgentPodView } from '../../../bench/agent-observer.js';
-import type { Container, ContainerState, PodSandbox, PodSandboxState } from '../../../src/cri/cri-types.js';
+import type { Container, ContainerState, PodSandbox, PodSandboxState } from '../../../src/shared/cri/cri-types.js';
 
 function sb(id: string, uid: string, state: PodSandboxState = 'SANDBOX_READY'): PodSandbox {
   return { id, metadata: { name: `n-${uid}`, uid, namespace: 'bench', attempt: 0 }, state, createdAt: '0', labels: { 'io.kubernetes.pod.uid': uid }, annotations: {}, runtimeHandler: '' };

@@ -6,14 +6,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Pod } from '@kubernetes/client-node';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
-import { silentLogger } from '../../../src/logging/logger.js';
-import type { IssuedToken, NamespacedObjectResource, ObjectListWatchers, PodListWatcher, TokenIssuer, TokenRequestSpec } from '../../../src/apiserver/api-roles.js';
-import type { PodDispatcher } from '../../../src/dispatch/pod-dispatcher.js';
-import { ApiObjectDispatcher } from '../../../src/config-objects/api-object-dispatcher.js';
-import { ObjectWatches } from '../../../src/config-objects/object-watches.js';
-import { TokenManager } from '../../../src/config-objects/token-manager.js';
-import type { PodUpdateMessage, WorkerThreadStats } from '../../../workers/pod-worker-protocol.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import { silentLogger } from '../../../src/shared/logging/logger.js';
+import type { IssuedToken, NamespacedObjectResource, ObjectListWatchers, PodListWatcher, TokenIssuer, TokenRequestSpec } from '../../../src/main/apiserver/api-roles.js';
+import type { PodDispatcher } from '../../../src/main/dispatch/pod-dispatcher.js';
+import { ApiObjectDispatcher } from '../../../src/main/config-objects/api-object-dispatcher.js';
+import { ObjectWatches } from '../../../src/main/config-objects/object-watches.js';
+import { TokenManager } from '../../../src/main/config-objects/token-manager.js';
+import type { PodUpdateMessage, WorkerThreadStats } from '../../../src/shared/protocol/pod-worker-protocol.js';
 import { tokenKey } from '../../../workers/volumes/api-object-snapshot.js';
 import { FakeListWatcher } from '../apiserver/fake-list-watcher.js';
 

@@ -6,8 +6,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { podsFromManifest, type ManifestResult } from '../../../src/config/manifest-pods.js';
-import { MAX_LISTED_FIELD_ERRORS } from '../../../src/config/field-error.js';
+import { podsFromManifest, type ManifestResult } from '../../../src/shared/manifest/manifest-pods.js';
+import { MAX_LISTED_FIELD_ERRORS } from '../../../src/shared/manifest/field-error.js';
 import { aliasBomb, aliasBombFreeForm, aliasedStrings, CLIMBING_UID, podYaml, stringAsList } from './bad-input-corpus.js';
 
 const file = { source: 'file' as const, origin: '/etc/kubernetes/manifests/web.yaml', nodeName: 'node-1', allowLists: false };

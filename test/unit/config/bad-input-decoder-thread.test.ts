@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { ThreadManifestDecoder } from '../../../src/config/manifest-decode-thread-client.js';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
-import { realClock } from '../../../src/clock/clock.js';
-import { silentLogger } from '../../../src/logging/logger.js';
+import { ThreadManifestDecoder } from '../../../src/main/config/manifest-decode-thread-client.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import { realClock } from '../../../src/shared/clock/clock.js';
+import { silentLogger } from '../../../src/shared/logging/logger.js';
 import { aliasBombFreeForm, podYaml, stringAsList } from './bad-input-corpus.js';
 
 const HOSTILE_THREAD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'hostile-decode-thread.js');

@@ -5,11 +5,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLogger, MAX_LOG_FIELD_CHARS } from '../../../src/logging/logger.js';
-import { boundedJson, truncateText, MAX_SHOWN_CHARS } from '../../../src/logging/bounded-text.js';
-import { isLoopbackAddress } from '../../../src/agent/agent.js';
-import { ConfigError } from '../../../src/config/config-errors.js';
-import { fieldErr } from '../../../src/config/field-error.js';
+import { createLogger, MAX_LOG_FIELD_CHARS } from '../../../src/shared/logging/logger.js';
+import { boundedJson, truncateText, MAX_SHOWN_CHARS } from '../../../src/shared/logging/bounded-text.js';
+import { isLoopbackAddress } from '../../../src/main/agent/agent.js';
+import { ConfigError } from '../../../src/shared/manifest/config-errors.js';
+import { fieldErr } from '../../../src/shared/manifest/field-error.js';
 
 test('20: a log record with a 10 MiB field or message is bounded', () => {
   const lines: string[] = [];

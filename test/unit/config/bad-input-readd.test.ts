@@ -7,14 +7,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Pod } from '@kubernetes/client-node';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
-import type { PodDispatcher } from '../../../src/dispatch/pod-dispatcher.js';
-import { silentLogger } from '../../../src/logging/logger.js';
-import { PodManager } from '../../../src/pod-manager/pod-manager.js';
-import { StatusManager } from '../../../src/status/status-manager.js';
-import { PodLifecycle } from '../../../src/syncloop/pod-lifecycle.js';
-import { WorkQueue } from '../../../src/syncloop/work-queue.js';
-import type { PodUpdateMessage } from '../../../workers/pod-worker-protocol.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import type { PodDispatcher } from '../../../src/main/dispatch/pod-dispatcher.js';
+import { silentLogger } from '../../../src/shared/logging/logger.js';
+import { PodManager } from '../../../src/main/pod-manager/pod-manager.js';
+import { StatusManager } from '../../../src/main/status/status-manager.js';
+import { PodLifecycle } from '../../../src/main/syncloop/pod-lifecycle.js';
+import { WorkQueue } from '../../../src/main/syncloop/work-queue.js';
+import type { PodUpdateMessage } from '../../../src/shared/protocol/pod-worker-protocol.js';
 
 const pod = (uid: string): V1Pod => ({
   metadata: { uid, name: `p-${uid}`, namespace: 'default', annotations: { 'kubernetes.io/config.source': 'file' } },

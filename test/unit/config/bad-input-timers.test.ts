@@ -7,9 +7,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clampTimerMs, MAX_TIMER_MS, realClock } from '../../../src/clock/clock.js';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
-import { CriClient } from '../../../src/cri/cri-client.js';
+import { clampTimerMs, MAX_TIMER_MS, realClock } from '../../../src/shared/clock/clock.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import { CriClient } from '../../../src/shared/cri/cri-client.js';
 import { runPod, startHarness } from '../simruntime/sim-harness.js';
 
 test('18: clampTimerMs maps any delay into what Node schedules', () => {

@@ -6,9 +6,9 @@
 import { parentPort } from 'node:worker_threads';
 import { expose } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
-import { podsFromManifest } from '../../../src/config/manifest-pods.js';
-import { toTransfer } from '../../../src/config/manifest-decoder.js';
-import type { ManifestDecodeApi } from '../../../src/config/manifest-decode-protocol.js';
+import { podsFromManifest } from '../../../src/shared/manifest/manifest-pods.js';
+import { toTransfer } from '../../../src/shared/manifest/manifest-decoder.js';
+import type { ManifestDecodeApi } from '../../../src/shared/protocol/manifest-decode-protocol.js';
 
 if (!parentPort) throw new Error('must run in a worker thread');
 const hog: unknown[] = [];

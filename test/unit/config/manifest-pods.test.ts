@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { podsFromManifest, type ManifestResult } from '../../../src/config/manifest-pods.js';
-import { splitYamlDocuments } from '../../../src/config/manifest-decode.js';
+import { podsFromManifest, type ManifestResult } from '../../../src/shared/manifest/manifest-pods.js';
+import { splitYamlDocuments } from '../../../src/shared/manifest/manifest-decode.js';
 
 const ctx = { source: 'file' as const, origin: 'manifests/web.yaml', nodeName: 'Node-1', allowLists: false };
 

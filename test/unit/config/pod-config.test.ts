@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Pod } from '@kubernetes/client-node';
-import { PodConfig } from '../../../src/config/pod-config.js';
-import type { PodUpdate } from '../../../src/config/pod-update.js';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
-import { silentLogger } from '../../../src/logging/logger.js';
-import { ConfigError } from '../../../src/config/config-errors.js';
-import { rfc3339Nano } from '../../../src/config/pod-config-diff.js';
+import { PodConfig } from '../../../src/main/config/pod-config.js';
+import type { PodUpdate } from '../../../src/shared/manifest/pod-update.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import { silentLogger } from '../../../src/shared/logging/logger.js';
+import { ConfigError } from '../../../src/shared/manifest/config-errors.js';
+import { rfc3339Nano } from '../../../src/main/config/pod-config-diff.js';
 
 function pod(uid: string, name = uid, extra: Partial<V1Pod> = {}): V1Pod {
   return {

@@ -3,13 +3,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createFileSource, type FileSourceImpl } from '../../../src/config/source-file.js';
-import { PodConfig } from '../../../src/config/pod-config.js';
-import type { PodUpdate } from '../../../src/config/pod-update.js';
-import type { ConfigError } from '../../../src/config/config-errors.js';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
-import { realClock, type Clock } from '../../../src/clock/clock.js';
-import { silentLogger } from '../../../src/logging/logger.js';
+import { createFileSource, type FileSourceImpl } from '../../../src/main/config/source-file.js';
+import { PodConfig } from '../../../src/main/config/pod-config.js';
+import type { PodUpdate } from '../../../src/shared/manifest/pod-update.js';
+import type { ConfigError } from '../../../src/shared/manifest/config-errors.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import { realClock, type Clock } from '../../../src/shared/clock/clock.js';
+import { silentLogger } from '../../../src/shared/logging/logger.js';
 
 const manifest = (name: string, image = 'nginx:1'): string =>
   `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n  - name: app\n    image: ${image}\n`;

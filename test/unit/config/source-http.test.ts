@@ -2,12 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHttpSource } from '../../../src/config/source-http.js';
-import { PodConfig } from '../../../src/config/pod-config.js';
-import type { PodUpdate } from '../../../src/config/pod-update.js';
-import type { ConfigError } from '../../../src/config/config-errors.js';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
-import { silentLogger } from '../../../src/logging/logger.js';
+import { createHttpSource } from '../../../src/main/config/source-http.js';
+import { PodConfig } from '../../../src/main/config/pod-config.js';
+import type { PodUpdate } from '../../../src/shared/manifest/pod-update.js';
+import type { ConfigError } from '../../../src/shared/manifest/config-errors.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import { silentLogger } from '../../../src/shared/logging/logger.js';
 
 interface Reply {
   status: number;

@@ -8,7 +8,7 @@
  * those numbers throw while the module loads, i.e. that thread dies before Piscina's READY.
  */
 import { threadId, workerData } from 'node:worker_threads';
-import type { AttachTask, WorkerToMain } from '../../../workers/pod-worker-protocol.js';
+import type { AttachTask, WorkerToMain } from '../../../src/shared/protocol/pod-worker-protocol.js';
 import { createShardEndpoint } from '../../../workers/shard-endpoint.js';
 
 const wd = workerData as { loads?: Int32Array; failLoads?: number[] };

@@ -7,10 +7,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PoolDispatcher } from '../../../src/dispatch/pool-dispatcher.js';
-import { shardOf } from '../../../src/dispatch/shard-table.js';
-import { silentLogger } from '../../../src/logging/logger.js';
-import type { PodUpdateMessage, WorkerToMain } from '../../../workers/pod-worker-protocol.js';
+import { PoolDispatcher } from '../../../src/main/dispatch/pool-dispatcher.js';
+import { shardOf } from '../../../src/main/dispatch/shard-table.js';
+import { silentLogger } from '../../../src/shared/logging/logger.js';
+import type { PodUpdateMessage, WorkerToMain } from '../../../src/shared/protocol/pod-worker-protocol.js';
 
 const echoWorker = path.join(path.dirname(fileURLToPath(import.meta.url)), 'echo-worker.js');
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { shardOf } from '../../../src/dispatch/shard-table.js';
+import { shardOf } from '../../../src/main/dispatch/shard-table.js';
 
 test('shardOf is stable and spreads UIDs over all shards', () => {
   const counts = [0, 0, 0, 0];

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { coalesceUpdates, UpdateCoalescer } from '../../../src/dispatch/update-coalescer.js';
-import type { PodUpdateMessage } from '../../../workers/pod-worker-protocol.js';
+import { coalesceUpdates, UpdateCoalescer } from '../../../src/main/dispatch/update-coalescer.js';
+import type { PodUpdateMessage } from '../../../src/shared/protocol/pod-worker-protocol.js';
 
 const pod = (uid: string) => ({ metadata: { uid } });
 const u = (uid: string, updateType: PodUpdateMessage['updateType'], extra: Partial<PodUpdateMessage> = {}): PodUpdateMessage => ({ kind: 'update', uid, updateType, pod: pod(uid), ...extra });

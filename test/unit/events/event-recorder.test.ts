@@ -6,11 +6,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiError } from '../../../src/apiserver/api-errors.js';
-import type { EventWriter } from '../../../src/apiserver/object-roles.js';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
-import { EventRecorder, type EventResult, type InvolvedObject } from '../../../src/events/event-recorder.js';
-import { silentLogger } from '../../../src/logging/logger.js';
+import { ApiError } from '../../../src/main/apiserver/api-errors.js';
+import type { EventWriter } from '../../../src/main/apiserver/object-roles.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import { EventRecorder, type EventResult, type InvolvedObject } from '../../../src/main/events/event-recorder.js';
+import { silentLogger } from '../../../src/shared/logging/logger.js';
 
 class FakeWriter implements EventWriter {
   readonly ops: { op: 'create' | 'patch'; ns: string; body: Record<string, unknown> }[] = [];

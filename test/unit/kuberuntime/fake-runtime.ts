@@ -9,16 +9,16 @@
  * container is fine; a call whose signal is aborted rejects with ERR_CRI_CANCELLED and a call
  * made with an already-aborted signal is not recorded (it never leaves the client).
  */
-import { CriError, type CriErrorCode } from '../../../src/cri/cri-errors.js';
+import { CriError, type CriErrorCode } from '../../../src/shared/cri/cri-errors.js';
 import type {
   Container, ContainerConfig, ContainerFilter, ContainerState, ContainerStatusResponse, CreateContainerRequest,
   ExecSyncRequest, ExecSyncResponse, Image, ImageFsInfoResponse, ImageSpec, ImageStatusResponse, PodSandbox,
   PodSandboxConfig, PodSandboxFilter, PodSandboxState, PodSandboxStatusResponse, PullImageRequest, RunPodSandboxRequest,
   StatusResponse, VersionResponse, ContainerStats, PodSandboxStats,
-} from '../../../src/cri/cri-types.js';
-import type { CallOptions, ImageService, RuntimeService } from '../../../src/cri/runtime-service.js';
-import type { Clock } from '../../../src/clock/clock.js';
-import type { RuntimePodStatus } from '../../../src/pod-cache/runtime-pod-status.js';
+} from '../../../src/shared/cri/cri-types.js';
+import type { CallOptions, ImageService, RuntimeService } from '../../../src/shared/cri/runtime-service.js';
+import type { Clock } from '../../../src/shared/clock/clock.js';
+import type { RuntimePodStatus } from '../../../src/shared/pod-cache/runtime-pod-status.js';
 
 interface FakeSandbox { id: string; config: PodSandboxConfig; state: PodSandboxState; createdNs: bigint; seq: number; ip: string }
 interface FakeContainer {

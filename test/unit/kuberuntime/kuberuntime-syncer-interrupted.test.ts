@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { emptyPodStatus, type RuntimeContainerStatus } from '../../../src/pod-cache/runtime-pod-status.js';
+import { emptyPodStatus, type RuntimeContainerStatus } from '../../../src/shared/pod-cache/runtime-pod-status.js';
 import { computePodActions } from '../../../workers/kuberuntime/compute-pod-actions.js';
 import { strayCreatedInstances } from '../../../workers/kuberuntime/container-prune.js';
 import { hashContainer } from '../../../workers/kuberuntime/container-hash.js';

@@ -197,7 +197,7 @@ test('the constructor rejects bad deps up front, naming the field', async () => 
   const { KubeRuntimeSyncer } = await import('../../../workers/kuberuntime/kuberuntime-syncer.js');
   const h = makeHarness();
   try {
-    const base = { runtime: h.rt, images: h.rt, clock: h.clock, random: () => 0, logger: (await import('../../../src/logging/logger.js')).silentLogger, nodeName: 'n', hostIP: '' };
+    const base = { runtime: h.rt, images: h.rt, clock: h.clock, random: () => 0, logger: (await import('../../../src/shared/logging/logger.js')).silentLogger, nodeName: 'n', hostIP: '' };
     assert.throws(() => new KubeRuntimeSyncer({ ...base, images: {} as never }), /deps\.images/);
     assert.throws(() => new KubeRuntimeSyncer({ ...base, nodeName: undefined as never }), /deps\.nodeName/);
     assert.throws(() => new KubeRuntimeSyncer({ ...base, backoffInitialMs: 0 }), /deps\.backoffInitialMs/);

@@ -2,8 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1ContainerStatus } from '@kubernetes/client-node';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
-import { emptyPodStatus, type RuntimeContainerStatus, type RuntimePodStatus } from '../../../src/pod-cache/runtime-pod-status.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import { emptyPodStatus, type RuntimeContainerStatus, type RuntimePodStatus } from '../../../src/shared/pod-cache/runtime-pod-status.js';
 import { Backoff, formatGoDuration } from '../../../workers/kuberuntime/backoff.js';
 import { computePodActions, findNextInitContainerToRun, podSandboxChanged } from '../../../workers/kuberuntime/compute-pod-actions.js';
 import { hashContainer } from '../../../workers/kuberuntime/container-hash.js';

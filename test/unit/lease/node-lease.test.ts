@@ -6,10 +6,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiError } from '../../../src/apiserver/api-errors.js';
-import type { LeaseObject, LeaseStore } from '../../../src/apiserver/object-roles.js';
-import { NodeLease, microTime } from '../../../src/lease/node-lease.js';
-import { silentLogger } from '../../../src/logging/logger.js';
+import { ApiError } from '../../../src/main/apiserver/api-errors.js';
+import type { LeaseObject, LeaseStore } from '../../../src/main/apiserver/object-roles.js';
+import { NodeLease, microTime } from '../../../src/main/lease/node-lease.js';
+import { silentLogger } from '../../../src/shared/logging/logger.js';
 import { SignalClock } from '../node-status/signal-clock.js';
 
 type Op = { op: 'get' } | { op: 'create'; lease: LeaseObject } | { op: 'update'; lease: LeaseObject };

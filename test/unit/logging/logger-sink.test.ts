@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { createFdSink, createLogger } from '../../../src/logging/logger.js';
+import { createFdSink, createLogger } from '../../../src/shared/logging/logger.js';
 
 function enospc(): Error {
   return Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { ContainerLogRotation, rotationTimestamp } from '../../../src/logs/container-log-rotation.js';
-import { silentLogger } from '../../../src/logging/logger.js';
+import { ContainerLogRotation, rotationTimestamp } from '../../../src/main/logs/container-log-rotation.js';
+import { silentLogger } from '../../../src/shared/logging/logger.js';
 import { runPod, startHarness } from '../simruntime/sim-harness.js';
 
 function seqsOf(text: string): number[] {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
-import { coalesceCollect } from '../../../src/metrics/coalesced-collect.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import { coalesceCollect } from '../../../src/main/metrics/coalesced-collect.js';
 
 test('concurrent scrapes share one collection; a result is reused for 1 s, then collected again', async () => {
   const clock = new FakeClock();

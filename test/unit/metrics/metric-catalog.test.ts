@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { METRIC_CATALOG } from '../../../src/metrics/metric-catalog.js';
-import { DEF_BUCKETS } from '../../../src/metrics/metric-definition.js';
-import * as k from '../../../src/metrics/kubelet-metrics.js';
-import { renderFamilies } from '../../../src/metrics/exposition-text.js';
+import { METRIC_CATALOG } from '../../../src/shared/metrics/metric-catalog.js';
+import { DEF_BUCKETS } from '../../../src/shared/metrics/metric-definition.js';
+import * as k from '../../../src/shared/metrics/kubelet-metrics.js';
+import { renderFamilies } from '../../../src/main/metrics/exposition-text.js';
 
 import { KUBELET_NAMING_EXCEPTIONS } from './naming-exceptions.js';
 

@@ -2,7 +2,7 @@ import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import { createMetricsSystem, type MetricsSystem } from '../../../src/metrics/main-metrics.js';
+import { createMetricsSystem, type MetricsSystem } from '../../../src/main/metrics/main-metrics.js';
 import { createWorkerMetrics } from '../../../workers/metrics/worker-metrics.js';
 import { sample } from './exposition-parse.js';
 

@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { claimSlot, createMetricsArena, H_STATE, H_STRUCT_SEQ, openMetricsArena, retireSlot, SLOT_RETIRED } from '../../../src/metrics/metrics-arena.js';
-import { catalogIndexOf } from '../../../src/metrics/metric-catalog.js';
-import { proberProbeTotal, runtimeOperationsDuration, runtimeOperationsTotal } from '../../../src/metrics/kubelet-metrics.js';
-import { DROPPED, RegionWriter } from '../../../src/metrics/region-writer.js';
-import { RegionReader } from '../../../src/metrics/region-reader.js';
-import { MetricsError } from '../../../src/metrics/metrics-errors.js';
+import { claimSlot, createMetricsArena, H_STATE, H_STRUCT_SEQ, openMetricsArena, retireSlot, SLOT_RETIRED } from '../../../src/shared/metrics/metrics-arena.js';
+import { catalogIndexOf } from '../../../src/shared/metrics/metric-catalog.js';
+import { proberProbeTotal, runtimeOperationsDuration, runtimeOperationsTotal } from '../../../src/shared/metrics/kubelet-metrics.js';
+import { DROPPED, RegionWriter } from '../../../src/shared/metrics/region-writer.js';
+import { RegionReader } from '../../../src/main/metrics/region-reader.js';
+import { MetricsError } from '../../../src/shared/metrics/metrics-errors.js';
 
 const OPS = catalogIndexOf(runtimeOperationsTotal);
 const DUR = catalogIndexOf(runtimeOperationsDuration);

@@ -5,10 +5,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createMetricsSystem } from '../../../src/metrics/main-metrics.js';
-import { PodCacheMetrics } from '../../../src/metrics/pod-cache-metrics.js';
-import { createPodCache } from '../../../src/pod-cache/pod-cache-create.js';
-import { podCacheCheck } from '../../../src/server/health-checks.js';
+import { createMetricsSystem } from '../../../src/main/metrics/main-metrics.js';
+import { PodCacheMetrics } from '../../../src/main/metrics/pod-cache-metrics.js';
+import { createPodCache } from '../../../src/shared/pod-cache/pod-cache-create.js';
+import { podCacheCheck } from '../../../src/main/server/health-checks.js';
 import { podUid, typicalPodStatus } from '../pod-cache/pod-status-fixtures.js';
 
 function sample(text: string, name: string): number | undefined {

@@ -8,11 +8,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Pod, V1PodStatus } from '@kubernetes/client-node';
-import { ApiError } from '../../../src/apiserver/api-errors.js';
-import type { PodRef } from '../../../src/apiserver/api-roles.js';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
-import { silentLogger } from '../../../src/logging/logger.js';
-import { MirrorPodManager } from '../../../src/mirror/mirror-pods.js';
+import { ApiError } from '../../../src/main/apiserver/api-errors.js';
+import type { PodRef } from '../../../src/main/apiserver/api-roles.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import { silentLogger } from '../../../src/shared/logging/logger.js';
+import { MirrorPodManager } from '../../../src/main/mirror/mirror-pods.js';
 
 function staticPod(name: string, hash: string): V1Pod {
   return {

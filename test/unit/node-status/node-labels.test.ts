@@ -1,7 +1,7 @@
 /** --node-labels (NodeRestriction allow-list) and --register-with-taints parsing, through the agent's config parser. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseAgentConfig } from '../../../src/agent/agent-config.js';
+import { parseAgentConfig } from '../../../src/main/agent/agent-config.js';
 
 const base = ['--pod-manifest-path', '/tmp/x'];
 

@@ -6,13 +6,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiError } from '../../../src/apiserver/api-errors.js';
-import type { NodeRef, NodeRegistry } from '../../../src/apiserver/object-roles.js';
-import { silentLogger } from '../../../src/logging/logger.js';
-import { aggregateMessage, nodeConditions } from '../../../src/node-status/node-conditions.js';
-import { computeNodeResources } from '../../../src/node-status/node-resources.js';
-import { NodeRegistrationError, NodeStatusManager } from '../../../src/node-status/node-status-manager.js';
-import type { NodeStatus } from '../../../src/node-status/node-status.js';
+import { ApiError } from '../../../src/main/apiserver/api-errors.js';
+import type { NodeRef, NodeRegistry } from '../../../src/main/apiserver/object-roles.js';
+import { silentLogger } from '../../../src/shared/logging/logger.js';
+import { aggregateMessage, nodeConditions } from '../../../src/main/node-status/node-conditions.js';
+import { computeNodeResources } from '../../../src/main/node-status/node-resources.js';
+import { NodeRegistrationError, NodeStatusManager } from '../../../src/main/node-status/node-status-manager.js';
+import type { NodeStatus } from '../../../src/main/node-status/node-status.js';
 import { SignalClock } from './signal-clock.js';
 
 class FakeRegistry implements NodeRegistry {

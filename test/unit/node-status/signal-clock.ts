@@ -3,8 +3,8 @@
  * with the duration of the next sleep()/setTimer() call (bounded in real time), so a test steps
  * time exactly when the loop is parked, without counting event-loop turns.
  */
-import type { TimerHandle } from '../../../src/clock/clock.js';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
+import type { TimerHandle } from '../../../src/shared/clock/clock.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
 
 export class SignalClock extends FakeClock {
   readonly #waits: number[] = [];

@@ -4,16 +4,16 @@
  * read per-method call counts. Only the calls the PLEG and getPodStatus make are real; the
  * rest reject with ERR_CRI_UNIMPLEMENTED.
  */
-import { CriError } from '../../../src/cri/cri-errors.js';
+import { CriError } from '../../../src/shared/cri/cri-errors.js';
 import type {
   Container, ContainerFilter, ContainerState, ContainerStatus, ContainerStatusResponse, PodSandbox, PodSandboxFilter,
   PodSandboxState, PodSandboxStatus, PodSandboxStatusResponse, StringMap,
-} from '../../../src/cri/cri-types.js';
-import type { RuntimeService } from '../../../src/cri/runtime-service.js';
+} from '../../../src/shared/cri/cri-types.js';
+import type { RuntimeService } from '../../../src/shared/cri/runtime-service.js';
 import {
   ContainerHashLabel, ContainerRestartCountLabel, KubernetesContainerNameLabel, KubernetesPodNameLabel,
   KubernetesPodNamespaceLabel, KubernetesPodUIDLabel,
-} from '../../../src/kubetypes/kubelet-labels.js';
+} from '../../../src/shared/kubetypes/kubelet-labels.js';
 
 export interface FakeSandbox {
   id: string;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CriError } from '../../../src/cri/cri-errors.js';
+import { CriError } from '../../../src/shared/cri/cri-errors.js';
 import { getPodStatus } from '../../../workers/runtime-status/get-pod-status.js';
 import { FakeRuntime } from './fake-runtime.js';
 

@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
-import { CriError } from '../../../src/cri/cri-errors.js';
-import { createPodCache } from '../../../src/pod-cache/pod-cache-create.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import { CriError } from '../../../src/shared/cri/cri-errors.js';
+import { createPodCache } from '../../../src/shared/pod-cache/pod-cache-create.js';
 import { GenericPleg } from '../../../workers/pleg/generic-pleg.js';
-import { formatGoDuration } from '../../../src/agent/duration.js';
-import { plegHealth } from '../../../src/pleg/pleg-health.js';
+import { formatGoDuration } from '../../../src/shared/clock/go-duration.js';
+import { plegHealth } from '../../../src/shared/pleg/pleg-health.js';
 import { FakeRuntime } from './fake-runtime.js';
 
 test('durations print like Go\'s time.Duration', () => {

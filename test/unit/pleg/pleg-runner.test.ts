@@ -1,5 +1,5 @@
 /**
- * The supervised PLEG thread (src/pleg/pleg-runner.ts, what the agent wires): a thread that dies
+ * The supervised PLEG thread (src/main/pleg/pleg-runner.ts, what the agent wires): a thread that dies
  * is reported (onThreadExit, where the agent recovers its cache locks), replaced after the
  * backoff on the injected clock, and the replacement resyncs (its first relist takes every pod
  * whose cache entry matches the listing from the cache, with a PodSync each, and inspects the
@@ -11,15 +11,15 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { realClock } from '../../../src/clock/clock.js';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
-import { CriClient } from '../../../src/cri/cri-client.js';
-import { KubernetesPodNameLabel, KubernetesPodNamespaceLabel, KubernetesPodUIDLabel } from '../../../src/kubetypes/kubelet-labels.js';
-import { silentLogger } from '../../../src/logging/logger.js';
-import { createPodCache } from '../../../src/pod-cache/pod-cache-create.js';
-import { startPleg } from '../../../src/pleg/pleg-runner.js';
+import { realClock } from '../../../src/shared/clock/clock.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import { CriClient } from '../../../src/shared/cri/cri-client.js';
+import { KubernetesPodNameLabel, KubernetesPodNamespaceLabel, KubernetesPodUIDLabel } from '../../../src/shared/kubetypes/kubelet-labels.js';
+import { silentLogger } from '../../../src/shared/logging/logger.js';
+import { createPodCache } from '../../../src/shared/pod-cache/pod-cache-create.js';
+import { startPleg } from '../../../src/main/pleg/pleg-runner.js';
 import { SimulatedRuntime } from '../../../src/simruntime/simulated-runtime.js';
-import type { PlegEvent } from '../../../src/syncloop/pleg-events.js';
+import type { PlegEvent } from '../../../src/main/syncloop/pleg-events.js';
 
 const BOUND_MS = 20_000;
 

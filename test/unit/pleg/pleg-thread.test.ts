@@ -8,11 +8,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { CriClient } from '../../../src/cri/cri-client.js';
-import { KubernetesPodNameLabel, KubernetesPodNamespaceLabel, KubernetesPodUIDLabel } from '../../../src/kubetypes/kubelet-labels.js';
-import { createPodCache } from '../../../src/pod-cache/pod-cache-create.js';
+import { CriClient } from '../../../src/shared/cri/cri-client.js';
+import { KubernetesPodNameLabel, KubernetesPodNamespaceLabel, KubernetesPodUIDLabel } from '../../../src/shared/kubetypes/kubelet-labels.js';
+import { createPodCache } from '../../../src/shared/pod-cache/pod-cache-create.js';
 import { SimulatedRuntime } from '../../../src/simruntime/simulated-runtime.js';
-import type { PlegOutbound, PlegStartOptions } from '../../../workers/pleg/pleg-protocol.js';
+import type { PlegOutbound, PlegStartOptions } from '../../../src/shared/protocol/pleg-protocol.js';
 
 const THREAD = new URL('../../../workers/pleg/pleg-thread.js', import.meta.url);
 

@@ -4,8 +4,8 @@
  * Per size: the first relist (every pod new: all inspected, all written), a steady relist
  * (nothing changed), and one where 1% of the containers exited.
  */
-import { realClock } from '../../../src/clock/clock.js';
-import { createPodCache } from '../../../src/pod-cache/pod-cache-create.js';
+import { realClock } from '../../../src/shared/clock/clock.js';
+import { createPodCache } from '../../../src/shared/pod-cache/pod-cache-create.js';
 import { GenericPleg, type RelistReport } from '../../../workers/pleg/generic-pleg.js';
 import { FakeRuntime } from './fake-runtime.js';
 

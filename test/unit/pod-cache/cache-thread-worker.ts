@@ -11,8 +11,8 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
-import { H, S, readLayout } from '../../../src/pod-cache/pod-cache-layout.js';
-import { attachPodCache } from '../../../src/pod-cache/pod-cache-create.js';
+import { H, S, readLayout } from '../../../src/shared/pod-cache/pod-cache-layout.js';
+import { attachPodCache } from '../../../src/shared/pod-cache/pod-cache-create.js';
 import { podUid, typicalPodStatus } from './pod-status-fixtures.js';
 
 export type WorkerRole =

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import { createPodCache } from '../../../src/pod-cache/pod-cache-create.js';
+import { createPodCache } from '../../../src/shared/pod-cache/pod-cache-create.js';
 import { podUid, typicalPodStatus } from './pod-status-fixtures.js';
 import type { ScriptStep, WorkerReport, WorkerRole } from './cache-thread-worker.js';
 

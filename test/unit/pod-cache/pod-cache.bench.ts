@@ -2,8 +2,8 @@
  * Codec and cache micro-benchmark (not a test; prints numbers):
  *   npx tsc -p . && node dist/test/unit/pod-cache/pod-cache.bench.js
  */
-import { createPodCache } from '../../../src/pod-cache/pod-cache-create.js';
-import { StatusEncoder, decodeEntry } from '../../../src/pod-cache/pod-status-codec.js';
+import { createPodCache } from '../../../src/shared/pod-cache/pod-cache-create.js';
+import { StatusEncoder, decodeEntry } from '../../../src/shared/pod-cache/pod-status-codec.js';
 import { podUid, typicalPodStatus } from './pod-status-fixtures.js';
 
 function measure(name: string, n: number, fn: (k: number) => void): void {

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { attachPodCache, createPodCache } from '../../../src/pod-cache/pod-cache-create.js';
-import { CacheError, type CacheErrorCode } from '../../../src/pod-cache/pod-cache-errors.js';
-import type { CacheEntry } from '../../../src/pod-cache/pod-cache.js';
-import { emptyPodStatus } from '../../../src/pod-cache/runtime-pod-status.js';
+import { attachPodCache, createPodCache } from '../../../src/shared/pod-cache/pod-cache-create.js';
+import { CacheError, type CacheErrorCode } from '../../../src/shared/pod-cache/pod-cache-errors.js';
+import type { CacheEntry } from '../../../src/shared/pod-cache/pod-cache.js';
+import { emptyPodStatus } from '../../../src/shared/pod-cache/runtime-pod-status.js';
 import { container, podUid, typicalPodStatus } from './pod-status-fixtures.js';
 
 const hasCode = (code: CacheErrorCode) => (e: unknown): boolean => e instanceof CacheError && e.code === code;

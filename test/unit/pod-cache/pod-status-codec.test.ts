@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { StatusEncoder, decodeEntry } from '../../../src/pod-cache/pod-status-codec.js';
-import { emptyPodStatus } from '../../../src/pod-cache/runtime-pod-status.js';
-import { CacheError } from '../../../src/pod-cache/pod-cache-errors.js';
+import { StatusEncoder, decodeEntry } from '../../../src/shared/pod-cache/pod-status-codec.js';
+import { emptyPodStatus } from '../../../src/shared/pod-cache/runtime-pod-status.js';
+import { CacheError } from '../../../src/shared/pod-cache/pod-cache-errors.js';
 import { typicalPodStatus } from './pod-status-fixtures.js';
 
 test('a typical pod status round-trips exactly, with and without an error', () => {

@@ -1,5 +1,5 @@
 /** Typical RuntimePodStatus values for cache tests and the codec bench. */
-import type { RuntimeContainerStatus, RuntimePodStatus } from '../../../src/pod-cache/runtime-pod-status.js';
+import type { RuntimeContainerStatus, RuntimePodStatus } from '../../../src/shared/pod-cache/runtime-pod-status.js';
 
 const hex = (n: number, len = 64): string => n.toString(16).padStart(len, '0').slice(-len);
 

@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
-import { silentLogger } from '../../../src/logging/logger.js';
-import { PodLogGc, podUIDOfLogDir, type PodLogGcDeps } from '../../../src/podlogs/pod-log-gc.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import { silentLogger } from '../../../src/shared/logging/logger.js';
+import { PodLogGc, podUIDOfLogDir, type PodLogGcDeps } from '../../../src/main/podlogs/pod-log-gc.js';
 
 const MIN = 60_000;
 

@@ -1,7 +1,7 @@
 /** Exec probes over a scripted ExecSync: exit codes, output, timeout and runtime errors. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
 import { execProbe } from '../../../workers/prober/probers/exec-probe.js';
 import { MAX_PROBE_OUTPUT_BYTES, PROBE_SUCCESS } from '../../../workers/prober/probe-outcome.js';
 import { FakeExecRuntime } from './fake-exec-runtime.js';

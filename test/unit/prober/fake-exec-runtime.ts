@@ -4,10 +4,10 @@
  * A step with `delayMs` completes after that much fake time, or fails with DEADLINE_EXCEEDED at
  * the request's timeout when the delay exceeds it, as containerd does.
  */
-import type { CallOptions } from '../../../src/cri/runtime-service.js';
-import { CriError, type CriErrorCode } from '../../../src/cri/cri-errors.js';
-import type { ExecSyncRequest, ExecSyncResponse } from '../../../src/cri/cri-types.js';
-import type { FakeClock } from '../../../src/clock/fake-clock.js';
+import type { CallOptions } from '../../../src/shared/cri/runtime-service.js';
+import { CriError, type CriErrorCode } from '../../../src/shared/cri/cri-errors.js';
+import type { ExecSyncRequest, ExecSyncResponse } from '../../../src/shared/cri/cri-types.js';
+import type { FakeClock } from '../../../src/shared/clock/fake-clock.js';
 import type { ExecRuntime } from '../../../workers/prober/probers/exec-probe.js';
 
 export type ExecStep =

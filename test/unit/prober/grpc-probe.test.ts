@@ -2,7 +2,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as grpc from '@grpc/grpc-js';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
 import { decodeHealthCheckStatus, encodeHealthCheckRequest, grpcProbe } from '../../../workers/prober/probers/grpc-probe.js';
 
 /** service name → ServingStatus number; absent → NOT_FOUND. */

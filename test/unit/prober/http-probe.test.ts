@@ -9,7 +9,7 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import { once } from 'node:events';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
 import { httpProbe, type HttpProbeRequest } from '../../../workers/prober/probers/http-probe.js';
 import { buildHeaders, DEFAULT_PROBE_USER_AGENT } from '../../../workers/prober/probe-spec.js';
 import type { ProbeOutcome } from '../../../workers/prober/probe-outcome.js';

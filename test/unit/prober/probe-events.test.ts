@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
 import { ProberManager } from '../../../workers/prober/prober-manager.js';
 import { probeFailure } from '../../../workers/prober/probe-outcome.js';
 import { FakeExecRuntime } from './fake-exec-runtime.js';

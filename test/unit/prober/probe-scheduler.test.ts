@@ -1,7 +1,7 @@
 /** The shared probe scheduler: heap order, ticker grid, dropped ticks, removal, triggers, one timer. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
 import { ProbeScheduler, type ScheduledProbe } from '../../../workers/prober/probe-scheduler.js';
 
 class Entry implements ScheduledProbe {

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Container } from '@kubernetes/client-node';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
 import { ProberManager } from '../../../workers/prober/prober-manager.js';
 import type { ProbeResult, ProbeType, ProbeUpdate } from '../../../workers/prober/probe-results.js';
 import { FakeExecRuntime } from './fake-exec-runtime.js';

@@ -1,8 +1,8 @@
 /** Pod, status and clock helpers shared by the prober tests. */
 import type { V1Container, V1Pod, V1Probe } from '@kubernetes/client-node';
-import type { FakeClock } from '../../../src/clock/fake-clock.js';
-import type { ContainerState } from '../../../src/cri/cri-types.js';
-import type { RuntimePodStatus } from '../../../src/pod-cache/runtime-pod-status.js';
+import type { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import type { ContainerState } from '../../../src/shared/cri/cri-types.js';
+import type { RuntimePodStatus } from '../../../src/shared/pod-cache/runtime-pod-status.js';
 
 export function execProbe(over: Partial<V1Probe> = {}, command: string[] = ['/bin/check']): V1Probe {
   return { exec: { command }, ...over };

@@ -8,7 +8,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { once } from 'node:events';
 import type { V1Container } from '@kubernetes/client-node';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
 import { createProber, MAX_PROBE_ATTEMPTS, type ProbeTarget } from '../../../workers/prober/prober.js';
 import { resolveProbePort } from '../../../workers/prober/probe-port.js';
 import { normalizeProbe } from '../../../workers/prober/probe-spec.js';

@@ -3,7 +3,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { once } from 'node:events';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
 import { tcpProbe } from '../../../workers/prober/probers/tcp-probe.js';
 
 const accepted: net.Socket[] = [];

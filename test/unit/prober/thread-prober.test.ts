@@ -7,8 +7,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
-import { createMetricsSystem } from '../../../src/metrics/main-metrics.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import { createMetricsSystem } from '../../../src/main/metrics/main-metrics.js';
 import { createWorkerMetrics, type ProbeObservation } from '../../../workers/metrics/worker-metrics.js';
 import { createThreadProber } from '../../../workers/prober/thread-prober.js';
 import { sample } from '../metrics/exposition-parse.js';

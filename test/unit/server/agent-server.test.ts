@@ -4,9 +4,9 @@ import http from 'node:http';
 import net from 'node:net';
 import zlib from 'node:zlib';
 import type { V1Pod } from '@kubernetes/client-node';
-import { createAgentServer, acceptsGzip, type AgentServer } from '../../../src/server/agent-server.js';
-import type { HealthCheckResult } from '../../../src/server/server-sources.js';
-import { createLogger, silentLogger } from '../../../src/logging/logger.js';
+import { createAgentServer, acceptsGzip, type AgentServer } from '../../../src/main/server/agent-server.js';
+import type { HealthCheckResult } from '../../../src/main/server/server-sources.js';
+import { createLogger, silentLogger } from '../../../src/shared/logging/logger.js';
 
 interface Res { status: number; headers: http.IncomingHttpHeaders; body: Buffer }
 

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
-import { parseLogOptions, type LogOptions } from '../../../src/server/container-logs-options.js';
-import { MAX_LINE_BYTES, parseCriLine, readContainerLog } from '../../../src/server/container-logs-reader.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import { parseLogOptions, type LogOptions } from '../../../src/main/server/container-logs-options.js';
+import { MAX_LINE_BYTES, parseCriLine, readContainerLog } from '../../../src/main/server/container-logs-reader.js';
 
 /** A FakeClock that tells the test when the reader starts waiting (the reader's only wait). */
 class SignallingClock extends FakeClock {

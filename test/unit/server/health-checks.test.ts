@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
-import { formatGoDuration } from '../../../src/agent/duration.js';
-import { plegCheck, syncLoopCheck } from '../../../src/server/health-checks.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import { formatGoDuration } from '../../../src/shared/clock/go-duration.js';
+import { plegCheck, syncLoopCheck } from '../../../src/main/server/health-checks.js';
 
 test('formatGoDuration prints like Go time.Duration.String()', () => {
   assert.equal(formatGoDuration(0), '0s');

@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
-import { parseMeminfo, parseProcStat, procNodeStats, type NodeStatsReader } from '../../../src/server/stats-node.js';
-import { resourceMetricsText } from '../../../src/server/stats-resource-metrics.js';
-import { SummaryProvider } from '../../../src/server/stats-summary.js';
+import { parseMeminfo, parseProcStat, procNodeStats, type NodeStatsReader } from '../../../src/main/server/stats-node.js';
+import { resourceMetricsText } from '../../../src/main/server/stats-resource-metrics.js';
+import { SummaryProvider } from '../../../src/main/server/stats-summary.js';
 import { promtoolCheckMetrics } from '../../prometheus/prometheus-harness.js';
 import { containerConfig, sandboxConfig, startHarness } from '../simruntime/sim-harness.js';
 

@@ -6,7 +6,7 @@
  * HPACK here is encode-only and raw (no Huffman): strings are sent with H = 0.
  */
 import net from 'node:net';
-import { loadCriProto } from '../../../src/cri/cri-proto.js';
+import { loadCriProto } from '../../../src/shared/cri/cri-proto.js';
 
 export const CLIENT_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
 export const FRAME = { DATA: 0x0, HEADERS: 0x1, RST_STREAM: 0x3, SETTINGS: 0x4, GOAWAY: 0x7, CONTINUATION: 0x9 } as const;

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CriClient } from '../../../src/cri/cri-client.js';
+import { CriClient } from '../../../src/shared/cri/cri-client.js';
 
 const mainJs = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../src/cli/main.js');
 

@@ -5,9 +5,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
-import { CriClient } from '../../../src/cri/cri-client.js';
-import type { ContainerConfig, PodSandboxConfig } from '../../../src/cri/cri-types.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import { CriClient } from '../../../src/shared/cri/cri-client.js';
+import type { ContainerConfig, PodSandboxConfig } from '../../../src/shared/cri/cri-types.js';
 import { SimulatedRuntime, type SimulatedRuntimeOptions } from '../../../src/simruntime/simulated-runtime.js';
 
 export interface Harness {

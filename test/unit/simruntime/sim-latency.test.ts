@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
 import { CONTAINERD_PROFILE, LatencyModel, parseProfile, ProfileError } from '../../../src/simruntime/sim-latency.js';
 import { eventually, sandboxConfig, startHarness, track } from './sim-harness.js';
 

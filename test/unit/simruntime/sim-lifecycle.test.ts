@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isNotFound, type CriError } from '../../../src/cri/cri-errors.js';
+import { isNotFound, type CriError } from '../../../src/shared/cri/cri-errors.js';
 import { containerConfig, eventually, runPod, sandboxConfig, startHarness } from './sim-harness.js';
 
 const code = (e: unknown): string => (e as CriError).code;

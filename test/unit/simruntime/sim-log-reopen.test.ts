@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { CriError } from '../../../src/cri/cri-errors.js';
+import { CriError } from '../../../src/shared/cri/cri-errors.js';
 import { chatterLine, clampChatter } from '../../../src/simruntime/sim-log-chatter.js';
 import { runPod, startHarness } from './sim-harness.js';
 

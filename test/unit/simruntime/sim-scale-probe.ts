@@ -13,8 +13,8 @@ import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { CriClient } from '../../../src/cri/cri-client.js';
-import { CRI_FLOW_CONTROL_WINDOW, MAX_MESSAGE_BYTES } from '../../../src/cri/cri-proto.js';
+import { CriClient } from '../../../src/shared/cri/cri-client.js';
+import { CRI_FLOW_CONTROL_WINDOW, MAX_MESSAGE_BYTES } from '../../../src/shared/cri/cri-proto.js';
 import { SimulatedRuntime } from '../../../src/simruntime/simulated-runtime.js';
 
 async function time<T>(label: string, n: number, fn: () => Promise<T>): Promise<T> {

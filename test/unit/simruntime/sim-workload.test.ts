@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { CriError } from '../../../src/cri/cri-errors.js';
+import type { CriError } from '../../../src/shared/cri/cri-errors.js';
 import { eventually, runPod, startHarness, track, type Harness } from './sim-harness.js';
 
 const ns = (ms: number): string => String(BigInt(ms) * 1_000_000n);

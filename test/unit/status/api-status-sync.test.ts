@@ -7,12 +7,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Pod, V1PodStatus } from '@kubernetes/client-node';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
-import { silentLogger } from '../../../src/logging/logger.js';
-import { ApiError } from '../../../src/apiserver/api-errors.js';
-import type { PodDeleter, PodRef, PodStatusWriter, RequestOptions } from '../../../src/apiserver/api-roles.js';
-import type { RequestPriority, RequestThrottle } from '../../../src/apiserver/token-bucket.js';
-import { ApiStatusSync, type PatchResult } from '../../../src/status/api-status-sync.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import { silentLogger } from '../../../src/shared/logging/logger.js';
+import { ApiError } from '../../../src/main/apiserver/api-errors.js';
+import type { PodDeleter, PodRef, PodStatusWriter, RequestOptions } from '../../../src/main/apiserver/api-roles.js';
+import type { RequestPriority, RequestThrottle } from '../../../src/main/apiserver/token-bucket.js';
+import { ApiStatusSync, type PatchResult } from '../../../src/main/status/api-status-sync.js';
 
 interface Call {
   kind: 'patch' | 'delete';

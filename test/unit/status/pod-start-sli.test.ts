@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Pod, V1PodStatus } from '@kubernetes/client-node';
-import { podStartSLISeconds } from '../../../src/status/status-manager.js';
-import { ConfigFirstSeenAnnotationKey } from '../../../src/kubetypes/kubelet-labels.js';
+import { podStartSLISeconds } from '../../../src/main/status/status-manager.js';
+import { ConfigFirstSeenAnnotationKey } from '../../../src/shared/kubetypes/kubelet-labels.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 const at = (s: number): Date => new Date(T0 + s * 1000);

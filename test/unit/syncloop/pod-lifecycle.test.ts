@@ -1,16 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Pod } from '@kubernetes/client-node';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
-import type { PodDispatcher } from '../../../src/dispatch/pod-dispatcher.js';
-import { silentLogger } from '../../../src/logging/logger.js';
-import type { CacheEntry } from '../../../src/pod-cache/pod-cache.js';
-import { emptyPodStatus } from '../../../src/pod-cache/runtime-pod-status.js';
-import { PodManager } from '../../../src/pod-manager/pod-manager.js';
-import { StatusManager } from '../../../src/status/status-manager.js';
-import { PodLifecycle } from '../../../src/syncloop/pod-lifecycle.js';
-import { WorkQueue } from '../../../src/syncloop/work-queue.js';
-import type { PodUpdateMessage } from '../../../workers/pod-worker-protocol.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import type { PodDispatcher } from '../../../src/main/dispatch/pod-dispatcher.js';
+import { silentLogger } from '../../../src/shared/logging/logger.js';
+import type { CacheEntry } from '../../../src/shared/pod-cache/pod-cache.js';
+import { emptyPodStatus } from '../../../src/shared/pod-cache/runtime-pod-status.js';
+import { PodManager } from '../../../src/main/pod-manager/pod-manager.js';
+import { StatusManager } from '../../../src/main/status/status-manager.js';
+import { PodLifecycle } from '../../../src/main/syncloop/pod-lifecycle.js';
+import { WorkQueue } from '../../../src/main/syncloop/work-queue.js';
+import type { PodUpdateMessage } from '../../../src/shared/protocol/pod-worker-protocol.js';
 
 function pod(uid: string, created = '2026-01-01T00:00:00Z'): V1Pod {
   return {
@@ -158,7 +158,7 @@ test('a re-dispatch carries the last reported status, so startTime survives a th
 });
 
 test('admission usage is kept incrementally: requests count while active and are released by a kill or a finished pod', async () => {
-  const { admitWithUsage } = await import('../../../src/admission/admit-pod.js');
+  const { admitWithUsage } = await import('../../../src/main/admission/admit-pod.js');
   const clock = new FakeClock();
   const sent: PodUpdateMessage[] = [];
   const statusManager = new StatusManager({ clock, logger: silentLogger });

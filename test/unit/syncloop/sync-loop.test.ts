@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
-import type { PodUpdate } from '../../../src/config/pod-update.js';
-import { UpdateQueue } from '../../../src/config/update-queue.js';
-import { createLogger } from '../../../src/logging/logger.js';
-import type { PodLifecycle } from '../../../src/syncloop/pod-lifecycle.js';
-import { SyncLoop } from '../../../src/syncloop/sync-loop.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import type { PodUpdate } from '../../../src/shared/manifest/pod-update.js';
+import { UpdateQueue } from '../../../src/main/config/update-queue.js';
+import { createLogger } from '../../../src/shared/logging/logger.js';
+import type { PodLifecycle } from '../../../src/main/syncloop/pod-lifecycle.js';
+import { SyncLoop } from '../../../src/main/syncloop/sync-loop.js';
 
 async function settle(): Promise<void> {
   for (let i = 0; i < 10; i++) await new Promise<void>((r) => setImmediate(r));

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
 import { writeAtomically, type Payload } from '../../../workers/volumes/atomic-writer.js';
 import { makePayload } from '../../../workers/volumes/payload-sources.js';
 import { checkPathSegment, checkRelativePath, volumeDir } from '../../../workers/volumes/volume-paths.js';

@@ -7,13 +7,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Pod } from '@kubernetes/client-node';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
-import { silentLogger } from '../../../src/logging/logger.js';
-import { createPodCache } from '../../../src/pod-cache/pod-cache-create.js';
-import { emptyPodStatus } from '../../../src/pod-cache/runtime-pod-status.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import { silentLogger } from '../../../src/shared/logging/logger.js';
+import { createPodCache } from '../../../src/shared/pod-cache/pod-cache-create.js';
+import { emptyPodStatus } from '../../../src/shared/pod-cache/runtime-pod-status.js';
 import { PodWorkers } from '../../../workers/pod-workers.js';
 import type { PodSyncer, SyncPodInput, SyncPodOutcome } from '../../../workers/pod-sync.js';
-import type { PodResultMessage } from '../../../workers/pod-worker-protocol.js';
+import type { PodResultMessage } from '../../../src/shared/protocol/pod-worker-protocol.js';
 
 const BOUND_MS = 10_000;
 

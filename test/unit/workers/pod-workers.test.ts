@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Pod } from '@kubernetes/client-node';
-import { FakeClock } from '../../../src/clock/fake-clock.js';
-import { silentLogger } from '../../../src/logging/logger.js';
-import { emptyPodStatus, type RuntimePodStatus } from '../../../src/pod-cache/runtime-pod-status.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import { silentLogger } from '../../../src/shared/logging/logger.js';
+import { emptyPodStatus, type RuntimePodStatus } from '../../../src/shared/pod-cache/runtime-pod-status.js';
 import { PodWorkers, type PodStatusWaiter } from '../../../workers/pod-workers.js';
 import type { PodSyncer, SyncPodInput, SyncPodOutcome, TerminatePodInput, TerminatePodOutcome } from '../../../workers/pod-sync.js';
-import type { PodResultMessage, PodUpdateMessage } from '../../../workers/pod-worker-protocol.js';
+import type { PodResultMessage, PodUpdateMessage } from '../../../src/shared/protocol/pod-worker-protocol.js';
 
 interface Deferred<T> {
   promise: Promise<T>;

@@ -6,8 +6,8 @@
  * ExecProbeTimeout behaviour, GA since 1.20); the CRI client's own deadline is timeout + its
  * default, so a hung runtime cannot hold a probe forever. Any other CRI error is a probe error.
  */
-import type { RuntimeService } from '../../../src/cri/runtime-service.js';
-import { CriError, isCancelled, isDeadlineExceeded } from '../../../src/cri/cri-errors.js';
+import type { RuntimeService } from '../../../src/shared/cri/runtime-service.js';
+import { CriError, isCancelled, isDeadlineExceeded } from '../../../src/shared/cri/cri-errors.js';
 import { ProbeError } from '../prober-errors.js';
 import { boundedText, probeErrored, probeFailure, PROBE_SUCCESS, type ProbeOutcome } from '../probe-outcome.js';
 

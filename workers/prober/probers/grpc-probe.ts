@@ -8,7 +8,7 @@
  * loading a .proto for them.
  */
 import * as grpc from '@grpc/grpc-js';
-import type { Clock, TimerHandle } from '../../../src/clock/clock.js';
+import type { Clock, TimerHandle } from '../../../src/shared/clock/clock.js';
 import { ProbeError } from '../prober-errors.js';
 import { joinHostPort } from '../probe-port.js';
 import { PROBE_SUCCESS, probeErrored, probeFailure, type ProbeOutcome } from '../probe-outcome.js';

@@ -16,7 +16,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import type { Clock, TimerHandle } from '../../../src/clock/clock.js';
+import type { Clock, TimerHandle } from '../../../src/shared/clock/clock.js';
 import { ProbeError } from '../prober-errors.js';
 import { joinHostPort } from '../probe-port.js';
 import type { ProbeHttpHeaders } from '../probe-spec.js';

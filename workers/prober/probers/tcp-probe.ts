@@ -4,7 +4,7 @@
  * failure. The deadline runs on the injected Clock.
  */
 import net from 'node:net';
-import type { Clock, TimerHandle } from '../../../src/clock/clock.js';
+import type { Clock, TimerHandle } from '../../../src/shared/clock/clock.js';
 import { ProbeError } from '../prober-errors.js';
 import { joinHostPort } from '../probe-port.js';
 import { PROBE_SUCCESS, probeErrored, probeFailure, type ProbeOutcome } from '../probe-outcome.js';

@@ -1,0 +1,202 @@
+/**
+ * The agent's {@link ManifestDecoder}: decodes manifests on a thread of its own, so untrusted
+ * text never blocks the main thread (the sync loop, the HTTP server) for longer than it takes to
+ * post the text and receive the pods.
+ *
+ * Bounds, per call: `timeoutMs` of the injected clock (default 10 s) and the thread's heap
+ * (`maxHeapMb`, default 512 MiB, a worker_threads resource limit). A call that exceeds either
+ * resolves with ERR_MANIFEST_TOO_LARGE naming the origin; the thread is terminated and a fresh
+ * one is started for the next call. Decoding is already bounded by the decode budget
+ * (manifest-decode.ts); these limits catch what a budget cannot (a YAML merge-key bomb is
+ * quadratic in the parser itself).
+ *
+ * Up to MAX_IN_FLIGHT calls are sent ahead (the thread answers them in order), so a directory of
+ * a thousand small files is not a thousand round trips in series. The time limit runs for the
+ * oldest unanswered call only, from when it became the oldest (when the thread started on it).
+ * On a breach that call alone fails; the calls sent after it are resent to a fresh thread. The
+ * thread is unref'd while idle, so an idle decoder never keeps the process alive.
+ *
+ * Lifecycle: idle ──decode──► busy ──all answered──► idle; busy ──timeout / thread died──►
+ * (terminate, blame the oldest call, resend the rest) ──► busy on a new thread;
+ * close() ──► (drain) closed: later calls resolve with an error.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { wrap, releaseProxy, type Remote } from 'comlink';
+import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
+import type { Clock, TimerHandle } from '../../shared/clock/clock.js';
+import type { Logger } from '../../shared/logging/logger.js';
+import { ConfigError } from '../../shared/manifest/config-errors.js';
+import { fromTransfer, type ManifestDecoder } from '../../shared/manifest/manifest-decoder.js';
+import type { ManifestDecodeApi } from '../../shared/protocol/manifest-decode-protocol.js';
+import type { ManifestContext, ManifestResult } from '../../shared/manifest/manifest-pods.js';
+
+export interface ThreadManifestDecoderOptions {
+  clock: Clock;
+  logger: Logger;
+  /** Longest one decode may take on the injected clock (default 10 s). */
+  timeoutMs?: number;
+  /** Heap limit of the decoder thread in MiB (default 512). */
+  maxHeapMb?: number;
+  /** The thread's entry file (default: the built workers/manifest-decode-thread.js). */
+  threadFile?: string;
+}
+
+export const THREAD_DECODER_DEFAULTS = Object.freeze({
+  timeoutMs: 10_000,
+  maxHeapMb: 512,
+  threadFile: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../workers/manifest-decode-thread.js'),
+});
+
+interface DecoderThread {
+  worker: Worker;
+  api: Remote<ManifestDecodeApi>;
+  /** Settles when the thread exits or fails (out of memory, crash), with the reason. */
+  died: Promise<string>;
+}
+
+interface Job {
+  text: string;
+  ctx: ManifestContext;
+  resolve(r: ManifestResult): void;
+  /** The thread the job was last sent to (answers from an older thread are ignored). */
+  thread?: DecoderThread;
+}
+
+/** Calls sent to the thread before earlier ones are answered (hides the round trip). */
+const MAX_IN_FLIGHT = 16;
+
+export class ThreadManifestDecoder implements ManifestDecoder {
+  readonly #clock: Clock;
+  readonly #log: Logger;
+  readonly #timeoutMs: number;
+  readonly #maxHeapMb: number;
+  readonly #threadFile: string;
+  #thread: DecoderThread | undefined;
+  /** Calls not yet sent, in order. */
+  readonly #waiting: Job[] = [];
+  /** Calls sent to #thread and not answered, in send order (the thread answers in that order). */
+  readonly #inflight: Job[] = [];
+  /** The time limit of the oldest in-flight call (the one the thread is working on). */
+  #timer: TimerHandle | undefined;
+  #closed = false;
+  #idle: Array<() => void> = [];
+  /** Termination of threads stopped after a breach (awaited by close(), not by the call). */
+  #terminations: Promise<unknown>[] = [];
+  /** Threads replaced after a timeout or a death (tests and logs). */
+  #replaced = 0;
+
+  constructor(opts: ThreadManifestDecoderOptions) {
+    if (!opts?.clock || !opts.logger) throw new ConfigError('ERR_CONFIG_OPTION', '', 'manifest decoder: clock and logger are required');
+    this.#clock = opts.clock;
+    this.#log = opts.logger.with({ component: 'manifest-decoder' });
+    this.#timeoutMs = opts.timeoutMs ?? THREAD_DECODER_DEFAULTS.timeoutMs;
+    this.#maxHeapMb = opts.maxHeapMb ?? THREAD_DECODER_DEFAULTS.maxHeapMb;
+    this.#threadFile = opts.threadFile ?? THREAD_DECODER_DEFAULTS.threadFile;
+    if (!(this.#timeoutMs > 0) || !(this.#maxHeapMb >= 16)) {
+      throw new ConfigError('ERR_CONFIG_OPTION', '', 'manifest decoder: timeoutMs must be > 0 and maxHeapMb >= 16');
+    }
+  }
+
+  /** How many times a thread was replaced after exceeding a limit or dying. */
+  get replacedThreads(): number {
+    return this.#replaced;
+  }
+
+  decode(text: string, ctx: ManifestContext): Promise<ManifestResult> {
+    if (this.#closed) return Promise.resolve({ ok: false, error: new ConfigError('ERR_MANIFEST_PARSE', ctx.origin, 'manifest decoder is closed') });
+    return new Promise<ManifestResult>((resolve) => {
+      this.#waiting.push({ text, ctx, resolve });
+      this.#pump();
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#waiting.length + this.#inflight.length > 0) await new Promise<void>((r) => this.#idle.push(r));
+    this.#terminations.push(this.#stop());
+    await Promise.allSettled(this.#terminations);
+  }
+
+  #start(): DecoderThread {
+    const worker = new Worker(this.#threadFile, {
+      resourceLimits: { maxOldGenerationSizeMb: this.#maxHeapMb, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 },
+    });
+    const died = new Promise<string>((resolve) => {
+      worker.once('error', (e: unknown) => resolve(e instanceof Error ? `${String(Reflect.get(e, 'code') ?? e.name)}: ${e.message}` : String(e)));
+      worker.once('exit', (code) => resolve(`decoder thread exited with code ${code}`));
+    });
+    const t: DecoderThread = { worker, api: wrap<ManifestDecodeApi>(nodeEndpoint(worker)), died };
+    void died.then((why) => this.#breach(t, `decoding failed: ${why}`));
+    return t;
+  }
+
+  /** Stops the current thread (returns when it is gone); the next call starts a new one. */
+  #stop(): Promise<unknown> {
+    const t = this.#thread;
+    this.#thread = undefined;
+    if (t === undefined) return Promise.resolve();
+    t.api[releaseProxy]();
+    return t.worker.terminate();
+  }
+
+  #pump(): void {
+    while (this.#inflight.length < MAX_IN_FLIGHT && this.#waiting.length > 0) {
+      const job = this.#waiting.shift();
+      if (job === undefined) break;
+      const t = (this.#thread ??= this.#start());
+      job.thread = t;
+      this.#inflight.push(job);
+      if (this.#inflight.length === 1) this.#arm();
+      Promise.resolve(t.api.decode(job.text, job.ctx)).then(
+        (r) => this.#answer(job, t, fromTransfer(r)),
+        () => {}, // the thread died: its 'error'/'exit' handler (#breach) settles the call
+      );
+    }
+    const busy = this.#inflight.length > 0;
+    if (busy) this.#thread?.worker.ref();
+    else this.#thread?.worker.unref();
+    if (!busy && this.#waiting.length === 0) for (const r of this.#idle.splice(0)) r();
+  }
+
+  #arm(): void {
+    this.#timer?.cancel();
+    this.#timer = undefined;
+    const head = this.#inflight[0];
+    const t = this.#thread;
+    if (head === undefined || t === undefined) return;
+    this.#timer = this.#clock.setTimer(this.#timeoutMs, () => this.#breach(t, `decoding took longer than ${this.#timeoutMs} ms`));
+  }
+
+  #answer(job: Job, t: DecoderThread, r: ManifestResult): void {
+    if (t !== this.#thread || job.thread !== t) return; // a stale answer from a replaced thread
+    const i = this.#inflight.indexOf(job);
+    if (i < 0) return;
+    this.#inflight.splice(i, 1);
+    job.resolve(r);
+    if (i === 0) this.#arm();
+    this.#pump();
+  }
+
+  /**
+   * Thread `t` exceeded a limit or died. The thread works on its oldest unanswered call: that
+   * call gets the error; the others were not started and go back to the front of the queue for
+   * a fresh thread.
+   */
+  #breach(t: DecoderThread, why: string): void {
+    if (t !== this.#thread) return;
+    this.#timer?.cancel();
+    this.#timer = undefined;
+    const [culprit, ...innocent] = this.#inflight.splice(0);
+    this.#waiting.unshift(...innocent);
+    this.#terminations.push(this.#stop());
+    if (culprit !== undefined) {
+      this.#replaced++;
+      this.#log.error('Manifest decoder thread stopped; a new one takes the next manifest', { origin: culprit.ctx.origin, reason: why });
+      culprit.resolve({ ok: false, error: new ConfigError('ERR_MANIFEST_TOO_LARGE', culprit.ctx.origin, `${why} (limits: ${this.#timeoutMs} ms, ${this.#maxHeapMb} MiB heap)`) });
+    }
+    this.#pump();
+  }
+}

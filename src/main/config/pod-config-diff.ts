@@ -1,0 +1,107 @@
+/**
+ * How the merger classifies a pod it already holds against the version a source just sent
+ * (pkg/kubelet/config/config.go `checkAndUpdatePod` and friends), kept apart from the merger's
+ * bookkeeping so the rules can be read and tested on their own.
+ */
+import type { V1Pod } from '@kubernetes/client-node';
+import {
+  ConfigFirstSeenAnnotationKey,
+  ConfigMirrorAnnotationKey,
+  ConfigSourceAnnotationKey,
+} from '../../shared/kubetypes/kubelet-labels.js';
+
+/** Annotations the kubelet itself writes; a difference in these is never an UPDATE. */
+export const LOCAL_ANNOTATIONS: readonly string[] = Object.freeze([
+  ConfigSourceAnnotationKey,
+  ConfigMirrorAnnotationKey,
+  ConfigFirstSeenAnnotationKey,
+]);
+
+/**
+ * Structural equality over decoded JSON-like data (objects, arrays, Dates, primitives). A key
+ * whose value is undefined counts as absent. (Go's reflect.DeepEqual also tells a nil map from an
+ * empty one; decoded manifests never produce that distinction meaningfully, so we do not.)
+ */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a instanceof Date || b instanceof Date) {
+    return a instanceof Date && b instanceof Date && (a.getTime() === b.getTime() || (Number.isNaN(a.getTime()) && Number.isNaN(b.getTime())));
+  }
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    if (a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
+  }
+  const ka = Object.keys(a).filter((k) => Reflect.get(a, k) !== undefined);
+  const kb = Object.keys(b).filter((k) => Reflect.get(b, k) !== undefined);
+  if (ka.length !== kb.length) return false;
+  for (const k of ka) if (!Object.hasOwn(b, k) || !deepEqual(Reflect.get(a, k), Reflect.get(b, k))) return false;
+  return true;
+}
+
+/** True when the maps are equal ignoring the kubelet-local annotations. */
+export function isAnnotationMapEqual(existing: Readonly<Record<string, string>> | undefined, candidate: Readonly<Record<string, string>> | undefined): boolean {
+  const strip = (m: Readonly<Record<string, string>> | undefined): Record<string, string> => {
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(m ?? {})) if (!LOCAL_ANNOTATIONS.includes(k)) out[k] = v;
+    return out;
+  };
+  return deepEqual(strip(existing), strip(candidate));
+}
+
+/** Whether `ref` differs from `existing` in anything that makes an UPDATE (or DELETE). */
+export function podsDifferSemantically(existing: V1Pod, ref: V1Pod): boolean {
+  return !(
+    deepEqual(existing.spec, ref.spec) &&
+    deepEqual(existing.metadata?.labels, ref.metadata?.labels) &&
+    deepEqual(existing.metadata?.deletionTimestamp, ref.metadata?.deletionTimestamp) &&
+    deepEqual(existing.metadata?.deletionGracePeriodSeconds, ref.metadata?.deletionGracePeriodSeconds) &&
+    isAnnotationMapEqual(existing.metadata?.annotations, ref.metadata?.annotations)
+  );
+}
+
+export type PodChange = 'none' | 'update' | 'delete' | 'reconcile';
+
+/**
+ * Folds `ref` into `existing` (the merger's stored copy) and says what kind of change it was:
+ * - semantic change with deletionTimestamp set → 'delete' (graceful deletion);
+ * - other semantic change → 'update';
+ * - only status changed → 'reconcile' (only status is copied over);
+ * - nothing → 'none'.
+ * The kubelet-local annotations of `existing` (config.seen in particular) are preserved.
+ * `ref` is not modified.
+ */
+export function checkAndUpdatePod(existing: V1Pod, ref: V1Pod): PodChange {
+  if (!podsDifferSemantically(existing, ref)) {
+    if (deepEqual(existing.status, ref.status)) return 'none';
+    setOptional(existing, 'status', structuredClone(ref.status));
+    return 'reconcile';
+  }
+  const meta = (existing.metadata ??= {});
+  const refMeta = ref.metadata ?? {};
+  const annotations: Record<string, string> = { ...(refMeta.annotations ?? {}) };
+  for (const k of LOCAL_ANNOTATIONS) {
+    const v = meta.annotations?.[k];
+    if (v !== undefined) annotations[k] = v;
+  }
+  setOptional(existing, 'spec', structuredClone(ref.spec));
+  setOptional(meta, 'labels', structuredClone(refMeta.labels));
+  setOptional(meta, 'deletionTimestamp', refMeta.deletionTimestamp);
+  setOptional(meta, 'deletionGracePeriodSeconds', refMeta.deletionGracePeriodSeconds);
+  setOptional(existing, 'status', structuredClone(ref.status));
+  meta.annotations = annotations;
+  return refMeta.deletionTimestamp !== undefined ? 'delete' : 'update';
+}
+
+function setOptional<T extends object, K extends keyof T>(o: T, k: K, v: T[K] | undefined): void {
+  if (v === undefined) delete o[k];
+  else o[k] = v;
+}
+
+/** Go's time.RFC3339Nano in UTC: fraction without trailing zeros, e.g. 2024-05-01T10:00:00.12Z. */
+export function rfc3339Nano(ms: number): string {
+  const iso = new Date(ms).toISOString(); // 2024-05-01T10:00:00.120Z
+  return iso.replace(/\.(\d*?)0*Z$/, (_m, frac: string) => (frac === '' ? 'Z' : `.${frac}Z`));
+}

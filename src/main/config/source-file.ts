@@ -1,0 +1,330 @@
+/**
+ * The static-pod directory source (kubelet --pod-manifest-path; pkg/kubelet/config/file.go and
+ * file_linux.go). Reads every `*.yaml`, `*.yml` and `*.json` file (dotfiles skipped, no
+ * recursion) and delivers the complete set of their pods as a SET after every read.
+ *
+ * Timeline:
+ *   start() ──► full read ──► SET (the first SET marks the source ready, even when empty)
+ *   fs.watch event for a name ──► (debounce window, ≤ debounceMs after the *first* event; later
+ *     events join the same window) ──► re-read only the named files ──► SET
+ *   every resyncMs ──► full read (readdir + every file; unchanged text is not decoded) ──► SET
+ *   a file with pods reads empty ──► pods kept, re-read after emptyGraceMs ──► still empty: no pods
+ *
+ * Invariants:
+ * - At most one read runs at a time; events that arrive during a read are handled right after.
+ * - No SET is delivered after close() resolves.
+ * - Problems are reported (logger + onError) once per distinct problem per file and never
+ *   change what other files contribute; see manifest-file-set.ts for the invalid-file and
+ *   duplicate-name rules (a broken edit keeps the last valid version running).
+ * - Decoding runs on the injected {@link ManifestDecoder} (the agent's runs on its own thread
+ *   with time and memory limits), so a hostile file never blocks the main thread.
+ * - An empty file is noted in the log (info) once per transition, never silently "no pods".
+ * - A missing manifest path yields an empty SET (as the kubelet does), so sources become ready;
+ *   the watch is retried on each resync until the directory exists.
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Clock, TimerHandle } from '../../shared/clock/clock.js';
+import type { Logger } from '../../shared/logging/logger.js';
+import { ConfigError, type ConfigErrorHandler } from '../../shared/manifest/config-errors.js';
+import { ManifestFileSet } from './manifest-file-set.js';
+import { inlineManifestDecoder, manifestDigest, type ManifestDecoder } from '../../shared/manifest/manifest-decoder.js';
+import { FileSource, type PodSetSink, type PodSource } from '../../shared/manifest/pod-update.js';
+
+export interface FileSourceOptions {
+  /** --pod-manifest-path: a directory (or a single manifest file). */
+  path: string;
+  nodeName: string;
+  sink: PodSetSink;
+  clock: Clock;
+  logger: Logger;
+  onError?: ConfigErrorHandler;
+  /** Full re-read period (kubelet --file-check-frequency, default 20 s). */
+  resyncMs?: number;
+  /** Window that gathers a burst of fs.watch events into one read. */
+  debounceMs?: number;
+  /** Use fs.watch (default true). Tests of the periodic path turn it off and step a FakeClock. */
+  watch?: boolean;
+  /** Files larger than this are rejected with ERR_MANIFEST_TOO_LARGE. */
+  maxFileBytes?: number;
+  /** How long a file that had pods may read empty before its pods go (a rewrite in progress). */
+  emptyGraceMs?: number;
+  /** Where manifests are decoded (default: inline, on the calling thread; the agent passes its decoder thread). */
+  decoder?: ManifestDecoder;
+}
+
+export const FILE_SOURCE_DEFAULTS = Object.freeze({
+  resyncMs: 20_000,
+  debounceMs: 50,
+  watch: true,
+  maxFileBytes: 10 * 1024 * 1024,
+  emptyGraceMs: 5_000,
+});
+
+const MANIFEST_EXT = new Set(['.yaml', '.yml', '.json']);
+/** Files read at once during a full read. */
+const READ_CONCURRENCY = 16;
+
+function errnoOf(e: unknown): string | undefined {
+  const code: unknown = e instanceof Error ? Reflect.get(e, 'code') : undefined;
+  return typeof code === 'string' ? code : undefined;
+}
+
+export class FileSourceImpl implements PodSource {
+  readonly name = FileSource;
+  readonly #opts: Required<Omit<FileSourceOptions, 'onError'>> & { onError: ConfigErrorHandler };
+  /** Re-reads scheduled to confirm an empty read, by file name. */
+  readonly #emptyRechecks = new Map<string, TimerHandle>();
+  /** Files whose "contains no pods" note was logged (cleared when they have pods again). */
+  readonly #notedEmpty = new Set<string>();
+  readonly #log: Logger;
+  /** Directory watched and listed; in single-file mode, the file's parent. */
+  #dir: string;
+  /** Single-file mode: the only name considered. */
+  #onlyName: string | undefined;
+  #files: ManifestFileSet;
+  #started = false;
+  #closed = false;
+  #watcher: fs.FSWatcher | undefined;
+  #debounce: TimerHandle | undefined;
+  #resyncTimer: TimerHandle | undefined;
+  /** Names reported changed by fs.watch since the last read; `full` means re-list everything. */
+  #dirty = new Set<string>();
+  #full = false;
+  #running: Promise<void> | undefined;
+  #missingLogged = false;
+
+  constructor(opts: FileSourceOptions) {
+    if (!opts?.path || !opts.nodeName || !opts.sink || !opts.clock || !opts.logger) {
+      throw new ConfigError('ERR_CONFIG_OPTION', '', 'file source: path, nodeName, sink, clock and logger are required');
+    }
+    const o = {
+      path: opts.path,
+      nodeName: opts.nodeName,
+      sink: opts.sink,
+      clock: opts.clock,
+      logger: opts.logger,
+      onError: opts.onError ?? (() => {}),
+      resyncMs: opts.resyncMs ?? FILE_SOURCE_DEFAULTS.resyncMs,
+      debounceMs: opts.debounceMs ?? FILE_SOURCE_DEFAULTS.debounceMs,
+      watch: opts.watch ?? FILE_SOURCE_DEFAULTS.watch,
+      maxFileBytes: opts.maxFileBytes ?? FILE_SOURCE_DEFAULTS.maxFileBytes,
+      emptyGraceMs: opts.emptyGraceMs ?? FILE_SOURCE_DEFAULTS.emptyGraceMs,
+      decoder: opts.decoder ?? inlineManifestDecoder,
+    };
+    if (!(o.resyncMs > 0) || !(o.debounceMs >= 0) || !(o.maxFileBytes > 0) || !(o.emptyGraceMs >= 0)) {
+      throw new ConfigError('ERR_CONFIG_OPTION', '', 'file source: resyncMs and maxFileBytes must be > 0, debounceMs and emptyGraceMs >= 0');
+    }
+    this.#opts = o;
+    this.#log = opts.logger.with({ source: FileSource });
+    this.#dir = opts.path.replace(/\/+$/, '') || '/';
+    this.#files = new ManifestFileSet({ dir: this.#dir, nodeName: opts.nodeName, emptyGraceMs: o.emptyGraceMs });
+  }
+
+  start(): void {
+    if (this.#started || this.#closed) return;
+    this.#started = true;
+    this.#log.v(1).info('Watching path', { path: this.#opts.path });
+    void this.syncNow();
+  }
+
+  /** A full read and SET now (what the resync timer does); resolves once the SET was delivered. */
+  syncNow(): Promise<void> {
+    this.#full = true;
+    return this.#kick();
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return this.#running;
+    this.#closed = true;
+    this.#debounce?.cancel();
+    this.#resyncTimer?.cancel();
+    for (const t of this.#emptyRechecks.values()) t.cancel();
+    this.#emptyRechecks.clear();
+    this.#watcher?.close();
+    this.#watcher = undefined;
+    await this.#running;
+  }
+
+  /** Runs a read now, or right after the one in progress. */
+  #kick(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    if (this.#running) return this.#running.then(() => this.#kick());
+    this.#debounce?.cancel();
+    this.#debounce = undefined;
+    const run = this.#readAndEmit()
+      .catch((e: unknown) => this.#log.error('Manifest read failed unexpectedly', { path: this.#opts.path, error: String(e) }))
+      .finally(() => {
+      this.#running = undefined;
+      if (!this.#closed && (this.#full || this.#dirty.size > 0) && this.#debounce === undefined) void this.#kick();
+    });
+    this.#running = run;
+    return run;
+  }
+
+  #scheduleResync(): void {
+    this.#resyncTimer?.cancel();
+    if (this.#closed) return;
+    this.#resyncTimer = this.#opts.clock.setTimer(this.#opts.resyncMs, () => void this.syncNow(), { unref: true });
+  }
+
+  #onWatchEvent(filename: string | Buffer | null): void {
+    if (this.#closed) return;
+    const name = filename === null ? undefined : filename.toString();
+    if (name === undefined) this.#full = true;
+    else if (this.#relevant(name)) this.#dirty.add(name);
+    else return;
+    if (this.#debounce !== undefined || this.#running !== undefined) return; // joins the open window / the next read
+    this.#debounce = this.#opts.clock.setTimer(this.#opts.debounceMs, () => {
+      this.#debounce = undefined;
+      void this.#kick();
+    });
+  }
+
+  #relevant(name: string): boolean {
+    if (this.#onlyName !== undefined) return name === this.#onlyName;
+    return !name.startsWith('.') && MANIFEST_EXT.has(path.extname(name).toLowerCase());
+  }
+
+  #ensureWatch(): void {
+    if (!this.#opts.watch || this.#watcher !== undefined || this.#closed) return;
+    try {
+      const w = fs.watch(this.#dir, { persistent: false }, (_event, filename) => this.#onWatchEvent(filename));
+      w.on('error', (e: unknown) => {
+        this.#log.error('Manifest path watch failed; will retry at next resync', { path: this.#dir, error: String(e) });
+        w.close();
+        if (this.#watcher === w) this.#watcher = undefined;
+        this.#onWatchEvent(null);
+      });
+      this.#watcher = w;
+    } catch (e) {
+      this.#log.v(2).info('Cannot watch manifest path yet', { path: this.#dir, error: String(e) });
+    }
+  }
+
+  async #readAndEmit(): Promise<void> {
+    const full = this.#full;
+    const names = [...this.#dirty];
+    this.#full = false;
+    this.#dirty.clear();
+    try {
+      if (full) await this.#readAll();
+      else for (const n of names) await this.#readOne(n);
+    } finally {
+      if (full) this.#scheduleResync();
+    }
+    if (this.#closed) return;
+    const { pods, newErrors } = this.#files.build();
+    for (const err of newErrors) this.#report(err);
+    this.#log.v(4).info('File source SET', { pods: pods.length, files: this.#files.names().length });
+    this.#opts.sink.set(pods);
+  }
+
+  async #readAll(): Promise<void> {
+    let names: string[];
+    try {
+      const st = await fsp.stat(this.#opts.path);
+      if (st.isDirectory()) {
+        this.#setMode(this.#opts.path.replace(/\/+$/, '') || '/', undefined);
+        names = (await fsp.readdir(this.#dir)).filter((n) => this.#relevant(n));
+      } else {
+        this.#setMode(path.dirname(this.#opts.path), path.basename(this.#opts.path));
+        names = [path.basename(this.#opts.path)];
+      }
+      this.#missingLogged = false;
+      this.#ensureWatch();
+    } catch (e) {
+      if (errnoOf(e) !== 'ENOENT') {
+        // Cannot list at all: keep what we have (like an unreadable file) and retry at resync.
+        this.#report(new ConfigError('ERR_MANIFEST_READ', this.#opts.path, `cannot read manifest path: ${String(e)}`));
+        return;
+      }
+      if (!this.#missingLogged) this.#log.error('Manifest path does not exist, ignoring', { path: this.#opts.path });
+      this.#missingLogged = true;
+      names = [];
+    }
+    const present = new Set(names);
+    for (const n of this.#files.names()) if (!present.has(n)) this.#files.remove(n);
+    // Bounded parallel reads: thousands of small files, mostly unchanged, on few cores.
+    const queue = names.sort();
+    const worker = async (): Promise<void> => {
+      for (let n = queue.shift(); n !== undefined; n = queue.shift()) await this.#readOne(n);
+    };
+    await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, queue.length) }, worker));
+  }
+
+  /** Directory vs single-file mode; switching (rare: the path was replaced) starts afresh. */
+  #setMode(dir: string, onlyName: string | undefined): void {
+    if (dir === this.#dir && onlyName === this.#onlyName) return;
+    this.#dir = dir;
+    this.#onlyName = onlyName;
+    this.#files = new ManifestFileSet({ dir, nodeName: this.#opts.nodeName, emptyGraceMs: this.#opts.emptyGraceMs });
+    this.#watcher?.close();
+    this.#watcher = undefined;
+  }
+
+  async #readOne(name: string): Promise<void> {
+    const file = path.join(this.#dir, name);
+    try {
+      const st = await fsp.stat(file);
+      if (!st.isFile()) {
+        this.#log.v(2).info('Not a regular file, skipping', { file });
+        this.#files.remove(name);
+        return;
+      }
+      if (st.size > this.#opts.maxFileBytes) {
+        this.#files.setReadError(name, new ConfigError('ERR_MANIFEST_TOO_LARGE', file, `file is ${st.size} bytes, limit is ${this.#opts.maxFileBytes}`));
+        return;
+      }
+      await this.#decode(name, await fsp.readFile(file, 'utf8'));
+    } catch (e) {
+      if (errnoOf(e) === 'ENOENT') this.#files.remove(name);
+      else this.#files.setReadError(name, new ConfigError('ERR_MANIFEST_READ', file, `cannot read file: ${String(e)}`));
+    }
+  }
+
+  /** Decodes a file's text unless unchanged; handles the empty-read rule. */
+  async #decode(name: string, text: string): Promise<void> {
+    const digest = manifestDigest(text);
+    if (this.#files.unchanged(name, digest)) return;
+    const files = this.#files;
+    const r = await this.#opts.decoder.decode(text, files.context(name));
+    if (this.#closed || files !== this.#files) return;
+    const empty = files.setResult(name, digest, r, this.#opts.clock.monotonic());
+    const file = files.origin(name);
+    switch (empty.kind) {
+      case 'none':
+        this.#notedEmpty.delete(name);
+        return;
+      case 'held':
+        this.#log.info('Manifest file is empty; keeping its pods in case it is being rewritten', { file, recheckInMs: empty.recheckInMs });
+        this.#emptyRechecks.get(name)?.cancel();
+        this.#emptyRechecks.set(name, this.#opts.clock.setTimer(empty.recheckInMs, () => {
+          this.#emptyRechecks.delete(name);
+          if (this.#closed) return;
+          this.#dirty.add(name);
+          void this.#kick();
+        }));
+        return;
+      case 'empty':
+        if (!this.#notedEmpty.has(name)) this.#log.info('Manifest file contains no pods', { file });
+        this.#notedEmpty.add(name);
+        return;
+      default: {
+        const never: never = empty;
+        return never;
+      }
+    }
+  }
+
+  #report(err: ConfigError): void {
+    this.#log.error('Cannot use manifest', { error: err.message, code: err.code, origin: err.origin });
+    this.#opts.onError(err);
+  }
+}
+
+/** Creates the file source; call start() to begin. */
+export function createFileSource(opts: FileSourceOptions): FileSourceImpl {
+  return new FileSourceImpl(opts);
+}

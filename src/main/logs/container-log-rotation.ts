@@ -1,0 +1,146 @@
+/**
+ * Container log rotation, as the kubelet's ContainerLogManager does it
+ * (pkg/kubelet/logs/container_log_manager.go), so a chatty container cannot fill the disk:
+ * every `intervalMs`, for each running container, stat its log file (path from ContainerStatus);
+ * past `maxSizeBytes`:
+ *   1. drop leftovers of earlier passes (`*.tmp`; an uncompressed file whose `.gz` exists);
+ *   2. remove the oldest rotated files so at most maxFiles − 2 remain;
+ *   3. gzip the rotated files not yet compressed (streaming, bounded memory; `.tmp` then rename);
+ *   4. rename the live file to `<path>.<YYYYMMDD-HHMMSS>` and ask the runtime to
+ *      ReopenContainerLog, which opens a fresh file at the path. If that fails, the rename is
+ *      undone so the next pass tries again.
+ * So at most `maxFiles` files exist per container: the live one, the newest rotated one
+ * uncompressed (readers following the log finish it), the rest gzipped.
+ * A live file found missing (a failed reopen, a crash between the steps) is reopened.
+ *
+ * One pass at a time; passes run on the injected clock. close() waits for a running pass.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import zlib from 'node:zlib';
+import type { Clock, TimerHandle } from '../../shared/clock/clock.js';
+import type { ContainerLogService, RuntimeService } from '../../shared/cri/runtime-service.js';
+import type { Logger } from '../../shared/logging/logger.js';
+
+export interface ContainerLogRotationOptions {
+  runtime: Pick<RuntimeService, 'listContainers' | 'containerStatus'> & ContainerLogService;
+  clock: Clock;
+  logger: Logger;
+  maxSizeBytes: number;
+  /** Files kept per container, the live one included (≥ 2). */
+  maxFiles: number;
+  intervalMs: number;
+}
+
+/** Go's "20060102-150405" in UTC. */
+export function rotationTimestamp(ms: number): string {
+  const iso = new Date(ms).toISOString(); // 2026-01-02T03:04:05.678Z
+  return `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}-${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}`;
+}
+
+const GZ = '.gz';
+const TMP = '.tmp';
+
+export class ContainerLogRotation {
+  readonly #o: ContainerLogRotationOptions;
+  #timer: TimerHandle | undefined;
+  #pass: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(opts: ContainerLogRotationOptions) {
+    if (!opts?.runtime || !opts.clock || !opts.logger) throw new TypeError('ContainerLogRotation: runtime, clock and logger are required');
+    if (!(opts.maxSizeBytes > 0)) throw new RangeError(`ContainerLogRotation: maxSizeBytes must be positive, got ${opts.maxSizeBytes}`);
+    if (!Number.isInteger(opts.maxFiles) || opts.maxFiles < 2) throw new RangeError(`ContainerLogRotation: maxFiles must be at least 2, got ${opts.maxFiles}`);
+    this.#o = opts;
+  }
+
+  start(): void {
+    if (this.#closed || this.#timer) return;
+    this.#schedule();
+  }
+
+  #schedule(): void {
+    this.#timer = this.#o.clock.setTimer(this.#o.intervalMs, () => {
+      this.#pass = this.rotateOnce()
+        .catch((err: unknown) => this.#o.logger.error('container log rotation pass failed', { err: err instanceof Error ? err.message : String(err) }))
+        .finally(() => {
+          this.#pass = undefined;
+          if (!this.#closed) this.#schedule();
+        });
+    }, { unref: true });
+  }
+
+  /** One pass over every running container (exported for tests and for the timer). */
+  async rotateOnce(): Promise<void> {
+    const rt = this.#o.runtime;
+    const containers = await rt.listContainers({ state: { state: 'CONTAINER_RUNNING' } });
+    for (const c of containers) {
+      if (this.#closed) return;
+      try {
+        const st = await rt.containerStatus(c.id);
+        const logPath = st.status?.logPath ?? '';
+        if (logPath === '') continue;
+        let size: number;
+        try {
+          size = (await fs.promises.stat(logPath)).size;
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') continue;
+          // Lost the live file (a reopen that failed after the rename): get the runtime to open it again.
+          await rt.reopenContainerLog(c.id);
+          continue;
+        }
+        if (size < this.#o.maxSizeBytes) continue;
+        await this.#rotate(c.id, logPath);
+      } catch (err) {
+        this.#o.logger.error('failed to rotate container log', { containerId: c.id, err: err instanceof Error ? err.message : String(err) });
+      }
+    }
+  }
+
+  async #rotate(id: string, logPath: string): Promise<void> {
+    const dir = path.dirname(logPath);
+    const base = path.basename(logPath);
+    const names = (await fs.promises.readdir(dir)).filter((n) => n.startsWith(`${base}.`)).sort();
+    // 1. leftovers
+    const live: string[] = [];
+    for (const n of names) {
+      if (n.endsWith(TMP) || (!n.endsWith(GZ) && names.includes(`${n}${GZ}`))) await fs.promises.rm(path.join(dir, n), { force: true });
+      else live.push(n);
+    }
+    // 2. at most maxFiles − 2 rotated files stay (then +1 from this rotation, +1 live file).
+    const keep = this.#o.maxFiles - 2;
+    // Timestamps sort lexically; `.gz` of the same stamp sorts right after it.
+    while (live.length > keep) {
+      const oldest = live.shift()!;
+      await fs.promises.rm(path.join(dir, oldest), { force: true });
+    }
+    // 3. compress what is left uncompressed
+    for (const n of live) {
+      if (n.endsWith(GZ)) continue;
+      const src = path.join(dir, n);
+      const tmp = `${src}${GZ}${TMP}`;
+      await pipeline(fs.createReadStream(src), zlib.createGzip(), fs.createWriteStream(tmp, { mode: 0o640 }));
+      await fs.promises.rename(tmp, `${src}${GZ}`);
+      await fs.promises.rm(src, { force: true });
+    }
+    // 4. rotate the live file
+    const rotated = `${logPath}.${rotationTimestamp(this.#o.clock.now())}`;
+    await fs.promises.rename(logPath, rotated);
+    try {
+      await this.#o.runtime.reopenContainerLog(id);
+    } catch (err) {
+      await fs.promises.rename(rotated, logPath).catch(() => {});
+      throw err;
+    }
+    this.#o.logger.v(2).info('rotated container log', { containerId: id, rotated });
+  }
+
+  /** Stops the timer and waits for a running pass. Idempotent. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#timer?.cancel();
+    this.#timer = undefined;
+    await this.#pass;
+  }
+}

@@ -1,0 +1,175 @@
+/**
+ * Main-thread side of the PLEG thread (workers/pleg/pleg-thread.ts): spawns and SUPERVISES it,
+ * forwards each relist's events to the sync loop and acknowledges them (freeing the PLEG's event
+ * capacity), records relist metrics, forwards its log lines, and answers PLEG health with the
+ * one check (pleg-health.ts) from the last successful relist the thread reported.
+ *
+ * Thread lifecycle (state machine):
+ *
+ *   starting ──'started'──▶ running ──exit (not asked)──▶ backoff ──timer──▶ starting ...
+ *       │                      │                                      ▲
+ *       └──exit/fatal──────────┴──────────────────────────────────────┘ (restart, doubling backoff)
+ *   any ──close()──▶ closed
+ *
+ * A thread that dies is replaced after a backoff (restartBackoff.initialMs doubling to maxMs on
+ * the injected Clock; reset once a replacement relists successfully). Before the replacement,
+ * onThreadExit(threadId) runs so the agent can recover the pod-cache locks the dead thread held
+ * (it may have died inside a cache write). The replacement starts with empty pod records, so its
+ * first relist inspects every pod, rewrites the cache and emits every pod's events: a resync.
+ * Health keeps the dead thread's last relist time, so a PLEG that cannot be restarted turns
+ * unhealthy after the threshold, as the kubelet's does.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { Clock, TimerHandle } from '../../shared/clock/clock.js';
+import { stderrSink, type Logger } from '../../shared/logging/logger.js';
+import type { PlegEvent } from '../syncloop/pleg-events.js';
+import type { PlegOutbound, PlegStartOptions, RuntimeCounts } from '../../shared/protocol/pleg-protocol.js';
+import { plegHealth, type PlegHealth } from '../../shared/pleg/pleg-health.js';
+
+export interface PlegRunnerOptions extends PlegStartOptions {
+  logger: Logger;
+  clock: Clock;
+  onEvents: (events: PlegEvent[]) => void;
+  /** kubelet_pleg_relist_duration_seconds / _interval_seconds / _discard_events observers. */
+  onRelist?: (r: { ok: boolean; durationSeconds: number; intervalSeconds: number | null; discarded: number; runtimeCounts?: RuntimeCounts }) => void;
+  /** A PLEG thread exited unasked (before its replacement starts): recover its cache locks here. */
+  onThreadExit?: (threadId: number) => void;
+  /** A replacement thread is being started (shardlet_thread_restarts_total). */
+  onRestart?: () => void;
+  restartBackoff?: { initialMs: number; maxMs: number };
+}
+
+export const PLEG_RUNNER_DEFAULTS = Object.freeze({ restartBackoff: Object.freeze({ initialMs: 100, maxMs: 5_000 }) });
+
+export interface PlegRunner {
+  /** Monotonic ms (cache time) of the last successful relist start, or undefined before the first. */
+  lastRelistMs(): number | undefined;
+  /** The one PLEG health check, evaluated now. */
+  health(): PlegHealth;
+  /** The live thread's id, undefined while none runs (between a death and its replacement). */
+  threadId(): number | undefined;
+  /** Number of replacement threads started. */
+  readonly restarts: number;
+  /** Fault injection for tests and operators: terminate the live thread now (it is replaced). */
+  terminateThread(): Promise<void>;
+  close(): Promise<void>;
+}
+
+type RunnerState = 'starting' | 'running' | 'backoff' | 'closed';
+
+const PLEG_THREAD_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../workers/pleg/pleg-thread.js');
+
+/** Starts the PLEG thread; resolves once the first one has started (rejects if it cannot). */
+export function startPleg(o: PlegRunnerOptions): Promise<PlegRunner> {
+  const { logger, clock, onEvents, onRelist, onThreadExit, onRestart, restartBackoff, ...start } = o;
+  const backoff = restartBackoff ?? PLEG_RUNNER_DEFAULTS.restartBackoff;
+  let state: RunnerState = 'starting';
+  let worker: Worker | undefined;
+  let exited: Promise<void> = Promise.resolve();
+  let lastRelist: number | undefined;
+  let delayMs = backoff.initialMs;
+  let timer: TimerHandle | undefined;
+  let restarts = 0;
+  let firstStart: { resolve: () => void; reject: (e: Error) => void } | undefined;
+
+  const spawn = (): void => {
+    state = 'starting';
+    const w = new Worker(PLEG_THREAD_FILE, { workerData: start satisfies PlegStartOptions });
+    worker = w;
+    const id = w.threadId;
+    exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
+    w.on('message', (m: PlegOutbound) => {
+      if (worker !== w) return;
+      switch (m.type) {
+        case 'started':
+          state = 'running';
+          firstStart?.resolve();
+          firstStart = undefined;
+          return;
+        case 'relist':
+          if (m.ok) {
+            lastRelist = m.timestampMs;
+            delayMs = backoff.initialMs;
+          }
+          onRelist?.({ ok: m.ok, durationSeconds: m.durationSeconds, intervalSeconds: m.intervalSeconds, discarded: m.discarded, ...(m.runtimeCounts ? { runtimeCounts: m.runtimeCounts } : {}) });
+          if (m.events.length > 0) {
+            onEvents(m.events.map((e) => ({ podUID: e.id, type: e.type, data: e.data })));
+            w.postMessage({ type: 'ack', count: m.events.length });
+          }
+          return;
+        case 'health':
+          return;
+        case 'log':
+          stderrSink(m.line);
+          return;
+        case 'stopped':
+          return;
+        case 'fatal':
+          logger.error('PLEG thread failed to start', { code: m.error.code, error: m.error.message });
+          return;
+        default: {
+          const never: never = m;
+          logger.error('unknown PLEG message', { message: JSON.stringify(never) });
+        }
+      }
+    });
+    w.on('error', (err) => logger.error('PLEG thread error', { threadId: id, error: err.message }));
+    w.on('exit', (code) => {
+      if (worker !== w) return;
+      worker = undefined;
+      if (state === 'closed') return;
+      logger.error('PLEG thread exited; replacing it', { threadId: id, code, backoffMs: delayMs });
+      try {
+        onThreadExit?.(id);
+      } catch (err) {
+        logger.error('PLEG thread exit handling failed', { error: String(err) });
+      }
+      if (firstStart) {
+        // The very first thread never started: the agent cannot run without a PLEG.
+        firstStart.reject(new Error(`PLEG thread exited with code ${code} before starting`));
+        firstStart = undefined;
+        state = 'closed';
+        return;
+      }
+      state = 'backoff';
+      timer = clock.setTimer(delayMs, () => {
+        timer = undefined;
+        if (state !== 'backoff') return;
+        restarts++;
+        onRestart?.();
+        spawn();
+      });
+      delayMs = Math.min(delayMs * 2, backoff.maxMs);
+    });
+  };
+
+  const runner: PlegRunner = {
+    lastRelistMs: () => lastRelist,
+    health: () => plegHealth(lastRelist, clock.monotonic(), start.relistThresholdMs),
+    threadId: () => (state === 'running' || state === 'starting' ? worker?.threadId : undefined),
+    get restarts() {
+      return restarts;
+    },
+    async terminateThread() {
+      const w = worker;
+      if (w) await w.terminate();
+    },
+    async close() {
+      if (state === 'closed') return exited;
+      state = 'closed';
+      timer?.cancel();
+      const w = worker;
+      if (!w) return;
+      w.postMessage({ type: 'stop' });
+      const kill = setTimeout(() => void w.terminate(), 3_000);
+      await exited;
+      clearTimeout(kill);
+    },
+  };
+  return new Promise<PlegRunner>((resolve, reject) => {
+    firstStart = { resolve: () => resolve(runner), reject };
+    spawn();
+  });
+}

@@ -1,0 +1,137 @@
+/**
+ * The kubelet API on the secure port (the kubelet's --port, 10250): HTTPS with the serving pair
+ * of serving-cert.ts, client certificates requested (verified against --client-ca-file when
+ * given) but not required, and every request authenticated and authorized (auth-chain.ts)
+ * before any route (kubelet-api-routes.ts) sees it. No endpoint is reachable without both.
+ *
+ * Request hygiene as on the read-only port: header size and header time capped; each request's
+ * handler gets an AbortSignal that fires when the client goes away (ends a followed log stream).
+ * Streams (`follow`) are not subject to the request timeout; everything else is.
+ *
+ * Lifecycle: listen() once; close() stops accepting, ends idle connections and aborts open
+ * streams so it resolves promptly; destroy() drops every connection now. Both idempotent.
+ */
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import type { Logger } from '../../shared/logging/logger.js';
+import { refusalOf, type RequestAuth } from './auth-chain.js';
+import type { PeerCertificate, RequestCredentials } from './auth-types.js';
+import type { RouteHandler } from './kubelet-api-routes.js';
+
+export interface SecureServerOptions {
+  address: string;
+  port: number;
+  cert: Buffer;
+  key: Buffer;
+  /** PEM bundle of --client-ca-file; undefined = x509 client authentication off. */
+  clientCA: Buffer | undefined;
+  auth: RequestAuth;
+  routes: RouteHandler;
+  logger: Logger;
+  maxHeaderBytes?: number;
+  headersTimeoutMs?: number;
+}
+
+export const SECURE_SERVER_DEFAULTS = Object.freeze({ maxHeaderBytes: 16 * 1024, headersTimeoutMs: 10_000 });
+
+export interface SecureServer {
+  listen(): Promise<{ address: string; port: number }>;
+  close(): Promise<void>;
+  destroy(): void;
+}
+
+export function credentialsOf(socket: TLSSocket, authorization: string | undefined): RequestCredentials {
+  const peer = socket.getPeerCertificate?.();
+  const has = peer !== undefined && peer !== null && Object.keys(peer).length > 0;
+  return {
+    peerCertificate: has ? (peer as unknown as PeerCertificate) : undefined,
+    peerVerified: socket.authorized === true,
+    peerVerifyError: socket.authorizationError instanceof Error ? socket.authorizationError.message : socket.authorizationError ? String(socket.authorizationError) : undefined,
+    authorization,
+  };
+}
+
+export function createSecureServer(o: SecureServerOptions): SecureServer {
+  for (const k of ['cert', 'key', 'auth', 'routes', 'logger'] as const) {
+    if (o[k] === undefined || o[k] === null) throw new TypeError(`createSecureServer: ${k} is required`);
+  }
+  const log = o.logger;
+  const streams = new Set<AbortController>();
+  const server = https.createServer(
+    {
+      cert: o.cert,
+      key: o.key,
+      minVersion: 'TLSv1.2',
+      requestCert: o.clientCA !== undefined,
+      rejectUnauthorized: false,
+      ...(o.clientCA !== undefined ? { ca: o.clientCA } : {}),
+      maxHeaderSize: o.maxHeaderBytes ?? SECURE_SERVER_DEFAULTS.maxHeaderBytes,
+      headersTimeout: o.headersTimeoutMs ?? SECURE_SERVER_DEFAULTS.headersTimeoutMs,
+      // Followed log streams last as long as the client wants; idle sockets still time out.
+      requestTimeout: 0,
+    },
+    (req, res) => {
+      const ac = new AbortController();
+      streams.add(ac);
+      res.once('close', () => {
+        ac.abort();
+        streams.delete(ac);
+      });
+      const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+      const creds = credentialsOf(req.socket as TLSSocket, req.headers.authorization);
+      o.auth
+        .check(creds, req.method ?? 'GET', path)
+        .then(async (outcome) => {
+          if (outcome.kind !== 'allowed') {
+            const r = refusalOf(outcome);
+            if (outcome.kind === 'unauthenticated') log.v(2).info('unauthenticated request', { path, reason: outcome.reason });
+            else log.v(2).info(outcome.kind === 'forbidden' ? 'Forbidden' : 'Authorization error', { path, user: outcome.attrs.user.name, verb: outcome.attrs.verb, subresource: outcome.attrs.subresource, reason: outcome.reason });
+            res.writeHead(r.status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(r.body)), 'x-content-type-options': 'nosniff' });
+            res.end(r.body);
+            return;
+          }
+          await o.routes(req, res, ac.signal);
+        })
+        .catch((err: unknown) => {
+          log.error('secure port handler failed', { path, err: err instanceof Error ? err.message : String(err) });
+          if (!res.headersSent) {
+            res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+            res.end('internal server error\n');
+          } else res.destroy();
+        });
+    },
+  );
+  server.on('clientError', (_err, socket) => socket.destroy());
+  server.on('tlsClientError', () => {});
+
+  let listening: Promise<{ address: string; port: number }> | undefined;
+  let closing: Promise<void> | undefined;
+  return {
+    listen() {
+      listening ??= new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(o.port, o.address, () => {
+          server.off('error', reject);
+          const a = server.address() as AddressInfo;
+          resolve({ address: a.address, port: a.port });
+        });
+      });
+      return listening;
+    },
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        if (!server.listening) return resolve();
+        server.close(() => resolve());
+        for (const s of streams) s.abort();
+        server.closeIdleConnections();
+      });
+      return closing;
+    },
+    destroy() {
+      for (const s of streams) s.abort();
+      server.closeAllConnections();
+      if (server.listening) server.close();
+    },
+  };
+}

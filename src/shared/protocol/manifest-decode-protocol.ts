@@ -1,0 +1,11 @@
+/**
+ * The thread protocol of the manifest decoder: the API the decoder thread exposes over comlink
+ * (workers/manifest-decode-thread.ts) and the main side calls (manifest-decode-thread-client.ts).
+ * Results are plain data (ManifestResultTransfer), rebuilt into ConfigErrors on arrival.
+ */
+import type { ManifestContext } from '../manifest/manifest-pods.js';
+import type { ManifestResultTransfer } from '../manifest/manifest-decoder.js';
+
+export interface ManifestDecodeApi {
+  decode(text: string, ctx: ManifestContext): ManifestResultTransfer;
+}

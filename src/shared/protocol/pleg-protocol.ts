@@ -1,0 +1,79 @@
+/**
+ * The PLEG thread protocol: the messages between the main-thread spawner (the lead's
+ * pleg-runner) and workers/pleg/pleg-thread.ts. Both sides import this module; nothing else
+ * crosses the boundary. The pod cache itself is shared memory (cacheBuffer), not messages.
+ *
+ * Timeline: spawn Worker(pleg-thread.js, { workerData: PlegStartOptions }) → 'started' (or
+ * 'fatal' and exit) → per relist one 'relist' message (events batched) and one 'health' →
+ * main sends 'ack' with the number of events it consumed (frees capacity) → main sends
+ * 'stop' → thread drains the relist in progress, posts 'stopped', exits.
+ *
+ * Times are cache time: Clock.monotonic() ms, one process-wide base (see pod-cache.ts cacheNow).
+ */
+import type { WireError } from '../cri/cri-errors.js';
+import type { PlegCounters, RuntimeCounts } from '../../../workers/pleg/generic-pleg.js';
+
+export type { RuntimeCounts };
+import type { PodLifecycleEvent } from '../../../workers/pleg/pleg-events.js';
+
+export interface PlegStartOptions {
+  /** CRI endpoint, unix:///path. */
+  endpoint: string;
+  /** The pod cache's SharedArrayBuffer (createPodCache().buffer). */
+  cacheBuffer: SharedArrayBuffer;
+  /** Default 1000 (kubelet: 1 s). */
+  relistPeriodMs: number;
+  /** Default 180000 (kubelet: 3 min). */
+  relistThresholdMs: number;
+  /** Max events sent and not yet acked (kubelet's plegChannelCapacity: 1000). */
+  eventCapacity?: number;
+  /** Inspection calls in flight per relist (default 16). */
+  inspectConcurrency?: number;
+  /** Log verbosity (-v). */
+  verbosity?: number;
+  /** Also post 'health' this often when relists stall (default 10 s). */
+  healthIntervalMs?: number;
+}
+
+export const PLEG_THREAD_DEFAULTS = Object.freeze({ healthIntervalMs: 10_000 });
+
+/** main → PLEG thread */
+export type PlegInbound =
+  | { type: 'ack'; count: number }
+  /** Graceful: finish the relist in progress, then exit. */
+  | { type: 'stop' };
+
+export interface PlegHealthSnapshot {
+  healthy: boolean;
+  reason: string;
+  /** Last successful relist start (cache time, monotonic ms), null before the first. */
+  lastRelistMs: number | null;
+  counters: PlegCounters;
+}
+
+/** PLEG thread → main */
+export type PlegOutbound =
+  | { type: 'started' }
+  | {
+      type: 'relist';
+      timestampMs: number;
+      ok: boolean;
+      durationSeconds: number;
+      intervalSeconds: number | null;
+      /** This relist's events, in order (one message per relist). */
+      events: PodLifecycleEvent[];
+      discarded: number;
+      /** Successful relists: what was listed (kubelet_running_pods / _containers). */
+      runtimeCounts?: RuntimeCounts;
+    }
+  | { type: 'health'; health: PlegHealthSnapshot }
+  /** One JSON log line (logger.ts format), for the main thread's log sink. */
+  | { type: 'log'; line: string }
+  | { type: 'stopped' }
+  | { type: 'fatal'; error: WireError };
+
+export function isPlegInbound(m: unknown): m is PlegInbound {
+  if (typeof m !== 'object' || m === null) return false;
+  const t = (m as { type?: unknown }).type;
+  return (t === 'ack' && typeof (m as { count?: unknown }).count === 'number') || t === 'stop';
+}

@@ -1,0 +1,205 @@
+/**
+ * The thread protocol between the main thread (sync loop, dispatcher) and the pod-worker
+ * threads. Both sides import this module and nothing else of each other.
+ *
+ * Threads are owned by a Piscina pool (src/main/dispatch/pool-dispatcher.ts), used as a thread
+ * supervisor, not as a task queue: each thread runs ONE long-lived Piscina task, an
+ * {@link AttachTask} carrying the MessagePort of its shard. Everything else travels over that
+ * port, so one shard's traffic never waits behind another's in Piscina's single FIFO:
+ *
+ *   main → worker (port): {@link ShardInbound}: a batch of pod updates (coalesced per pod on the
+ *                  main side, at most one batch in flight per shard: the bound of this path), a
+ *                  stats request, or 'close'.
+ *   worker → main (port): {@link ShardOutbound}: 'ready' once the thread's host is built (the
+ *                  bootstrap handshake), 'ack' after each batch was handed to the pod workers,
+ *                  stats replies, and the {@link WorkerToMain} results and probe updates.
+ *   The attach task resolves when the port is closed ('close' from main) and rejects when the
+ *   thread dies (Piscina rejects a dead thread's tasks): that is how the main side learns it.
+ *
+ * Per-pod ordering lives in the worker (pod-workers.ts); the main side keeps only the newest
+ * update per pod (a kill is never replaced by a non-kill), which is all the worker would keep.
+ * Inline mode (--workers 0) calls PodWorkerHost.handle and the sink directly.
+ *
+ * Everything here is structured-clone safe: plain objects, no classes, errors as WireError.
+ */
+import type { MessagePort } from 'node:worker_threads';
+import type { V1Pod, V1PodStatus } from '@kubernetes/client-node';
+import type { WireError } from '../cri/cri-errors.js';
+import type { ProbeUpdate } from '../../../workers/prober/probe-results.js';
+import type { ImagePullWindow } from '../../../workers/kuberuntime/image-puller.js';
+import type { PodApiObjects } from '../../../workers/volumes/api-object-snapshot.js';
+
+export type { ImagePullWindow };
+import type { SyncPodType } from '../../../workers/pod-sync.js';
+
+/** The kubelet's pod worker lifecycle (pod_workers.go). */
+export type PodWorkerState = 'syncing' | 'terminating' | 'terminated';
+
+export interface KillOptions {
+  /** Override for the pod's grace period (deletion grace); may only shorten it. */
+  gracePeriodSeconds?: number;
+  /** The pod is gone from config: once terminated, remove its CRI objects and forget it. */
+  removed: boolean;
+  /** Why (for logs): 'removed from source', 'rejected: OutOfpods', 'orphaned', … */
+  reason: string;
+  /**
+   * Terminate the pod even if this worker never knew it (an API pod that already had a
+   * deletionTimestamp when this agent first saw it): stop what the runtime holds and report it
+   * terminated. Without it such a kill is ignored (see PodWorkers.update).
+   */
+  terminateUnknown?: boolean;
+  /**
+   * Leave the pod's log directory in place at cleanup (orphans: the kubelet kills them with a
+   * 1 s grace and leaves their logs to its garbage collection).
+   */
+  keepLogs?: boolean;
+}
+
+export interface PodUpdateMessage {
+  kind: 'update';
+  uid: string;
+  updateType: SyncPodType;
+  pod: V1Pod;
+  /** Present when updateType is 'kill'. */
+  kill?: KillOptions;
+  /**
+   * For a pod new to this worker: its first unit of work waits for a cache entry (or global
+   * timestamp) newer than this cache time (monotonic ms, cacheNow), instead of taking whatever the cache holds.
+   * Set when a replaced thread's pods are re-dispatched: the dead thread may have acted on the
+   * runtime after the last status it published (its fresh-status refresh was still pending), so
+   * only a relist that started after its death is known to show everything it did. Without it,
+   * the replacement re-created containers that were already running (name conflicts). The pool
+   * dispatcher stamps every message to a shard after its thread died (the first message a
+   * replacement sees for a pod may be any update queued during the restart, not the re-dispatch).
+   */
+  statusNotBeforeMs?: number;
+  /**
+   * The last API status the main thread holds for the pod (the kubelet's status-manager cache),
+   * sent when the worker may not know the pod (a create, a re-dispatch after a thread restart):
+   * its first sync carries startTime and condition transition times over instead of resetting
+   * them (which would also extend activeDeadlineSeconds). Used once, when the worker creates
+   * the pod's record.
+   */
+  previousStatus?: V1PodStatus;
+  /**
+   * The runtime's pod network is not ready (NetworkReady=false) as the main thread saw it when
+   * it sent this update: the kubelet's "network is not ready: ..." message. A sync of a pod
+   * that is not host-network then fails with it (no sandbox is created) and is retried after
+   * the error backoff; kills are unaffected. Absent: the network is ready.
+   */
+  networkNotReady?: string;
+  /**
+   * The configMaps, secrets and service-account tokens the pod refers to, as the main thread
+   * resolved them (cluster mode; see workers/volumes/api-object-snapshot.ts for why they are
+   * pushed). Absent: unchanged since the last update (or none referenced).
+   */
+  apiObjects?: PodApiObjects;
+}
+
+export interface StatsRequestMessage {
+  kind: 'stats';
+}
+
+export type MainToWorker = PodUpdateMessage | StatsRequestMessage;
+
+export interface WorkerThreadStats {
+  threadId: number;
+  /** Pods this thread has a worker for (any state). */
+  podsOwned: number;
+  /** Pods with an update waiting to start. */
+  queueDepth: number;
+  /** Milliseconds spent inside sync/terminate/cleanup since the thread started. */
+  busyMs: number;
+}
+
+/** Result of one unit of pod work, sent after every sync, termination and cleanup. */
+export interface PodResultMessage {
+  kind: 'podResult';
+  threadId: number;
+  uid: string;
+  /** The worker's state after this work. */
+  state: PodWorkerState;
+  /** What ran: 'sync' | 'terminating' (containers stopped) | 'cleanup' (CRI objects removed). */
+  work: 'sync' | 'terminate' | 'cleanup';
+  apiStatus?: V1PodStatus;
+  error?: WireError;
+  /** Sync again after this many ms (the kubelet's jittered resync or a backoff expiry). */
+  requeueAfterMs?: number;
+  /** The pod is fully gone from the runtime and the worker forgot it. */
+  forgotten?: boolean;
+  /**
+   * With `forgotten`: the pod-cache time (the worker's Clock.now()) at which its objects were
+   * known gone. A cache entry for the pod stamped at or before it comes from a relist that began
+   * before the removal (the PLEG may store it after the worker dropped the entry): housekeeping
+   * must not take it for an orphan and kill the pod a second time.
+   */
+  forgottenAtMs?: number;
+  /** When the pod's image pulls happened (sync results; kubelet_pod_start_sli_duration_seconds excludes it). */
+  imagePullWindow?: ImagePullWindow;
+  durationMs: number;
+}
+
+export interface ProbeUpdateMessage {
+  kind: 'probe';
+  threadId: number;
+  update: ProbeUpdate;
+}
+
+/** Cluster mode: one pod event (Pulled, Created, Started, Killing, BackOff, ...) for the main thread's event recorder. */
+export interface PodEventMessage {
+  kind: 'podEvent';
+  threadId: number;
+  podUID: string;
+  namespace: string;
+  name: string;
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+  fieldPath?: string;
+  /** Wall-clock ms when it happened. */
+  timestampMs: number;
+}
+
+export type WorkerToMain = PodResultMessage | ProbeUpdateMessage | PodEventMessage;
+
+/** The one Piscina task a pod-worker thread runs for its lifetime (see the module comment). */
+export interface AttachTask {
+  kind: 'attach';
+  shard: number;
+  port: MessagePort;
+}
+
+export type ShardInbound =
+  | { kind: 'updates'; batch: PodUpdateMessage[] }
+  | { kind: 'stats'; id: number }
+  | { kind: 'close' };
+
+export type ShardOutbound =
+  | { kind: 'ready'; threadId: number }
+  | { kind: 'ack' }
+  | { kind: 'statsReply'; id: number; stats: WorkerThreadStats }
+  | WorkerToMain;
+
+/** Data every pod-worker thread starts with (Piscina `workerData`). */
+export interface PodWorkerThreadConfig {
+  endpoint: string;
+  cacheBuffer: SharedArrayBuffer;
+  nodeName: string;
+  hostIP: string;
+  podLogsDir: string;
+  /** --root-dir: pod volumes live under `<rootDir>/pods/<uid>/volumes`. */
+  rootDir: string;
+  runtimeName: string;
+  verbosity: number;
+  runtimeRequestTimeoutMs: number;
+  syncFrequencyMs: number;
+  /** The shared metrics arena (src/shared/metrics/metrics-arena.ts). */
+  metricsBuffer: SharedArrayBuffer;
+  /** Cluster mode: send pod events to the main thread (standalone: none are built). */
+  recordEvents?: boolean;
+}
+
+export function isWorkerToMain(msg: unknown): msg is WorkerToMain {
+  const k = (msg as { kind?: unknown } | null)?.kind;
+  return k === 'podResult' || k === 'probe' || k === 'podEvent';
+}
