@@ -16,7 +16,7 @@ import { startControlPlane, type ControlPlane } from '../harness/apiserver-harne
 import { promtoolCheckMetrics } from '../prometheus/prometheus-harness.js';
 import { freePort, pollUntil, type AgentProcess } from './agent-harness.js';
 import { apiPod, coreApi, createPods, isApiRunning, PodWatchRecorder, startClusterAgent } from './cluster-harness.js';
-import { chatterSeqs, followLogs, kubectlRecorded, kubeletGet, registerNodeAsAdmin, secureArgs } from './kubelet-api-e2e.js';
+import { chatterSeqs, followLogs, kubectlRecorded, kubeletGet, waitForAgentNode, secureArgs } from './kubelet-api-e2e.js';
 
 const NS = 'kapi-ctrd';
 const NODE = 'node-kapi-ctrd';
@@ -51,7 +51,7 @@ test('containerd: kubectl logs variants, 401/403, resource metrics and summary, 
     cp, nodeName: NODE, endpoint: ctrd.endpoint,
     extraArgs: [...secureArgs(cp, port), '--container-log-max-size', '256Ki', '--container-log-max-files', '3', '--container-log-monitor-interval', '1s'],
   });
-  await registerNodeAsAdmin(cp, NODE, port);
+  await waitForAgentNode(cp, NODE, port);
   const { core } = coreApi(cp.adminKubeconfig);
   const r = (rec = new PodWatchRecorder(cp.adminKubeconfig, NS));
   await r.start();

@@ -23,7 +23,7 @@ import { startSimRuntime, type SimRuntimeInstance } from '../harness/sim-runtime
 import { promtoolCheckMetrics } from '../prometheus/prometheus-harness.js';
 import { freePort, pollUntil, type AgentProcess } from './agent-harness.js';
 import { apiPod, coreApi, createPods, isApiRunning, PodWatchRecorder, startClusterAgent, TEST_IMAGE } from './cluster-harness.js';
-import { chatterSeqs, followLogs, kubectlRecorded, kubeletGet, registerNodeAsAdmin, secureArgs } from './kubelet-api-e2e.js';
+import { chatterSeqs, followLogs, kubectlRecorded, kubeletGet, waitForAgentNode, secureArgs } from './kubelet-api-e2e.js';
 
 const NS = 'kapi';
 const NODE = 'node-kapi';
@@ -72,7 +72,7 @@ test('kubectl logs / -f / --tail / --timestamps / --previous, 401/403, /metrics/
     cp, nodeName: NODE, endpoint: sim.endpoint,
     extraArgs: [...secureArgs(cp, port), '--container-log-max-size', '256Ki', '--container-log-max-files', '3', '--container-log-monitor-interval', '1s'],
   });
-  await registerNodeAsAdmin(cp, NODE, port);
+  await waitForAgentNode(cp, NODE, port);
   const { core } = coreApi(cp.adminKubeconfig);
   const r = (rec = new PodWatchRecorder(cp.adminKubeconfig, NS));
   await r.start();

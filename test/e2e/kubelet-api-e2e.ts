@@ -1,12 +1,9 @@
 /**
  * What the kubelet-API e2e tests (sim runtime and containerd) share: the agent's secure-port
- * flags against a harness control plane, the Node object the API server needs to reach the
- * agent, direct HTTPS requests to the agent's port, kubectl runs recorded into a transcript, and a
- * follower for `kubectl logs -f`.
- *
- * Until Node registration lands (cluster mode part 2, branch `node`), the Node object is created
- * here with ADMIN credentials: InternalIP 127.0.0.1 and daemonEndpoints.kubeletEndpoint.Port =
- * the agent's secure port. The lead will switch this to the agent's own registration.
+ * flags against a harness control plane (the agent registers its own Node with InternalIP
+ * 127.0.0.1 and daemonEndpoints.kubeletEndpoint.Port = its secure port, which is how the API
+ * server reaches it for `kubectl logs`), a wait for that registration, direct HTTPS requests to
+ * the agent's port, kubectl runs recorded into a transcript, and a follower for `kubectl logs -f`.
  */
 import { spawn } from 'node:child_process';
 import https from 'node:https';
@@ -20,18 +17,23 @@ export function secureArgs(cp: ControlPlane, port: number): string[] {
     '--client-ca-file', cp.caFile,
     '--authentication-token-webhook',
     '--authorization-mode', 'Webhook',
+    '--node-ip', '127.0.0.1',
   ];
 }
 
-/** Creates (admin) the Node the API server resolves `kubectl logs` through; see the module comment. */
-export async function registerNodeAsAdmin(cp: ControlPlane, nodeName: string, port: number): Promise<void> {
-  const status = { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }, { type: 'Hostname', address: nodeName }], daemonEndpoints: { kubeletEndpoint: { Port: port } } };
-  const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: nodeName }, status };
-  const r = await cp.kubectl(['apply', '-f', '-'], { stdin: JSON.stringify(node) });
-  if (r.code !== 0) throw new Error(`create node: ${r.stderr}`);
-  // Status is a subresource: make sure it holds whatever create kept.
-  const p = await cp.kubectl(['patch', 'node', nodeName, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status })]);
-  if (p.code !== 0) throw new Error(`patch node status: ${p.stderr}`);
+/**
+ * Waits (bounded) until the agent's own registration shows what the API server needs to reach
+ * it: InternalIP 127.0.0.1 and the kubelet endpoint port `port`.
+ */
+export async function waitForAgentNode(cp: ControlPlane, nodeName: string, port: number): Promise<void> {
+  interface NodeView { status?: { addresses?: Array<{ type: string; address: string }>; daemonEndpoints?: { kubeletEndpoint?: { Port?: number } } } }
+  await pollUntil(async () => {
+    const r = await cp.kubectl(['get', 'node', nodeName, '-o', 'json'], { timeoutMs: 20_000 });
+    if (r.code !== 0) return undefined;
+    const n = JSON.parse(r.stdout) as NodeView;
+    const ipOk = n.status?.addresses?.some((a) => a.type === 'InternalIP' && a.address === '127.0.0.1') === true;
+    return ipOk && n.status?.daemonEndpoints?.kubeletEndpoint?.Port === port ? true : undefined;
+  }, { what: `node ${nodeName} registered by the agent with InternalIP 127.0.0.1 and port ${port}`, timeoutMs: 60_000, intervalMs: 250 });
 }
 
 /** GET on the agent's secure port (its self-signed certificate is not verified here). */

@@ -20,7 +20,7 @@ import path from 'node:path';
 import { startSimRuntime, type ManagedProcess } from '../../bench/processes.js';
 import { realClock } from '../../src/shared/clock/clock.js';
 import { startControlPlane, type ControlPlane } from '../harness/apiserver-harness.js';
-import { pollUntil, runtimeView, startAgent, type AgentProcess } from './agent-harness.js';
+import { freePort, pollUntil, runtimeView, startAgent, type AgentProcess } from './agent-harness.js';
 
 const NODE = 'n-lease';
 const NS = 'nl';
@@ -34,6 +34,7 @@ const endpoint = `unix://${socket}`;
 let cp: ControlPlane | undefined;
 let sim: ManagedProcess | undefined;
 let agent: AgentProcess | undefined;
+let securePort = 0;
 
 interface Obj { metadata: { uid: string; labels?: Record<string, string>; ownerReferences?: { kind: string; name: string; uid: string }[] }; spec: Record<string, unknown>; status: Record<string, unknown> }
 
@@ -57,6 +58,7 @@ before(async () => {
   await cp.ensureNamespace('kube-node-lease');
   await cp.ensureNamespace(NS);
   sim = await startRuntime();
+  securePort = await freePort();
   agent = await startAgent({
     endpoint, manifestDir: manifests, nodeName: NODE, workers: 2, maxPods: 1000,
     extraArgs: [
@@ -66,6 +68,9 @@ before(async () => {
       '--system-reserved', 'cpu=500m,memory=256Mi',
       '--kube-reserved', 'memory=256Mi',
       '--node-ip', '10.11.12.13',
+      // The secure kubelet port (self-signed, AlwaysAllow is not needed: nothing calls it here)
+      // is what the Node advertises as daemonEndpoints.kubeletEndpoint, as with a kubelet.
+      '--port', String(securePort),
     ],
   });
 }, { timeout: 30 * 60_000 });
@@ -102,7 +107,7 @@ test('the Node registers Ready with capacity, allocatable, addresses, nodeInfo, 
   assert.equal(info['kernelVersion'], os.release());
   assert.equal(info['operatingSystem'], 'linux');
   assert.ok(info['osImage'] !== '', 'osImage');
-  assert.ok((node.status['daemonEndpoints'] as { kubeletEndpoint: { Port: number } }).kubeletEndpoint.Port === agent!.port);
+  assert.ok((node.status['daemonEndpoints'] as { kubeletEndpoint: { Port: number } }).kubeletEndpoint.Port === securePort);
   assert.deepEqual(condition(node, 'Ready'), { ...condition(node, 'Ready'), reason: 'KubeletReady', message: 'kubelet is posting ready status' });
   assert.equal(condition(node, 'MemoryPressure')?.reason, 'KubeletHasSufficientMemory');
   assert.equal(condition(node, 'DiskPressure')?.reason, 'KubeletHasNoDiskPressure');

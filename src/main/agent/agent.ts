@@ -483,7 +483,7 @@ export class Agent {
       const nodeRef = { kind: 'Node' as const, namespace: '', name: c.nodeName, uid: c.nodeName };
       const nodeStatus = (this.#nodeStatus = startNodeStatus({
         config: c, clock, logger, registry: heartbeat, resources, runtime: cri, runtimeVersion: version, runtimeHealth, hostIP: primaryHostIP(),
-        kubeletPort: this.#address?.port ?? c.port,
+        kubeletPort: this.#secureAddress?.port ?? c.port,
         onStatusSync: (result) => nodeUpdates.inc({ result }),
         // As the kubelet's nodeRef, node events name the node with its name as UID.
         onReadyChange: (ready) => recorder?.record(nodeRef, 'Normal', ready ? 'NodeReady' : 'NodeNotReady', `Node ${c.nodeName} status is now: ${ready ? 'NodeReady' : 'NodeNotReady'}`),

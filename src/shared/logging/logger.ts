@@ -78,6 +78,12 @@ export interface FdSinkOptions {
  * log recovers by itself when space returns. Worker threads write to the same fd directly
  * (no hop through the main thread), one whole line per call.
  */
+/** How long one line may wait for a full pipe (EAGAIN) before it is dropped, and the pause step. */
+const EAGAIN_WAIT_LIMIT_MS = 2_000;
+const EAGAIN_PAUSE_MS = 1;
+/** Never notified: Atomics.wait on it is a plain bounded sleep of the writing thread. */
+const pauseCell = new Int32Array(new SharedArrayBuffer(4));
+
 export function createFdSink(o: FdSinkOptions): FdSink {
   const write = o.write ?? ((fd, data, offset, length) => fs.writeSync(fd, data, offset, length));
   let dropped = 0;
@@ -96,13 +102,27 @@ export function createFdSink(o: FdSinkOptions): FdSink {
   const writeAll = (text: string): boolean => {
     const buf = Buffer.from(text);
     let off = 0;
-    try {
-      while (off < buf.length) off += write(o.fd, buf, off, buf.length - off);
-      return true;
-    } catch (err) {
-      lastError = typeof (err as { code?: unknown })?.code === 'string' ? (err as { code: string }).code : String(err);
-      return false;
+    let waitedMs = 0;
+    while (off < buf.length) {
+      try {
+        off += write(o.fd, buf, off, buf.length - off);
+      } catch (err) {
+        const code = typeof (err as { code?: unknown })?.code === 'string' ? (err as { code: string }).code : String(err);
+        // A full pipe (stderr read by a supervisor or a test that is briefly behind, on an fd
+        // libuv made non-blocking) is back-pressure, not a lost disk: wait for the reader as
+        // Node's own synchronous stdio does, but bounded, so a reader that stopped for good
+        // costs a dropped line instead of a hung thread. The rest of the line continues from
+        // `off`, so no line is ever half-written and then duplicated.
+        if (code === 'EAGAIN' && waitedMs < EAGAIN_WAIT_LIMIT_MS) {
+          Atomics.wait(pauseCell, 0, 0, EAGAIN_PAUSE_MS);
+          waitedMs += EAGAIN_PAUSE_MS;
+          continue;
+        }
+        lastError = code;
+        return false;
+      }
     }
+    return true;
   };
   const sink = ((line: string): void => {
     if (droppedSinceLastWrite > 0) {

@@ -83,3 +83,33 @@ test('the drop observer sees every dropped line (the metric), and a throwing obs
   log.info('four');
   assert.equal(observed, 2);
 });
+
+test('a full pipe (EAGAIN) is back-pressure: the line waits for the reader and is written whole, not dropped', () => {
+  const written: Buffer[] = [];
+  let eagainLeft = 3;
+  const sink = createFdSink({
+    fd: 99,
+    write: (_fd, data, offset, length) => {
+      // Half the line goes through, then the pipe is full three times, then it drains.
+      if (offset === 0) {
+        const half = Math.floor(length / 2);
+        written.push(Buffer.from(data.subarray(0, half)));
+        return half;
+      }
+      if (eagainLeft-- > 0) throw Object.assign(new Error('EAGAIN: resource temporarily unavailable, write'), { code: 'EAGAIN' });
+      written.push(Buffer.from(data.subarray(offset, offset + length)));
+      return length;
+    },
+  });
+  createLogger({ sink, now: () => 0 }).info('pipe line');
+  assert.equal(sink.dropped(), 0);
+  const text = Buffer.concat(written).toString();
+  assert.equal(text.split('\n').length, 2, 'one whole line');
+  assert.match(text, /"msg":"pipe line"/);
+});
+
+test('a pipe that never drains costs a dropped line after a bounded wait, not a hung thread', () => {
+  const sink = createFdSink({ fd: 99, write: () => { throw Object.assign(new Error('EAGAIN'), { code: 'EAGAIN' }); } });
+  createLogger({ sink, now: () => 0 }).info('stuck');
+  assert.equal(sink.dropped(), 1);
+});
