@@ -14,12 +14,17 @@ import type { V1Container } from '@kubernetes/client-node';
 import type { PodSandboxConfig } from '../../src/shared/cri/cri-types.js';
 import type { ImageService } from '../../src/shared/cri/runtime-service.js';
 import type { Backoff } from './backoff.js';
+import { imageFactsOf, type ImageFacts, type ImageView } from './image-view.js';
 import { errorMessage, rethrowIfAborted, type SyncFailure } from './kuberuntime-errors.js';
 
 export type PullPolicy = 'Always' | 'IfNotPresent' | 'Never';
 
-/** `pulledMs`: the image was pulled now, taking that long (absent: it was already present). */
-export type EnsureImageResult = { ok: true; imageRef: string; pulledMs?: number } | { ok: false; failure: SyncFailure };
+/**
+ * `pulledMs`: the image was pulled now, taking that long (absent: it was already present).
+ * `facts`: what a container of this image reports, when known from an ImageStatus answer
+ * (absent after a pull: PullImage answers only the id).
+ */
+export type EnsureImageResult = { ok: true; imageRef: string; pulledMs?: number; facts?: ImageFacts } | { ok: false; failure: SyncFailure };
 
 /** Whether the image reference carries a digest or a tag in its last path component. */
 function splitTag(image: string): { hasDigest: boolean; tag: string | undefined } {
@@ -46,6 +51,8 @@ export interface ImagePullerDeps {
   backoff: Backoff;
   /** Wall clock (ms) for the pull window; without it no window is recorded. */
   now?: () => number;
+  /** Which images are present, without an ImageStatus per container (absent: always ask). */
+  view?: ImageView;
 }
 
 /**
@@ -86,17 +93,20 @@ export class ImagePuller {
     }
     const image = applyDefaultImageTag(userImage);
     const policy = pullPolicyOf(container);
-    let imageRef = '';
-    try {
-      const st = await this.#deps.images.imageStatus({ image }, { signal });
-      imageRef = st.image?.id ?? '';
-    } catch (err) {
-      rethrowIfAborted(signal);
-      return fail(name, 'ImageInspectError', `Failed to inspect image "${userImage}": ${errorMessage(err)}`);
+    const view = this.#deps.view;
+    // Always pulls whatever the view says; the view only spares the ImageStatus of the others.
+    let facts = policy === 'Always' ? undefined : view?.lookup(image);
+    if (!facts) {
+      try {
+        const st = await this.#deps.images.imageStatus({ image }, { signal });
+        facts = view ? view.record(image, st.image, image) : imageFactsOf(st.image, image);
+      } catch (err) {
+        rethrowIfAborted(signal);
+        return fail(name, 'ImageInspectError', `Failed to inspect image "${userImage}": ${errorMessage(err)}`);
+      }
     }
-    const present = imageRef !== '';
-    if (policy === 'Never' || (policy === 'IfNotPresent' && present)) {
-      if (present) return { ok: true, imageRef };
+    if (policy === 'Never' || (policy === 'IfNotPresent' && facts)) {
+      if (facts) return { ok: true, imageRef: facts.id, facts };
       return fail(name, 'ErrImageNeverPull', `Container image "${userImage}" is not present with pull policy of Never`);
     }
     const key = ImagePuller.key(podUID, image);
@@ -109,6 +119,7 @@ export class ImagePuller {
     const pullStart = now?.();
     try {
       const ref = await this.#deps.images.pullImage({ image: { image, userSpecifiedImage: userImage }, sandboxConfig }, { signal });
+      view?.forget(image); // its tags and digests may have moved with the pull: ask next time
       const end = now?.();
       if (end !== undefined && window) window.lastFinishedMs = end;
       return { ok: true, imageRef: ref, pulledMs: end !== undefined && pullStart !== undefined ? Math.max(0, end - pullStart) : 0 };
@@ -117,6 +128,11 @@ export class ImagePuller {
       this.#deps.backoff.nextNow(key);
       return fail(name, 'ErrImagePull', errorMessage(err));
     }
+  }
+
+  /** The runtime reported the image gone (CreateContainer NotFound): ask ImageStatus next time. */
+  imageMissing(imageRef: string): void {
+    this.#deps.view?.forgetId(imageRef);
   }
 
   /** The pod's pull window so far (undefined when no pull was started for it). */

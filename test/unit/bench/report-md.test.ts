@@ -9,7 +9,7 @@ function row(over: Partial<WorkloadResult>): WorkloadResult {
     runtime: 'sim', profile: 'zero', workers: 0, workload: 'burst', pods: 100, podCount: 100, podsPerSec: 250, ceilingFraction: 0.5,
     startupMs: { count: 100, min: 1, mean: 10, p50: 9, p90: 20, p99: 31.25, max: 40 }, startupSource: 'agent-log', startupSamplesMs: [1, 9, 20, 40],
     eventLoopDelayMs: { p50: 1, p99: 12.5, max: 30, metric: 'm' }, relist: null, agentCpuSeconds: 1, cpuMsPerPod: 10, cpuCores: 0.5,
-    runtimeCpuSeconds: 0.2, rssMiB: 80, peakRssMiB: 90, durationS: 2, notes: [], ...over,
+    runtimeCpuSeconds: 0.2, rssMiB: 80, peakRssMiB: 90, criCalls: null, criCallsPerPod: null, durationS: 2, notes: [], ...over,
   };
 }
 
