@@ -85,6 +85,8 @@ export interface PlegCounters {
   /** Pods whose handling threw in a relist (a cache error); the relist went on with the others. */
   podErrorsTotal: number;
   inspectCallsTotal: number;
+  /** Objects whose details came from a pod worker's published entry instead of an inspection call. */
+  inspectsFromPublishedTotal: number;
   podsTracked: number;
   eventsInFlight: number;
 }
@@ -207,6 +209,7 @@ export class GenericPleg {
     return {
       ...this.#counters,
       inspectCallsTotal: this.#builder.inspectCalls,
+      inspectsFromPublishedTotal: this.#builder.fromPublished,
       podsTracked: this.#records.size,
       eventsInFlight: this.#inFlight,
     };
@@ -306,7 +309,7 @@ export class GenericPleg {
     }
     let built;
     try {
-      built = await this.#builder.build(toBuild, signal);
+      built = await this.#builder.build(toBuild, signal, (uid) => this.#published(uid));
     } catch (err) {
       if (signal.aborted) return;
       throw err;
@@ -445,6 +448,21 @@ export class GenericPleg {
     }
     if (seeded.length > 0) this.#log.info('PLEG: resynced from the pod cache', { pods: pods.size, fromCache: seeded.length });
     return seeded;
+  }
+
+  /**
+   * A pod worker's published entry for the builder to take uninspected objects from (see
+   * BulkPodStatusBuilder.build): none for pods to reinspect (their entry is what is doubted) or
+   * with an error entry. A cache error reads as no entry (the objects are inspected).
+   */
+  #published(uid: string): RuntimePodStatus | undefined {
+    if (this.#reinspect.has(uid)) return undefined;
+    try {
+      const e = this.#cacheReader?.get(uid);
+      return e && !e.error ? e.status : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   #podError(uid: string, err: unknown): void {
