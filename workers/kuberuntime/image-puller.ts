@@ -11,7 +11,7 @@
  *   while the backoff of the last failed pull runs), ErrImageNeverPull, ImageInspectError.
  */
 import type { V1Container } from '@kubernetes/client-node';
-import type { PodSandboxConfig } from '../../src/shared/cri/cri-types.js';
+import type { ImageStatusResponse, PodSandboxConfig } from '../../src/shared/cri/cri-types.js';
 import type { ImageService } from '../../src/shared/cri/runtime-service.js';
 import type { Backoff } from './backoff.js';
 import { imageFactsOf, type ImageFacts, type ImageView } from './image-view.js';
@@ -70,6 +70,8 @@ export class ImagePuller {
   readonly #deps: ImagePullerDeps;
   /** Per pod UID; dropped by forgetPod (the syncer's cleanup). */
   readonly #windows = new Map<string, ImagePullWindow>();
+  /** ImageStatus calls in flight by image name (see #imageStatus); each deletes itself when settled. */
+  readonly #statusInFlight = new Map<string, Promise<ImageStatusResponse>>();
 
   constructor(deps: ImagePullerDeps) {
     this.#deps = deps;
@@ -98,7 +100,7 @@ export class ImagePuller {
     let facts = policy === 'Always' ? undefined : view?.lookup(image);
     if (!facts) {
       try {
-        const st = await this.#deps.images.imageStatus({ image }, { signal });
+        const st = await this.#imageStatus(image, signal);
         facts = view ? view.record(image, st.image, image) : imageFactsOf(st.image, image);
       } catch (err) {
         rethrowIfAborted(signal);
@@ -130,6 +132,22 @@ export class ImagePuller {
     }
   }
 
+  /**
+   * One ImageStatus per image in flight, shared by every pod asking meanwhile (a burst asks for
+   * the same image hundreds of times before the first answer fills the view). With a view the
+   * shared call carries no pod's signal (one pod's abort must not fail the others); each caller
+   * still stops waiting when its own signal aborts.
+   */
+  #imageStatus(image: string, signal: AbortSignal): Promise<ImageStatusResponse> {
+    if (!this.#deps.view) return this.#deps.images.imageStatus({ image }, { signal });
+    let call = this.#statusInFlight.get(image);
+    if (!call) {
+      call = this.#deps.images.imageStatus({ image }).finally(() => this.#statusInFlight.delete(image));
+      this.#statusInFlight.set(image, call);
+    }
+    return raceAbort(call, signal);
+  }
+
   /** The runtime reported the image gone (CreateContainer NotFound): ask ImageStatus next time. */
   imageMissing(imageRef: string): void {
     this.#deps.view?.forgetId(imageRef);
@@ -149,6 +167,19 @@ export class ImagePuller {
   remainingBackoff(podUID: string, container: V1Container): number {
     return this.#deps.backoff.remainingSinceUpdate(ImagePuller.key(podUID, applyDefaultImageTag(container.image ?? '')));
   }
+}
+
+/** `p`, or a rejection with the signal's reason as soon as it aborts. */
+function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => { signal.removeEventListener('abort', onAbort); resolve(v); },
+      (e: unknown) => { signal.removeEventListener('abort', onAbort); reject(e); },
+    );
+  });
 }
 
 function fail(containerName: string, reason: SyncFailure['reason'], message: string): EnsureImageResult {

@@ -70,7 +70,10 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
     derivable = false;
   }
 
-  if (actions.killPod || actions.containersToKill.size > 0) derivable = false;
+  // killPod comes with every new sandbox (as in the kubelet); it changes nothing only for a pod
+  // with nothing in the runtime yet.
+  const nothingToKill = status.sandboxes.length === 0 && status.containers.length === 0;
+  if ((actions.killPod && !nothingToKill) || actions.containersToKill.size > 0) derivable = false;
   if (actions.killPod) {
     const failures = await killPod(deps, { pod, status, signal });
     if (failures.length > 0) return { ...result, failures };
