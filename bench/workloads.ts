@@ -193,6 +193,18 @@ export async function churn(ctx: SessionContext, rate: number, seconds: number):
   ctx.failures.push(...capFailures(auditAgentGone(views, deleted)));
   const r = result(ctx, 'churn', created.length, podCount, w, startupFrom(wait, t0, created));
   r.notes.push(`target ${rate} pods/s for ${seconds} s: ${created.length} created, ${deleted.length} deleted`);
+  // The rate runs from the first create to the last pod running, so it can never reach the
+  // offered rate: the last pod is written at (total-1)/rate and still has to start. Say what
+  // keeping pace would have measured (the last pod starting as fast as the median one).
+  const p50 = r.startupMs?.p50;
+  if (r.podsPerSec !== null && p50 !== undefined && p50 !== null) {
+    const paced = total / ((total - 1) / rate + p50 / 1000);
+    r.notes.push(
+      `churn pods/s = ${total} pods ÷ (first create → last pod running): the last pod is written ${(((total - 1) / rate)).toFixed(2)} s in and then starts, so an agent keeping pace ` +
+        `(last pod as fast as the median, ${Math.round(p50)} ms) measures ${paced.toFixed(1)} pods/s, not ${rate}; ` +
+        (r.podsPerSec >= 0.9 * paced ? 'this run kept pace' : `this run fell behind (${r.podsPerSec.toFixed(1)} pods/s: pods queued while the next ones arrived)`),
+    );
+  }
   return { result: r, deleted };
 }
 
