@@ -9,8 +9,9 @@
  *   2. lastRelist = t (the kubelet records it right after the list succeeds).
  *   3. per pod: events from each container/sandbox old → new state (generateEvents); pods with
  *      events, or marked for reinspection, get their status built (bulk builder: only new or
- *      changed objects are inspected) and written with set(uid, status, error, t); pods no
- *      longer listed are deleted from the cache.
+ *      changed objects are inspected, and not even those when a pod worker already published
+ *      them in their listed state — see #published) and written with set(uid, status, error,
+ *      t); pods no longer listed are deleted from the cache.
  *   4. cache.updateTime(t) — strictly AFTER all writes of this relist ("all cache entries are
  *      at least as new as the global timestamp").
  *   5. events go out in ONE batch per relist, ContainerChanged filtered out as the kubelet does.
