@@ -167,6 +167,10 @@ export async function runCeiling(opts: CeilingOptions): Promise<CeilingResult> {
 }
 
 async function main(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`${CEILING_USAGE}\n`);
+    return 0;
+  }
   let cli;
   try {
     cli = parseCeilingArgs(argv);

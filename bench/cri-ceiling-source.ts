@@ -36,15 +36,16 @@ export async function measureCeiling(runtime: RuntimeKind, profile: string, opts
 /**
  * Fills `ceilingFraction` on each result from the ceiling of the same runtime and profile at
  * the same pod count (else the nearest pod count measured): burst and churn against the
- * creation rate, mass delete against the teardown rate. Steady has no rate.
+ * creation rate. Steady has no rate; mass delete (rate to stopped) has no comparable ceiling.
  */
 export function applyCeilings(results: WorkloadResult[], ceilings: readonly CeilingResult[]): void {
   for (const r of results) {
-    if (r.podsPerSec === null || r.workload === 'steady') continue;
+    // Mass delete is not compared: its rate is to stopped, the ceiling's teardown also removes.
+    if (r.podsPerSec === null || r.workload === 'steady' || r.workload === 'mass-delete') continue;
     const same = ceilings.filter((c) => c.runtime === r.runtime && c.profile === r.profile);
     const c = same.sort((a, b) => Math.abs(a.pods - r.podCount) - Math.abs(b.pods - r.podCount))[0];
     if (!c) continue;
-    const ref = r.workload === 'mass-delete' ? c.teardownPodsPerSec : c.podsPerSec;
+    const ref = c.podsPerSec;
     r.ceilingFraction = ref > 0 ? r.podsPerSec / ref : null;
   }
 }

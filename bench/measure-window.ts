@@ -10,6 +10,8 @@ import type { Clock } from '../src/shared/clock/clock.js';
 import { fetchMetricsText } from './agent-observer.js';
 import { agentWindow, readCpuSeconds, readMemory, type AgentWindow } from './measure.js';
 import { parsePromText, type ParsedMetrics } from './prom-text.js';
+import type { RuntimeService } from '../src/shared/cri/runtime-service.js';
+import { opCountsBetween, readOpCounts, type OpCounts } from './runtime-op-counts.js';
 
 export interface WindowTarget {
   clock: Clock;
@@ -17,6 +19,8 @@ export interface WindowTarget {
   agentPort: number;
   /** The sim-runtime's pid; null for a runtime the bench does not own (real containerd). */
   runtimePid: number | null;
+  /** The runtime's CRI endpoint, for its own call counts (the sim runtime reports them). */
+  cri?: Pick<RuntimeService, 'status'>;
 }
 
 export interface WindowResult extends AgentWindow {
@@ -25,6 +29,8 @@ export interface WindowResult extends AgentWindow {
   runtimeCpuSeconds: number | null;
   rssMiB: number | null;
   peakRssMiB: number | null;
+  /** CRI calls the runtime received in the window, per method (null: the runtime does not count). */
+  criCalls: OpCounts | null;
   /** Problems reading the agent's metrics (the window is still reported). */
   notes: string[];
 }
@@ -45,6 +51,7 @@ async function scrape(port: number, notes: string[]): Promise<ParsedMetrics | nu
 export async function beginWindow(t: WindowTarget): Promise<OpenWindow> {
   const notes: string[] = [];
   const before = await scrape(t.agentPort, notes);
+  const ops0 = t.cri ? await readOpCounts(t.cri) : null;
   const cpu0 = readCpuSeconds(t.agentPid);
   const rt0 = t.runtimePid === null ? null : readCpuSeconds(t.runtimePid);
   const t0 = t.clock.monotonic();
@@ -54,10 +61,11 @@ export async function beginWindow(t: WindowTarget): Promise<OpenWindow> {
       const agentCpuSeconds = readCpuSeconds(t.agentPid) - cpu0;
       const runtimeCpuSeconds = rt0 === null || t.runtimePid === null ? null : readCpuSeconds(t.runtimePid) - rt0;
       const mem = readMemory(t.agentPid);
+      const ops1 = ops0 && t.cri ? await readOpCounts(t.cri) : null;
       const after = await scrape(t.agentPort, notes);
       const w: AgentWindow = before && after ? agentWindow(before, after) : { eventLoopDelayMs: null, relist: null };
       if (before && after && w.eventLoopDelayMs === null) notes.push('agent /metrics has no shardlet_main_event_loop_delay_seconds');
-      return { ...w, durationMs, agentCpuSeconds, runtimeCpuSeconds, rssMiB: mem.rssMiB, peakRssMiB: mem.hwmMiB, notes };
+      return { ...w, durationMs, agentCpuSeconds, runtimeCpuSeconds, rssMiB: mem.rssMiB, peakRssMiB: mem.hwmMiB, criCalls: ops0 && ops1 ? opCountsBetween(ops0, ops1) : null, notes };
     },
   };
 }

@@ -171,8 +171,25 @@ async function startProbeTarget(): Promise<{ port: number; close: () => Promise<
   return { port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
+const PROBE_ELD_USAGE = `usage: node dist/bench/probe-eld.js [--pods 1000] [--workers 2] [--window-s 30] [--period-s 1]
+                                  [--probe exec|http|tcp] [--out FILE.json]
+Main-thread event-loop delay with N pods without probes, then with one readiness probe each.
+`;
+
 async function main(): Promise<void> {
-  const o = parseArgs(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(PROBE_ELD_USAGE);
+    return;
+  }
+  let o: Options;
+  try {
+    o = parseArgs(argv);
+  } catch (err) {
+    process.stderr.write(`probe-eld: ${err instanceof Error ? err.message : String(err)}\n${PROBE_ELD_USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
   const target = await startProbeTarget();
   const results: PhaseResult[] = [];
   try {

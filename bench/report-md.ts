@@ -47,7 +47,6 @@ function plegMain(r: WorkloadResult | undefined): string {
 
 export function workloadTable(kind: WorkloadKind, rows: readonly WorkloadResult[]): string {
   const sorted = sortRows(rows);
-  const rateHeader = kind === 'mass-delete' ? 'teardown pods/s' : 'pods/s';
   if (kind === 'steady') {
     return table(
       ['configuration', 'pods', 'CPU cores', 'ELD p50 ms', 'ELD p99 ms', 'ELD max ms', 'relist mean ms', 'relist p99 ms', 'main-thread PLEG ms/relist', 'main-thread share', 'RSS MiB'],
@@ -57,11 +56,21 @@ export function workloadTable(kind: WorkloadKind, rows: readonly WorkloadResult[
       ]),
     );
   }
+  if (kind === 'mass-delete') {
+    // No per-pod latency (nothing logs a pod's stop) and no ceiling share: the rate is to
+    // *stopped*, while the ceiling's teardown stops and removes (a share over 100% misled).
+    return table(
+      ['configuration', 'pods', 'pods/s to stopped', 'ELD p99 ms', 'relist mean ms', 'main-thread PLEG ms/relist', 'CPU ms/pod', 'CRI calls/pod', 'RSS MiB'],
+      sorted.map((r) => [
+        configLabel(r), String(r.pods), fmt(r.podsPerSec), fmt(r.eventLoopDelayMs?.p99), fmt(r.relist?.meanMs), plegMain(r), fmt(r.cpuMsPerPod, 2), fmt(r.criCallsPerPod, 2), fmt(r.rssMiB),
+      ]),
+    );
+  }
   return table(
-    ['configuration', 'pods', rateHeader, 'of ceiling', 'p50 ms', 'p90 ms', 'p99 ms', 'ELD p99 ms', 'relist mean ms', 'main-thread PLEG ms/relist', 'CPU ms/pod', 'RSS MiB'],
+    ['configuration', 'pods', 'pods/s', 'of ceiling', 'p50 ms', 'p90 ms', 'p99 ms', 'ELD p99 ms', 'relist mean ms', 'main-thread PLEG ms/relist', 'CPU ms/pod', 'CRI calls/pod', 'RSS MiB'],
     sorted.map((r) => [
       configLabel(r), kind === 'churn' ? `${r.podCount} (+${r.pods})` : String(r.pods), fmt(r.podsPerSec), pct(r.ceilingFraction),
-      fmt(r.startupMs?.p50), fmt(r.startupMs?.p90), fmt(r.startupMs?.p99), fmt(r.eventLoopDelayMs?.p99), fmt(r.relist?.meanMs), plegMain(r), fmt(r.cpuMsPerPod, 2), fmt(r.rssMiB),
+      fmt(r.startupMs?.p50), fmt(r.startupMs?.p90), fmt(r.startupMs?.p99), fmt(r.eventLoopDelayMs?.p99), fmt(r.relist?.meanMs), plegMain(r), fmt(r.cpuMsPerPod, 2), fmt(r.criCallsPerPod, 2), fmt(r.rssMiB),
     ]),
   );
 }
@@ -79,15 +88,32 @@ export function summaryTable(results: readonly WorkloadResult[]): string {
     rows.set(k, row);
   }
   return table(
-    ['configuration', 'pods', 'burst pods/s', 'of ceiling', 'startup p99 ms', 'burst ELD p99 ms', 'burst CPU ms/pod', 'burst relist mean ms', 'main-thread PLEG ms/relist (share)', 'steady CPU cores', 'churn pods/s', 'churn p99 ms', 'delete pods/s', 'RSS MiB'],
+    ['configuration', 'pods', 'burst pods/s', 'of ceiling', 'startup p99 ms', 'burst ELD p99 ms', 'burst CPU ms/pod', 'burst CRI calls/pod', 'burst relist mean ms', 'main-thread PLEG ms/relist (share)', 'steady CPU cores', 'churn pods/s', 'churn p99 ms', 'delete pods/s (to stopped)', 'RSS MiB'],
     [...rows.entries()].map(([k, w]) => {
       const [label = '', pods = ''] = k.split('|');
       return [
         label, pods, fmt(w.burst?.podsPerSec), pct(w.burst?.ceilingFraction ?? null), fmt(w.burst?.startupMs?.p99),
-        fmt(w.burst?.eventLoopDelayMs?.p99), fmt(w.burst?.cpuMsPerPod, 2), fmt(w.burst?.relist?.meanMs), plegMain(w.burst), fmt(w.steady?.cpuCores, 3),
+        fmt(w.burst?.eventLoopDelayMs?.p99), fmt(w.burst?.cpuMsPerPod, 2), fmt(w.burst?.criCallsPerPod, 2), fmt(w.burst?.relist?.meanMs), plegMain(w.burst), fmt(w.steady?.cpuCores, 3),
         fmt(w.churn?.podsPerSec), fmt(w.churn?.startupMs?.p99), fmt(w['mass-delete']?.podsPerSec), fmt((w.steady ?? w.burst)?.rssMiB),
       ];
     }),
+  );
+}
+
+/**
+ * CRI calls per pod by method, from the runtime's own counters (sim runtime only): what each
+ * workload cost the runtime, whoever in the agent made the calls (pod workers, PLEG, probes).
+ */
+export function criCallsTable(results: readonly WorkloadResult[]): string | null {
+  const rows = sortRows(results).filter((r) => r.criCalls !== null && r.workload !== 'steady' && r.pods > 0);
+  if (rows.length === 0) return null;
+  const methods = [...new Set(rows.flatMap((r) => Object.keys(r.criCalls ?? {})))].sort();
+  return table(
+    ['configuration', 'pods', 'workload', 'total', ...methods],
+    rows.map((r) => [
+      configLabel(r), String(r.pods), r.workload, fmt(r.criCallsPerPod, 2),
+      ...methods.map((m) => { const n = r.criCalls?.[m]; return n === undefined ? '–' : fmt(n / r.pods, 2); }),
+    ]),
   );
 }
 
@@ -131,6 +157,8 @@ export function renderReport(r: BenchResults, charts: readonly { file: string; t
     out.push('## Summary (key column of each workload; "–" = not run or not reached)', '');
     out.push(summaryTable(r.workloads), '');
   }
+  const calls = criCallsTable(r.workloads);
+  if (calls !== null) out.push('## CRI calls per pod (the runtime\'s own per-method counters, all agent threads)', '', calls, '');
   out.push(...clusterSection(r));
   out.push('## Raw-CRI ceiling (same runtime and profile, no agent)', '');
   out.push(r.ceilings.length > 0 ? ceilingTable(r.ceilings) : '_No ceiling measured._', '');

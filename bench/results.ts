@@ -48,6 +48,10 @@ export interface WorkloadResult extends ConfigurationId {
   /** Agent VmRSS (MiB) at the end of the window, and VmHWM (peak). */
   rssMiB: number | null;
   peakRssMiB: number | null;
+  /** CRI calls the runtime received in the window, per method (sim runtime only; null otherwise). */
+  criCalls: Record<string, number> | null;
+  /** All of criCalls over the workload's pods (null for steady or without counts). */
+  criCallsPerPod: number | null;
   durationS: number;
   notes: string[];
 }

@@ -192,8 +192,19 @@ export function formatScrapeRun(r: ScrapeRunResult, command: string): string {
   return rows.join('\n') + '\n';
 }
 
+const SCRAPE_RUN_USAGE = `usage: node dist/bench/scrape-run.js [--pods 1000] [--burst 500] [--workers 4]
+         [--connections 10] [--duration 10] [--paced-rate 1] [--profile zero] [--json FILE]
+Scrape cost on the real agent (autocannon on /metrics) and pod bursts with and without scrape load.
+`;
+
 async function cli(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(SCRAPE_RUN_USAGE);
+    return 0;
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({
     args: argv,
     options: {
       pods: { type: 'string', default: '1000' }, burst: { type: 'string', default: '500' }, workers: { type: 'string', default: '4' },
@@ -201,6 +212,11 @@ async function cli(argv: string[]): Promise<number> {
       json: { type: 'string' }, 'paced-rate': { type: 'string', default: '1' },
     },
   });
+  } catch (err) {
+    process.stderr.write(`scrape-run: ${err instanceof Error ? err.message : String(err)}\n${SCRAPE_RUN_USAGE}`);
+    return 2;
+  }
+  const { values } = parsed;
   const o: ScrapeRunOptions = {
     pods: Number(values.pods), burst: Number(values.burst), workers: Number(values.workers),
     connections: Number(values.connections), durationSec: Number(values.duration), profile: values.profile,

@@ -19,6 +19,7 @@ import { fetchMetricsText, fetchPods, type RunningLog } from './agent-observer.j
 import { RELIST_METRIC } from './measure.js';
 import { parsePromText, sampleSum } from './prom-text.js';
 import { beginWindow, type WindowResult } from './measure-window.js';
+import { totalCalls } from './runtime-op-counts.js';
 import { auditAgentGone, auditAgentPods, auditRuntimeGone, auditRuntimeRunning, capFailures, inventory } from './pod-audit.js';
 import { waitRunning, waitTornDown, type RunningWait } from './pod-waits.js';
 import type { BenchPod, ManifestDir } from './pod-manifests.js';
@@ -30,7 +31,7 @@ export interface SessionContext {
   config: ConfigurationId;
   manifests: ManifestDir;
   log: RunningLog;
-  cri: Pick<RuntimeService, 'listPodSandbox' | 'listContainers'>;
+  cri: Pick<RuntimeService, 'listPodSandbox' | 'listContainers' | 'status'>;
   agentPid: number;
   agentPort: number;
   runtimePid: number | null;
@@ -67,6 +68,8 @@ function result(ctx: SessionContext, workload: WorkloadKind, pods: number, podCo
     runtimeCpuSeconds: w.runtimeCpuSeconds,
     rssMiB: w.rssMiB,
     peakRssMiB: w.peakRssMiB,
+    criCalls: w.criCalls,
+    criCallsPerPod: w.criCalls === null || workload === 'steady' || pods === 0 ? null : totalCalls(w.criCalls) / pods,
     durationS: w.durationMs / 1000,
     notes: [...w.notes],
     ...extra,
@@ -102,7 +105,7 @@ function startupFrom(wait: RunningWait, t0: number, pods: readonly BenchPod[]): 
 }
 
 export async function burst(ctx: SessionContext, n: number): Promise<WorkloadResult> {
-  const win = await beginWindow({ clock: ctx.clock, agentPid: ctx.agentPid, agentPort: ctx.agentPort, runtimePid: ctx.runtimePid });
+  const win = await beginWindow({ clock: ctx.clock, agentPid: ctx.agentPid, agentPort: ctx.agentPort, runtimePid: ctx.runtimePid, cri: ctx.cri });
   const t0 = ctx.clock.monotonic();
   const pods = await ctx.manifests.create(n);
   const wait = await waitRunning(pods, { clock: ctx.clock, log: ctx.log, agentPort: ctx.agentPort, onProgress: (d, t) => ctx.onProgress('burst', d, t) }, runningLimits(ctx, n));
@@ -147,7 +150,7 @@ async function settle(ctx: SessionContext): Promise<{ ms: number; note?: string 
 export async function steady(ctx: SessionContext, seconds: number): Promise<WorkloadResult> {
   const live = ctx.manifests.live();
   const settled = await settle(ctx);
-  const win = await beginWindow({ clock: ctx.clock, agentPid: ctx.agentPid, agentPort: ctx.agentPort, runtimePid: ctx.runtimePid });
+  const win = await beginWindow({ clock: ctx.clock, agentPid: ctx.agentPid, agentPort: ctx.agentPort, runtimePid: ctx.runtimePid, cri: ctx.cri });
   const t0 = ctx.clock.monotonic();
   for (let elapsed = 0; elapsed < seconds * 1000; elapsed = ctx.clock.monotonic() - t0) {
     ctx.onProgress('steady', Math.floor(elapsed / 1000), seconds);
@@ -167,7 +170,7 @@ export async function churn(ctx: SessionContext, rate: number, seconds: number):
   const total = Math.max(1, Math.round(rate * seconds));
   const created: BenchPod[] = [];
   const deleted: BenchPod[] = [];
-  const win = await beginWindow({ clock: ctx.clock, agentPid: ctx.agentPid, agentPort: ctx.agentPort, runtimePid: ctx.runtimePid });
+  const win = await beginWindow({ clock: ctx.clock, agentPid: ctx.agentPid, agentPort: ctx.agentPort, runtimePid: ctx.runtimePid, cri: ctx.cri });
   const t0 = ctx.clock.monotonic();
   // Absolute schedule (t0 + k/rate) so slow file writes do not stretch the window.
   for (let k = 0; k < total; k++) {
@@ -190,6 +193,18 @@ export async function churn(ctx: SessionContext, rate: number, seconds: number):
   ctx.failures.push(...capFailures(auditAgentGone(views, deleted)));
   const r = result(ctx, 'churn', created.length, podCount, w, startupFrom(wait, t0, created));
   r.notes.push(`target ${rate} pods/s for ${seconds} s: ${created.length} created, ${deleted.length} deleted`);
+  // The rate runs from the first create to the last pod running, so it can never reach the
+  // offered rate: the last pod is written at (total-1)/rate and still has to start. Say what
+  // keeping pace would have measured (the last pod starting as fast as the median one).
+  const p50 = r.startupMs?.p50;
+  if (r.podsPerSec !== null && p50 !== undefined && p50 !== null) {
+    const paced = total / ((total - 1) / rate + p50 / 1000);
+    r.notes.push(
+      `churn pods/s = ${total} pods ÷ (first create → last pod running): the last pod is written ${(((total - 1) / rate)).toFixed(2)} s in and then starts, so an agent keeping pace ` +
+        `(last pod as fast as the median, ${Math.round(p50)} ms) measures ${paced.toFixed(1)} pods/s, not ${rate}; ` +
+        (r.podsPerSec >= 0.9 * paced ? 'this run kept pace' : `this run fell behind (${r.podsPerSec.toFixed(1)} pods/s: pods queued while the next ones arrived)`),
+    );
+  }
   return { result: r, deleted };
 }
 
@@ -200,7 +215,7 @@ export async function churn(ctx: SessionContext, rate: number, seconds: number):
  * `removalTimeoutMs`, else the run fails.
  */
 export async function massDelete(ctx: SessionContext, earlierDeleted: readonly BenchPod[], removalTimeoutMs: number): Promise<WorkloadResult> {
-  const win = await beginWindow({ clock: ctx.clock, agentPid: ctx.agentPid, agentPort: ctx.agentPort, runtimePid: ctx.runtimePid });
+  const win = await beginWindow({ clock: ctx.clock, agentPid: ctx.agentPid, agentPort: ctx.agentPort, runtimePid: ctx.runtimePid, cri: ctx.cri });
   const t0 = ctx.clock.monotonic();
   const pods = await ctx.manifests.deleteAll();
   const stopped = await waitTornDown(pods, 'stopped', { clock: ctx.clock, cri: ctx.cri, onProgress: (d, t) => ctx.onProgress('mass delete', d, t) }, runningLimits(ctx, pods.length));

@@ -4,6 +4,9 @@
  * wait for the next relist (README, "Fresh status"). One implementation, used by the thread
  * factory (pod-worker-factory.ts) and by the scenario harness, so tests run the product's.
  *
+ * A sync whose calls' answers told the whole new state passes it (`derived`, see
+ * kuberuntime/post-sync-status.ts): published without any CRI call.
+ *
  * Stamped with cache time (cacheNow: monotonic, never wall-clock) taken before inspecting — the
  * cache's rule that a status was taken at or after its timestamp — and strictly after the end of
  * the work (`afterMs`) so the pod's next sync proceeds on it.
@@ -13,6 +16,7 @@ import type { Clock } from '../src/shared/clock/clock.js';
 import type { RuntimeService } from '../src/shared/cri/runtime-service.js';
 import { cacheNow, type PodCacheReader, type PodCacheWriter } from '../src/shared/pod-cache/pod-cache.js';
 import type { StatusRefresher } from './pod-workers.js';
+import type { RuntimePodStatus } from '../src/shared/pod-cache/runtime-pod-status.js';
 import { getPodStatus } from './runtime-status/get-pod-status.js';
 
 export interface FreshStatusDeps {
@@ -22,10 +26,12 @@ export interface FreshStatusDeps {
 }
 
 export function freshStatusRefresher(d: FreshStatusDeps): StatusRefresher {
-  return async (pod: V1Pod, afterMs: number, signal: AbortSignal) => {
+  return async (pod: V1Pod, afterMs: number, signal: AbortSignal, derived?: RuntimePodStatus) => {
     const uid = pod.metadata?.uid ?? '';
     const takenAt = cacheNow(d.clock);
-    const status = await getPodStatus(d.runtime, uid, pod.metadata?.name ?? '', pod.metadata?.namespace ?? '', signal);
+    // A derived status holds as of the sync's last answer, which came before afterMs: it is
+    // stamped like a re-read taken then (the PLEG corrects it if the runtime moved on since).
+    const status = derived ?? await getPodStatus(d.runtime, uid, pod.metadata?.name ?? '', pod.metadata?.namespace ?? '', signal);
     // As the kubelet's PLEG (getPodIPs): once no sandbox is ready the runtime reports no IP;
     // keep the last known IPs so a finished pod still shows its podIP.
     const previous = d.cache.reader.get(uid)?.status;

@@ -50,6 +50,12 @@ export interface SyncPodOutcome {
    * current, so the worker skips re-reading it (undefined: assume it changed).
    */
   runtimeChanged?: boolean;
+  /**
+   * The runtime status after this sync, derived from the answers of its own CRI calls, when they
+   * tell it all (workers/kuberuntime/post-sync-status.ts): the worker publishes it instead of
+   * re-reading the pod (4 CRI calls). Absent: re-read.
+   */
+  runtimeAfter?: RuntimePodStatus;
   /** When this pod's image pulls happened, if any were started (for the pod start SLI). */
   imagePullWindow?: ImagePullWindow;
 }

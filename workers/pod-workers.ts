@@ -40,8 +40,11 @@ export interface PodStatusWaiter {
   getNewerThan(uid: string, minTimestampMs: number, signal?: AbortSignal): Promise<{ status: RuntimePodStatus; error?: WireError | null; timestampMs: number }>;
 }
 
-/** Fetches a pod's status from the runtime and publishes it to the cache at a timestamp > afterMs. */
-export type StatusRefresher = (pod: V1Pod, afterMs: number, signal: AbortSignal) => Promise<RuntimePodStatus | undefined>;
+/**
+ * Publishes a pod's status to the cache at a timestamp > afterMs: `derived` when the sync's own
+ * answers told it (no CRI call), else fetched from the runtime.
+ */
+export type StatusRefresher = (pod: V1Pod, afterMs: number, signal: AbortSignal, derived?: RuntimePodStatus) => Promise<RuntimePodStatus | undefined>;
 
 /** Optional per-pod hooks (the prober attaches here). */
 export interface PodLifecycleHooks {
@@ -298,7 +301,7 @@ export class PodWorkers {
         // Nothing changed in the runtime: the status just read is current; the next sync waits
         // for the PLEG as in the kubelet instead of re-reading it (4 CRI calls per no-op sync).
         const refreshed = out.runtimeChanged !== false;
-        const fresh = refreshed ? await this.#afterWork(rec, signal) : this.#markEnd(rec, status);
+        const fresh = refreshed ? await this.#afterWork(rec, signal, out.runtimeAfter) : this.#markEnd(rec, status);
         if (out.isTerminal && rec.state === 'syncing') {
           // A finished pod (Succeeded/Failed) terminates like a killed one, but stays known
           // (its objects are kept until the pod is removed from config).
@@ -362,12 +365,12 @@ export class PodWorkers {
   }
 
   /** Marks the end of a unit of work and publishes fresh status when a refresher is wired. */
-  async #afterWork(rec: PodRecord, signal: AbortSignal): Promise<RuntimePodStatus | undefined> {
+  async #afterWork(rec: PodRecord, signal: AbortSignal, derived?: RuntimePodStatus): Promise<RuntimePodStatus | undefined> {
     const end = cacheNow(this.#d.clock);
     let fresh: RuntimePodStatus | undefined;
     if (this.#d.refreshStatus) {
       try {
-        fresh = await this.#d.refreshStatus(rec.pod, end, signal);
+        fresh = await this.#d.refreshStatus(rec.pod, end, signal, derived);
       } catch (err) {
         this.#d.logger.v(3).info('status refresh failed; waiting for relist', { ...podFields(rec.pod), error: toWireError(err).message });
       }

@@ -43,6 +43,13 @@ export interface SimServerDeps {
   runtimeDefinition: grpc.ServiceDefinition;
 }
 
+/**
+ * Status(verbose=true) info key carrying the per-method call counts since start, as JSON
+ * (`{"RunPodSandbox": 1000, ...}`): the runtime's own view of how many CRI calls a client made,
+ * which the bench reads around each workload (CRI calls per started pod, issue 15).
+ */
+export const SIM_OP_COUNTS_INFO_KEY = 'shardlet.sim/op-counts';
+
 /** Methods whose handlers answer with PreEncoded (see sim-wire-cache.ts). */
 export const PRE_ENCODED_METHODS: readonly string[] = Object.freeze(['ListContainers', 'ListPodSandbox']);
 
@@ -86,7 +93,10 @@ export function buildHandlers(d: SimServerDeps): SimHandlers {
     return await op(req);
   };
 
+  /** Calls received per method (every unary call, faulted ones included). Written here only. */
+  const opCounts = new Map<string, number>();
   const unary = (method: string, op: Op): grpc.handleUnaryCall<Req, unknown> => (call, callback) => {
+    opCounts.set(method, (opCounts.get(method) ?? 0) + 1);
     const fault = d.faults.decide(method);
     switch (fault) {
       case 'unavailable':
@@ -120,14 +130,14 @@ export function buildHandlers(d: SimServerDeps): SimHandlers {
   const sandboxFrames = new ListFrameCache<SandboxRecord>((s) => encodeSandboxes({ items: [toCriSandbox(s)] }), (s) => s.state);
   const runtimeOps: Record<string, Op> = {
     Version: () => ({ version: '0.1.0', runtimeName: 'shardlet-sim', runtimeVersion: d.runtimeVersion, runtimeApiVersion: 'v1' }),
-    Status: () => ({
+    Status: (r) => ({
       status: {
         conditions: [
           { type: 'RuntimeReady', status: true, reason: '', message: '' },
           { type: 'NetworkReady', status: true, reason: '', message: '' },
         ],
       },
-      info: {},
+      info: r['verbose'] === true ? { [SIM_OP_COUNTS_INFO_KEY]: JSON.stringify(Object.fromEntries(opCounts)) } : {},
     }),
     RunPodSandbox: (r) => ({ podSandboxId: core.runPodSandbox(r as unknown as T.RunPodSandboxRequest) }),
     StopPodSandbox: (r) => (core.stopPodSandbox(str(r['podSandboxId'])), {}),

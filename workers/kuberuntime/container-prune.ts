@@ -75,6 +75,9 @@ export async function removeStrayCreated(deps: PruneDeps, status: RuntimePodStat
   return stray.length > 0;
 }
 
-export async function pruneDeadInstances(deps: PruneDeps, name: string, status: RuntimePodStatus, signal: AbortSignal): Promise<void> {
-  for (const c of deadInstancesToPrune(name, status)) await remove(deps, c, signal);
+/** Returns whether anything was removed. */
+export async function pruneDeadInstances(deps: PruneDeps, name: string, status: RuntimePodStatus, signal: AbortSignal): Promise<boolean> {
+  const dead = deadInstancesToPrune(name, status);
+  for (const c of dead) await remove(deps, c, signal);
+  return dead.length > 0;
 }

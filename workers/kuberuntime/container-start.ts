@@ -23,7 +23,9 @@ import type { PodApiObjects } from '../volumes/api-object-snapshot.js';
 import { isNotFound } from '../../src/shared/cri/cri-errors.js';
 import type { RuntimeService } from '../../src/shared/cri/runtime-service.js';
 import type { Logger } from '../../src/shared/logging/logger.js';
-import type { RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
+import type { RuntimeContainerStatus, RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
+import { ContainerHashLabel } from '../../src/shared/kubetypes/kubelet-labels.js';
+import { startedContainerStatus } from './post-sync-status.js';
 import { formatGoDuration, type Backoff } from './backoff.js';
 import { generateContainerConfig } from './container-config.js';
 import { hashContainer } from './container-hash.js';
@@ -61,8 +63,12 @@ export interface StartInput {
   signal: AbortSignal;
 }
 
+/**
+ * `started`: what the runtime now holds for this container, when this call created and started
+ * it from an image with known facts (post-sync-status.ts); absent otherwise.
+ */
 export type StartOutcome =
-  | { ok: true; containerId: string }
+  | { ok: true; containerId: string; started?: RuntimeContainerStatus }
   | { ok: false; failure: SyncFailure; requeueAfterMs?: number };
 
 export function crashBackoffKey(pod: V1Pod, container: V1Container): string {
@@ -161,8 +167,11 @@ export async function startContainer(deps: StartDeps, input: StartInput): Promis
     containerId = await deps.runtime.createContainer({ podSandboxId: input.sandboxId, config: cfg.config, sandboxConfig: input.sandboxConfig }, { signal });
   } catch (err) {
     rethrowIfAborted(signal);
+    // The image went away behind the view's back: ask ImageStatus for it next time.
+    if (isNotFound(err)) deps.puller.imageMissing(image.imageRef);
     return fail('CreateContainerError', errorMessage(err));
   }
+  const createdAtMs = deps.clock.now();
   deps.events?.(pod, 'Normal', PodEventReason.Created, `Created container ${name}`, field);
   rethrowIfAborted(signal);
   try {
@@ -171,9 +180,19 @@ export async function startContainer(deps: StartDeps, input: StartInput): Promis
     rethrowIfAborted(signal);
     return fail('RunContainerError', errorMessage(err));
   }
+  const startedAtMs = deps.clock.now();
   deps.events?.(pod, 'Normal', PodEventReason.Started, `Started container ${name}`, field);
 
-  return afterStart(deps, pod, container, containerId, restartCount, signal);
+  const out = await afterStart(deps, pod, container, containerId, restartCount, signal);
+  if (!out.ok || !image.facts) return out;
+  return {
+    ...out,
+    started: startedContainerStatus({
+      id: containerId, podSandboxId: input.sandboxId, name, createdAtMs, startedAtMs,
+      image: image.facts.statusImage, imageRef: image.facts.statusImageRef,
+      hash: cfg.config.annotations?.[ContainerHashLabel] ?? '', restartCount, attempt: cfg.config.metadata?.attempt ?? restartCount,
+    }),
+  };
 }
 
 /** The postStart hook of a started container (a failure kills it: FailedPostStartHook). */

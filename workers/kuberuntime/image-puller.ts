@@ -11,15 +11,20 @@
  *   while the backoff of the last failed pull runs), ErrImageNeverPull, ImageInspectError.
  */
 import type { V1Container } from '@kubernetes/client-node';
-import type { PodSandboxConfig } from '../../src/shared/cri/cri-types.js';
+import type { ImageStatusResponse, PodSandboxConfig } from '../../src/shared/cri/cri-types.js';
 import type { ImageService } from '../../src/shared/cri/runtime-service.js';
 import type { Backoff } from './backoff.js';
+import { imageFactsOf, type ImageFacts, type ImageView } from './image-view.js';
 import { errorMessage, rethrowIfAborted, type SyncFailure } from './kuberuntime-errors.js';
 
 export type PullPolicy = 'Always' | 'IfNotPresent' | 'Never';
 
-/** `pulledMs`: the image was pulled now, taking that long (absent: it was already present). */
-export type EnsureImageResult = { ok: true; imageRef: string; pulledMs?: number } | { ok: false; failure: SyncFailure };
+/**
+ * `pulledMs`: the image was pulled now, taking that long (absent: it was already present).
+ * `facts`: what a container of this image reports, when known from an ImageStatus answer
+ * (absent after a pull: PullImage answers only the id).
+ */
+export type EnsureImageResult = { ok: true; imageRef: string; pulledMs?: number; facts?: ImageFacts } | { ok: false; failure: SyncFailure };
 
 /** Whether the image reference carries a digest or a tag in its last path component. */
 function splitTag(image: string): { hasDigest: boolean; tag: string | undefined } {
@@ -46,6 +51,8 @@ export interface ImagePullerDeps {
   backoff: Backoff;
   /** Wall clock (ms) for the pull window; without it no window is recorded. */
   now?: () => number;
+  /** Which images are present, without an ImageStatus per container (absent: always ask). */
+  view?: ImageView;
 }
 
 /**
@@ -63,6 +70,8 @@ export class ImagePuller {
   readonly #deps: ImagePullerDeps;
   /** Per pod UID; dropped by forgetPod (the syncer's cleanup). */
   readonly #windows = new Map<string, ImagePullWindow>();
+  /** ImageStatus calls in flight by image name (see #imageStatus); each deletes itself when settled. */
+  readonly #statusInFlight = new Map<string, Promise<ImageStatusResponse>>();
 
   constructor(deps: ImagePullerDeps) {
     this.#deps = deps;
@@ -86,17 +95,20 @@ export class ImagePuller {
     }
     const image = applyDefaultImageTag(userImage);
     const policy = pullPolicyOf(container);
-    let imageRef = '';
-    try {
-      const st = await this.#deps.images.imageStatus({ image }, { signal });
-      imageRef = st.image?.id ?? '';
-    } catch (err) {
-      rethrowIfAborted(signal);
-      return fail(name, 'ImageInspectError', `Failed to inspect image "${userImage}": ${errorMessage(err)}`);
+    const view = this.#deps.view;
+    // Always pulls whatever the view says; the view only spares the ImageStatus of the others.
+    let facts = policy === 'Always' ? undefined : view?.lookup(image);
+    if (!facts) {
+      try {
+        const st = await this.#imageStatus(image, signal);
+        facts = view ? view.record(image, st.image, image) : imageFactsOf(st.image, image);
+      } catch (err) {
+        rethrowIfAborted(signal);
+        return fail(name, 'ImageInspectError', `Failed to inspect image "${userImage}": ${errorMessage(err)}`);
+      }
     }
-    const present = imageRef !== '';
-    if (policy === 'Never' || (policy === 'IfNotPresent' && present)) {
-      if (present) return { ok: true, imageRef };
+    if (policy === 'Never' || (policy === 'IfNotPresent' && facts)) {
+      if (facts) return { ok: true, imageRef: facts.id, facts };
       return fail(name, 'ErrImageNeverPull', `Container image "${userImage}" is not present with pull policy of Never`);
     }
     const key = ImagePuller.key(podUID, image);
@@ -109,6 +121,7 @@ export class ImagePuller {
     const pullStart = now?.();
     try {
       const ref = await this.#deps.images.pullImage({ image: { image, userSpecifiedImage: userImage }, sandboxConfig }, { signal });
+      view?.forget(image); // its tags and digests may have moved with the pull: ask next time
       const end = now?.();
       if (end !== undefined && window) window.lastFinishedMs = end;
       return { ok: true, imageRef: ref, pulledMs: end !== undefined && pullStart !== undefined ? Math.max(0, end - pullStart) : 0 };
@@ -117,6 +130,27 @@ export class ImagePuller {
       this.#deps.backoff.nextNow(key);
       return fail(name, 'ErrImagePull', errorMessage(err));
     }
+  }
+
+  /**
+   * One ImageStatus per image in flight, shared by every pod asking meanwhile (a burst asks for
+   * the same image hundreds of times before the first answer fills the view). With a view the
+   * shared call carries no pod's signal (one pod's abort must not fail the others); each caller
+   * still stops waiting when its own signal aborts.
+   */
+  #imageStatus(image: string, signal: AbortSignal): Promise<ImageStatusResponse> {
+    if (!this.#deps.view) return this.#deps.images.imageStatus({ image }, { signal });
+    let call = this.#statusInFlight.get(image);
+    if (!call) {
+      call = this.#deps.images.imageStatus({ image }).finally(() => this.#statusInFlight.delete(image));
+      this.#statusInFlight.set(image, call);
+    }
+    return raceAbort(call, signal);
+  }
+
+  /** The runtime reported the image gone (CreateContainer NotFound): ask ImageStatus next time. */
+  imageMissing(imageRef: string): void {
+    this.#deps.view?.forgetId(imageRef);
   }
 
   /** The pod's pull window so far (undefined when no pull was started for it). */
@@ -133,6 +167,19 @@ export class ImagePuller {
   remainingBackoff(podUID: string, container: V1Container): number {
     return this.#deps.backoff.remainingSinceUpdate(ImagePuller.key(podUID, applyDefaultImageTag(container.image ?? '')));
   }
+}
+
+/** `p`, or a rejection with the signal's reason as soon as it aborts. */
+function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => { signal.removeEventListener('abort', onAbort); resolve(v); },
+      (e: unknown) => { signal.removeEventListener('abort', onAbort); reject(e); },
+    );
+  });
 }
 
 function fail(containerName: string, reason: SyncFailure['reason'], message: string): EnsureImageResult {

@@ -2,6 +2,7 @@
  * The one deps object of {@link KubeRuntimeSyncer}, its frozen defaults and its up-front
  * validation (a missing or bad field fails construction with an error naming it).
  */
+import { IMAGE_VIEW_DEFAULTS } from './image-view.js';
 import type { Clock, Random } from '../../src/shared/clock/clock.js';
 import type { ImageService, RuntimeService } from '../../src/shared/cri/runtime-service.js';
 import type { Logger } from '../../src/shared/logging/logger.js';
@@ -69,6 +70,8 @@ export interface KubeRuntimeSyncerDeps {
   apiObjects?: (uid: string) => PodApiObjects | undefined;
   /** When a pod's volumes failed to set up, sync it again after this long (default 2 s). */
   volumeRetryMs?: number;
+  /** How long an ImageStatus answer is trusted by the thread's image view (image-view.ts; 0: always ask). */
+  imageViewTtlMs?: number;
 }
 
 export const KUBERUNTIME_DEFAULTS = Object.freeze({
@@ -78,6 +81,7 @@ export const KUBERUNTIME_DEFAULTS = Object.freeze({
   backoffMaxMs: 300_000,
   backoffJitter: 0,
   volumeRetryMs: 2_000,
+  imageViewTtlMs: IMAGE_VIEW_DEFAULTS.ttlMs,
 });
 
 type OptionalDeps = 'probeResults' | 'metrics' | 'onOperation' | 'events' | 'volumes' | 'apiObjects';
@@ -103,7 +107,9 @@ export function resolveDeps(deps: KubeRuntimeSyncerDeps): ResolvedDeps {
     backoffJitter: deps.backoffJitter ?? KUBERUNTIME_DEFAULTS.backoffJitter,
     logDirs: deps.logDirs ?? nodePodLogDirs(deps.podLogsDir || KUBERUNTIME_DEFAULTS.podLogsDir),
     volumeRetryMs: deps.volumeRetryMs ?? KUBERUNTIME_DEFAULTS.volumeRetryMs,
+    imageViewTtlMs: deps.imageViewTtlMs ?? KUBERUNTIME_DEFAULTS.imageViewTtlMs,
   };
+  need(Number.isFinite(r.imageViewTtlMs) && r.imageViewTtlMs >= 0, 'imageViewTtlMs', 'must be >= 0');
   need(r.volumeRetryMs > 0, 'volumeRetryMs', 'must be > 0');
   need(r.backoffInitialMs > 0, 'backoffInitialMs', 'must be > 0');
   need(r.backoffMaxMs >= r.backoffInitialMs, 'backoffMaxMs', 'must be >= backoffInitialMs');

@@ -24,6 +24,7 @@ import { generateAPIPodStatus } from './api-status.js';
 import { Backoff } from './backoff.js';
 import { cleanupPod } from './cleanup-pod.js';
 import { ImagePuller } from './image-puller.js';
+import { ImageView } from './image-view.js';
 import { killPod } from './kill-pod.js';
 import { resolveDeps, type KubeRuntimeSyncerDeps, type KuberuntimeOperationEvent, type ResolvedDeps } from './kuberuntime-deps.js';
 import { failureToWire, rethrowIfAborted, syncErrorCode, type SyncFailure } from './kuberuntime-errors.js';
@@ -52,7 +53,8 @@ export class KubeRuntimeSyncer implements PodSyncer {
     const backoffOpts = { initialMs: d.backoffInitialMs, maxMs: d.backoffMaxMs, jitterFactor: d.backoffJitter, clock: d.clock, random: d.random };
     this.#crashBackoff = new Backoff(backoffOpts);
     this.#imageBackoff = new Backoff(backoffOpts);
-    this.#puller = new ImagePuller({ images: d.images, backoff: this.#imageBackoff, now: () => d.clock.now() });
+    const view = new ImageView({ monotonic: () => d.clock.monotonic(), ttlMs: d.imageViewTtlMs });
+    this.#puller = new ImagePuller({ images: d.images, backoff: this.#imageBackoff, now: () => d.clock.now(), view });
     this.#run = {
       runtime: d.runtime, clock: d.clock, logger: d.logger, nodeName: d.nodeName, hostIP: d.hostIP,
       crashBackoff: this.#crashBackoff, puller: this.#puller,
@@ -106,6 +108,7 @@ export class KubeRuntimeSyncer implements PodSyncer {
     this.#lastStatus.set(uid, apiStatus);
 
     const out: SyncPodOutcome = { isTerminal: isTerminalPhase(apiStatus.phase), apiStatus, runtimeChanged: run.mutated };
+    if (run.after) out.runtimeAfter = run.after;
     const pullWindow = this.#puller.pullWindow(uid);
     if (pullWindow) out.imagePullWindow = pullWindow;
     const first = run.failures[0];

@@ -13,7 +13,9 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { PodSandboxConfig } from '../../src/shared/cri/cri-types.js';
-import type { RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
+import type { RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
+import { sandboxDetails, toSandboxStatus } from '../runtime-status/cri-status-convert.js';
+import { hostNetworkSandboxStatus, postSyncStatus } from './post-sync-status.js';
 import type { ProbeResultsReader } from '../prober/probe-results.js';
 import { computePodActions } from './compute-pod-actions.js';
 import { checkCrashBackoff, startContainer, type StartDeps } from './container-start.js';
@@ -21,7 +23,7 @@ import type { KuberuntimeMetrics } from './kuberuntime-deps.js';
 import { purgeInitContainers, pruneDeadInstances, removeStrayCreated } from './container-prune.js';
 import { killContainer, killPod } from './kill-pod.js';
 import { errorMessage, rethrowIfAborted, type SyncFailure } from './kuberuntime-errors.js';
-import { appContainers, initContainers, isHostNetwork } from './pod-spec.js';
+import { appContainers, initContainers, isHostNetwork, podUID } from './pod-spec.js';
 import type { StartResult } from './reason-cache.js';
 import { generatePodSandboxConfig } from './sandbox-config.js';
 
@@ -42,6 +44,11 @@ export interface SyncRunResult {
   requeueAfterMs?: number;
   /** Whether any CRI call that changes runtime state was issued (kill, sandbox, start). */
   mutated: boolean;
+  /**
+   * The runtime status after this sync, derived from its calls' answers (post-sync-status.ts),
+   * when they tell it all; absent: re-read it.
+   */
+  after?: RuntimePodStatus;
 }
 
 export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimePodStatus, signal: AbortSignal): Promise<SyncRunResult> {
@@ -56,8 +63,17 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
     nextInit: actions.nextInitContainerToStart ?? null, toStart: actions.containersToStart.length, toKill: actions.containersToKill.size,
   });
 
-  if (await removeStrayCreated(deps, status, signal)) result.mutated = true;
+  // Whether the answers of this sync's calls tell the whole post-sync state (see `after`).
+  let derivable = true;
+  if (await removeStrayCreated(deps, status, signal)) {
+    result.mutated = true;
+    derivable = false;
+  }
 
+  // killPod comes with every new sandbox (as in the kubelet); it changes nothing only for a pod
+  // with nothing in the runtime yet.
+  const nothingToKill = status.sandboxes.length === 0 && status.containers.length === 0;
+  if ((actions.killPod && !nothingToKill) || actions.containersToKill.size > 0) derivable = false;
   if (actions.killPod) {
     const failures = await killPod(deps, { pod, status, signal });
     if (failures.length > 0) return { ...result, failures };
@@ -70,6 +86,8 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
   }
 
   let sandboxId = actions.sandboxId;
+  let newSandbox: RuntimeSandboxStatus | undefined;
+  const started: RuntimeContainerStatus[] = [];
   let podIPs: readonly string[] = status.ips;
   const sandboxConfig: PodSandboxConfig = generatePodSandboxConfig(pod, actions.attempt, deps);
   if (actions.createSandbox) {
@@ -100,11 +118,14 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
       return result;
     }
     podIPs = [];
-    if (!isHostNetwork(pod)) {
+    if (isHostNetwork(pod)) newSandbox = hostNetworkSandboxStatus(sandboxId, actions.attempt, deps.clock.now());
+    else {
       try {
         const st = await deps.runtime.podSandboxStatus(sandboxId, { signal });
         const net = st.status?.network;
         podIPs = net && net.ip !== '' ? [net.ip, ...net.additionalIps.map((a) => a.ip)] : [];
+        if (st.status) newSandbox = toSandboxStatus(st.status, sandboxDetails(st.status));
+        else derivable = false;
       } catch (err) {
         rethrowIfAborted(signal);
         result.failures.push({ reason: 'CreatePodSandboxError', message: `Failed to get pod sandbox status: ${errorMessage(err)}` });
@@ -123,7 +144,7 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
     rethrowIfAborted(signal);
     let out = checkCrashBackoff(deps, pod, container, status);
     if (!out) {
-      await pruneDeadInstances(deps, container.name, status, signal);
+      if (await pruneDeadInstances(deps, container.name, status, signal)) derivable = false;
       out = await startContainer(deps, { pod, container, status, sandboxId, sandboxConfig, podIPs, signal });
       // One count per attempt; a failure also counts an error with the kubelet's reason as code.
       if (out.ok) deps.metrics?.startedContainer(containerType);
@@ -131,6 +152,8 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
     }
     if (out.ok) {
       result.startResults.push({ containerName: container.name });
+      if (out.started) started.push(out.started);
+      else derivable = false;
       continue;
     }
     const f = out.failure;
@@ -139,6 +162,9 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
     if (out.requeueAfterMs !== undefined) result.requeueAfterMs = Math.min(result.requeueAfterMs ?? Infinity, out.requeueAfterMs);
     // An init container that failed to start stops the sync (the kubelet returns at once).
     if (actions.nextInitContainerToStart !== undefined) break;
+  }
+  if (derivable && result.failures.length === 0 && (newSandbox !== undefined || started.length > 0)) {
+    result.after = postSyncStatus({ uid: podUID(pod), name: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '' }, status, newSandbox, started);
   }
   return result;
 }

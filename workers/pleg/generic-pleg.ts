@@ -9,8 +9,9 @@
  *   2. lastRelist = t (the kubelet records it right after the list succeeds).
  *   3. per pod: events from each container/sandbox old → new state (generateEvents); pods with
  *      events, or marked for reinspection, get their status built (bulk builder: only new or
- *      changed objects are inspected) and written with set(uid, status, error, t); pods no
- *      longer listed are deleted from the cache.
+ *      changed objects are inspected, and not even those when a pod worker already published
+ *      them in their listed state — see #published) and written with set(uid, status, error,
+ *      t); pods no longer listed are deleted from the cache.
  *   4. cache.updateTime(t) — strictly AFTER all writes of this relist ("all cache entries are
  *      at least as new as the global timestamp").
  *   5. events go out in ONE batch per relist, ContainerChanged filtered out as the kubelet does.
@@ -85,6 +86,8 @@ export interface PlegCounters {
   /** Pods whose handling threw in a relist (a cache error); the relist went on with the others. */
   podErrorsTotal: number;
   inspectCallsTotal: number;
+  /** Objects whose details came from a pod worker's published entry instead of an inspection call. */
+  inspectsFromPublishedTotal: number;
   podsTracked: number;
   eventsInFlight: number;
 }
@@ -207,6 +210,7 @@ export class GenericPleg {
     return {
       ...this.#counters,
       inspectCallsTotal: this.#builder.inspectCalls,
+      inspectsFromPublishedTotal: this.#builder.fromPublished,
       podsTracked: this.#records.size,
       eventsInFlight: this.#inFlight,
     };
@@ -306,7 +310,7 @@ export class GenericPleg {
     }
     let built;
     try {
-      built = await this.#builder.build(toBuild, signal);
+      built = await this.#builder.build(toBuild, signal, (uid) => this.#published(uid));
     } catch (err) {
       if (signal.aborted) return;
       throw err;
@@ -445,6 +449,21 @@ export class GenericPleg {
     }
     if (seeded.length > 0) this.#log.info('PLEG: resynced from the pod cache', { pods: pods.size, fromCache: seeded.length });
     return seeded;
+  }
+
+  /**
+   * A pod worker's published entry for the builder to take uninspected objects from (see
+   * BulkPodStatusBuilder.build): none for pods to reinspect (their entry is what is doubted) or
+   * with an error entry. A cache error reads as no entry (the objects are inspected).
+   */
+  #published(uid: string): RuntimePodStatus | undefined {
+    if (this.#reinspect.has(uid)) return undefined;
+    try {
+      const e = this.#cacheReader?.get(uid);
+      return e && !e.error ? e.status : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   #podError(uid: string, err: unknown): void {

@@ -75,6 +75,8 @@ export class BulkPodStatusBuilder {
   readonly #containers = new Map<string, Inspected<ContainerDetails>>();
   /** Inspection calls made (for metrics and tests). */
   inspectCalls = 0;
+  /** Objects whose details came from a worker-published entry instead of an inspection. */
+  fromPublished = 0;
 
   constructor(opts: BulkPodStatusOptions) {
     if (!opts.runtime) throw new TypeError('BulkPodStatusBuilder: runtime is required');
@@ -84,8 +86,17 @@ export class BulkPodStatusBuilder {
     this.#concurrency = c;
   }
 
-  /** Statuses for `pods`, inspecting only new or changed objects. Throws only on abort. */
-  async build(pods: readonly RelistPod[], signal?: AbortSignal): Promise<Map<string, PodStatusResult>> {
+  /**
+   * Statuses for `pods`, inspecting only new or changed objects. Throws only on abort.
+   *
+   * `published(uid)`: the pod's status a pod worker published (its cache entry; undefined when
+   * there is none, it carries an error, or the pod must be reinspected). An object not yet
+   * inspected here whose id appears there in the listed state takes its details from that
+   * entry instead of an inspection call: the worker made that object and knew its state from
+   * its own calls' answers (or re-read it), and nothing changed since (same state). This is what
+   * spares a relist the PodSandboxStatus + ContainerStatus of every pod a worker just started.
+   */
+  async build(pods: readonly RelistPod[], signal?: AbortSignal, published?: (uid: string) => RuntimePodStatus | undefined): Promise<Map<string, PodStatusResult>> {
     // Up to inspectConcurrency CRI calls listen on the one signal at once (16 by default, more
     // than Node's default of 10 listeners, which printed a non-JSON MaxListenersExceededWarning).
     if (signal !== undefined) setMaxListeners(0, signal);
@@ -99,8 +110,16 @@ export class BulkPodStatusBuilder {
       if (!errors.has(uid)) errors.set(uid, err instanceof CriError ? err.toWire() : { code: 'ERR_CRI_UNKNOWN', message: String(err) });
     };
     for (const pod of pods) {
+      let entry: RuntimePodStatus | undefined | null = null; // null: not read yet
+      const entryOf = (): RuntimePodStatus | undefined => (entry === null ? (entry = published?.(pod.id.uid)) : entry);
       for (const s of pod.sandboxes) {
         if (this.#sandboxes.get(s.id)?.state === s.state) continue;
+        const known = published ? entryOf()?.sandboxes.find((x) => x.id === s.id && x.state === s.state) : undefined;
+        if (known) {
+          this.#sandboxes.set(s.id, { state: s.state, details: { ip: known.ip, ips: known.ips, hostNetwork: known.hostNetwork } });
+          this.fromPublished++;
+          continue;
+        }
         jobs.push(async () => {
           try {
             this.inspectCalls++;
@@ -115,6 +134,15 @@ export class BulkPodStatusBuilder {
       }
       for (const c of pod.containers) {
         if (this.#containers.get(c.id)?.state === c.state) continue;
+        const known = published ? entryOf()?.containers.find((x) => x.id === c.id && x.state === c.state) : undefined;
+        if (known) {
+          this.#containers.set(c.id, {
+            state: c.state,
+            details: { startedAtNs: known.startedAtNs, finishedAtNs: known.finishedAtNs, exitCode: known.exitCode, reason: known.reason, message: known.message, image: known.image, imageRef: known.imageRef },
+          });
+          this.fromPublished++;
+          continue;
+        }
         jobs.push(async () => {
           try {
             this.inspectCalls++;

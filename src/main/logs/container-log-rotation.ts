@@ -13,6 +13,11 @@
  * uncompressed (readers following the log finish it), the rest gzipped.
  * A live file found missing (a failed reopen, a crash between the steps) is reopened.
  *
+ * Beyond the kubelet (which calls ContainerStatus for every running container on every pass:
+ * 1,000 calls every 10 s at 1,000 pods, the largest CRI cost of a steady node): a container's
+ * log path never changes for its life, so it is asked once per container and remembered while
+ * the container is listed running.
+ *
  * One pass at a time; passes run on the injected clock. close() waits for a running pass.
  */
 import fs from 'node:fs';
@@ -47,6 +52,8 @@ export class ContainerLogRotation {
   #timer: TimerHandle | undefined;
   #pass: Promise<void> | undefined;
   #closed = false;
+  /** Log path per running container id ('' = the runtime reports none); pruned every pass to the listed ones. */
+  readonly #logPaths = new Map<string, string>();
 
   constructor(opts: ContainerLogRotationOptions) {
     if (!opts?.runtime || !opts.clock || !opts.logger) throw new TypeError('ContainerLogRotation: runtime, clock and logger are required');
@@ -75,11 +82,17 @@ export class ContainerLogRotation {
   async rotateOnce(): Promise<void> {
     const rt = this.#o.runtime;
     const containers = await rt.listContainers({ state: { state: 'CONTAINER_RUNNING' } });
+    const listed = new Set(containers.map((c) => c.id));
+    for (const id of this.#logPaths.keys()) if (!listed.has(id)) this.#logPaths.delete(id);
     for (const c of containers) {
       if (this.#closed) return;
       try {
-        const st = await rt.containerStatus(c.id);
-        const logPath = st.status?.logPath ?? '';
+        let logPath = this.#logPaths.get(c.id);
+        if (logPath === undefined) {
+          const st = await rt.containerStatus(c.id);
+          logPath = st.status?.logPath ?? '';
+          this.#logPaths.set(c.id, logPath);
+        }
         if (logPath === '') continue;
         let size: number;
         try {

@@ -172,8 +172,8 @@ export class CriClient implements RuntimeService, ContainerLogService, ImageServ
     return this.#rt('Version', { version: 'v1' }, opts);
   }
 
-  status(opts?: CallOptions): Promise<T.StatusResponse> {
-    return this.#rt('Status', { verbose: false }, opts);
+  status(opts?: CallOptions & { verbose?: boolean }): Promise<T.StatusResponse> {
+    return this.#rt('Status', { verbose: opts?.verbose === true }, opts);
   }
 
   async runPodSandbox(req: T.RunPodSandboxRequest, opts?: CallOptions): Promise<string> {

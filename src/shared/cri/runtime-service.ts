@@ -35,7 +35,8 @@ export interface CallOptions {
 
 export interface RuntimeService {
   version(opts?: CallOptions): Promise<VersionResponse>;
-  status(opts?: CallOptions): Promise<StatusResponse>;
+  /** `verbose`: ask for the runtime's extra info map (the sim runtime puts its call counts there). */
+  status(opts?: CallOptions & { verbose?: boolean }): Promise<StatusResponse>;
   runPodSandbox(req: RunPodSandboxRequest, opts?: CallOptions): Promise<string>;
   stopPodSandbox(podSandboxId: string, opts?: CallOptions): Promise<void>;
   removePodSandbox(podSandboxId: string, opts?: CallOptions): Promise<void>;

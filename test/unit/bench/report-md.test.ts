@@ -9,7 +9,7 @@ function row(over: Partial<WorkloadResult>): WorkloadResult {
     runtime: 'sim', profile: 'zero', workers: 0, workload: 'burst', pods: 100, podCount: 100, podsPerSec: 250, ceilingFraction: 0.5,
     startupMs: { count: 100, min: 1, mean: 10, p50: 9, p90: 20, p99: 31.25, max: 40 }, startupSource: 'agent-log', startupSamplesMs: [1, 9, 20, 40],
     eventLoopDelayMs: { p50: 1, p99: 12.5, max: 30, metric: 'm' }, relist: null, agentCpuSeconds: 1, cpuMsPerPod: 10, cpuCores: 0.5,
-    runtimeCpuSeconds: 0.2, rssMiB: 80, peakRssMiB: 90, durationS: 2, notes: [], ...over,
+    runtimeCpuSeconds: 0.2, rssMiB: 80, peakRssMiB: 90, criCalls: null, criCallsPerPod: null, durationS: 2, notes: [], ...over,
   };
 }
 
@@ -35,15 +35,31 @@ test('burst table: one row per configuration, sorted, with every column', () => 
   const t = workloadTable('burst', results().workloads.filter((w) => w.workload === 'burst'));
   const lines = t.split('\n');
   assert.equal(lines.length, 4);
-  assert.equal(lines[0], '| configuration | pods | pods/s | of ceiling | p50 ms | p90 ms | p99 ms | ELD p99 ms | relist mean ms | main-thread PLEG ms/relist | CPU ms/pod | RSS MiB |');
-  assert.equal(lines[2], '| sim/zero w=0 (inline) | 100 | 250.0 | 50% | 9.0 | 20.0 | 31.3 | 12.5 | 40.0 | 2.00 (5%) | 10.00 | 80.0 |');
+  assert.equal(lines[0], '| configuration | pods | pods/s | of ceiling | p50 ms | p90 ms | p99 ms | ELD p99 ms | relist mean ms | main-thread PLEG ms/relist | CPU ms/pod | CRI calls/pod | RSS MiB |');
+  assert.equal(lines[2], '| sim/zero w=0 (inline) | 100 | 250.0 | 50% | 9.0 | 20.0 | 31.3 | 12.5 | 40.0 | 2.00 (5%) | 10.00 | – | 80.0 |');
   assert.match(lines[3] ?? '', /^\| sim\/zero w=2 \| 1000 \| 400\.0 \|/);
 });
 
 test('missing values print as a dash, not zero', () => {
-  const t = workloadTable('mass-delete', [row({ workload: 'mass-delete', startupMs: null, eventLoopDelayMs: null, rssMiB: null, ceilingFraction: null })]);
-  assert.match(t, /teardown pods\/s/);
-  assert.match(t.split('\n')[2] ?? '', /\| 250\.0 \| – \| – \| – \| – \| – \| – \| – \| 10\.00 \| – \|$/);
+  const t = workloadTable('churn', [row({ workload: 'churn', startupMs: null, eventLoopDelayMs: null, rssMiB: null, ceilingFraction: null })]);
+  assert.match(t.split('\n')[2] ?? '', /\| 250\.0 \| – \| – \| – \| – \| – \| – \| – \| 10\.00 \| – \| – \|$/);
+});
+
+test('mass delete: the rate to stopped, without the latency and ceiling-share columns it cannot fill', () => {
+  const t = workloadTable('mass-delete', [row({ workload: 'mass-delete', startupMs: null, ceilingFraction: null, criCalls: { StopContainer: 100 }, criCallsPerPod: 1 })]);
+  const [header = '', , line = ''] = t.split('\n');
+  assert.match(header, /pods\/s to stopped/);
+  assert.doesNotMatch(header, /of ceiling|\| p(50|90|99) ms/);
+  assert.equal(line, '| sim/zero w=0 (inline) | 100 | 250.0 | 12.5 | – | – | 10.00 | 1.00 | 80.0 |');
+});
+
+test('CRI calls per pod by method, from the runtime counters; absent without counters', () => {
+  const withCalls = results({ workloads: [row({ criCalls: { RunPodSandbox: 100, CreateContainer: 100, StartContainer: 100, PodSandboxStatus: 50 }, criCallsPerPod: 3.5 })] });
+  const md = renderReport(withCalls);
+  assert.match(md, /## CRI calls per pod/);
+  assert.match(md, /\| configuration \| pods \| workload \| total \| CreateContainer \| PodSandboxStatus \| RunPodSandbox \| StartContainer \|/);
+  assert.match(md, /\| sim\/zero w=0 \(inline\) \| 100 \| burst \| 3\.50 \| 1\.00 \| 0\.50 \| 1\.00 \| 1\.00 \|/);
+  assert.doesNotMatch(renderReport(results()), /## CRI calls per pod/);
 });
 
 test('report has machine, verdict, skipped sections, ceilings, a table per workload and chart links', () => {
@@ -64,8 +80,8 @@ test('summary: one row per configuration and pod count, each workload\'s key col
   const summary = md.slice(md.indexOf('## Summary'), md.indexOf('## Raw-CRI ceiling'));
   const rows = summary.split('\n').filter((l) => l.startsWith('| sim/'));
   assert.equal(rows.length, new Set(results().workloads.map((w) => `${w.workers}|${w.podCount}`)).size);
-  assert.ok(rows.includes('| sim/zero w=0 (inline) | 100 | 250.0 | 50% | 31.3 | 12.5 | 10.00 | 40.0 | 2.00 (5%) | 0.500 | – | – | 300.0 | 80.0 |'), rows.join('\n'));
-  assert.ok(rows.includes('| sim/zero w=2 | 1000 | 400.0 | 50% | 31.3 | 12.5 | 10.00 | – | – | – | – | – | – | 80.0 |'), rows.join('\n'));
+  assert.ok(rows.includes('| sim/zero w=0 (inline) | 100 | 250.0 | 50% | 31.3 | 12.5 | 10.00 | – | 40.0 | 2.00 (5%) | 0.500 | – | – | 300.0 | 80.0 |'), rows.join('\n'));
+  assert.ok(rows.includes('| sim/zero w=2 | 1000 | 400.0 | 50% | 31.3 | 12.5 | 10.00 | – | – | – | – | – | – | – | 80.0 |'), rows.join('\n'));
 });
 
 test('the load average is printed, with a warning when it exceeds the core count', () => {

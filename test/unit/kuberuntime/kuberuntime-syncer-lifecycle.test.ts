@@ -25,7 +25,6 @@ test('a dead sandbox is replaced (attempt + 1) and init containers run again', a
     'RemoveContainer init',
     'RunPodSandbox web attempt=1',
     'PodSandboxStatus web',
-    'ImageStatus busybox:1',
     'CreateContainer init',
     'StartContainer init',
   ]);

@@ -70,11 +70,11 @@ test('init containers run one at a time, in order, before any app container', as
 
   h.rt.exitContainer('init-a', 0);
   out = await h.sync(pod);
-  assert.deepEqual(h.take(), ['ImageStatus busybox:1', 'CreateContainer init-b', 'StartContainer init-b']);
+  assert.deepEqual(h.take(), ['CreateContainer init-b', 'StartContainer init-b']);
 
   h.rt.exitContainer('init-b', 0);
   out = await h.sync(pod);
-  assert.deepEqual(h.take(), ['ImageStatus busybox:1', 'CreateContainer app', 'StartContainer app']);
+  assert.deepEqual(h.take(), ['CreateContainer app', 'StartContainer app']);
   assert.equal(condition(out.apiStatus, 'Initialized'), 'True');
 
   out = await h.sync(pod);
@@ -91,7 +91,7 @@ test('a failing init container is retried with backoff (Always) and fails the po
   h.rt.exitContainer('init', 1);
   h.take();
   let out = await h.sync(pod);
-  assert.deepEqual(h.take(), ['ImageStatus busybox:1', 'CreateContainer init', 'StartContainer init']);
+  assert.deepEqual(h.take(), ['CreateContainer init', 'StartContainer init']);
   h.rt.exitContainer('init', 1);
   out = await h.sync(pod);
   assert.deepEqual(h.take(), []);
@@ -121,7 +121,7 @@ test('CrashLoopBackOff: immediate first restart, then 10s, 20s, 40s with restart
 
   h.rt.exitContainer('app', 1);
   let out = await h.sync(pod);
-  assert.deepEqual(h.take(), ['ImageStatus busybox:1', 'CreateContainer app', 'StartContainer app'], 'first restart is immediate');
+  assert.deepEqual(h.take(), ['CreateContainer app', 'StartContainer app'], 'first restart is immediate');
   assert.equal(h.rt.lastConfigOf('app').metadata.attempt, 1);
 
   const seen: string[] = [];
@@ -297,7 +297,7 @@ test('restartPolicy Never / OnFailure: completed pods become Succeeded or Failed
   h.rt.exitContainer('b', 1);
   h.take();
   const out = await h.sync(pod);
-  assert.deepEqual(h.take(), ['ImageStatus busybox:1', 'CreateContainer b', 'StartContainer b']);
+  assert.deepEqual(h.take(), ['CreateContainer b', 'StartContainer b']);
   assert.equal(out.apiStatus.phase, 'Running');
 });
 
@@ -340,5 +340,5 @@ test('liveness probe failure kills and restarts the container; readiness gates R
   h.probes.set(id, 'liveness', 'failure');
   h.take();
   await h.sync(pod);
-  assert.deepEqual(h.take(), ['StopContainer app 30', 'ImageStatus busybox:1', 'CreateContainer app', 'StartContainer app']);
+  assert.deepEqual(h.take(), ['StopContainer app 30', 'CreateContainer app', 'StartContainer app']);
 });

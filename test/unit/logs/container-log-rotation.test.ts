@@ -80,3 +80,33 @@ test('a failed ReopenContainerLog renames the file back (nothing lost); a missin
     await h.close();
   }
 });
+
+test('a container\'s log path is asked once (ContainerStatus), not on every pass; forgotten once it is not running', async () => {
+  const h = await startHarness();
+  try {
+    const logDirectory = path.join(h.dir, 'pods', 'p3');
+    const { containerId } = await runPod(h, ['sleep', '3600'], { logPath: 'app/0.log' }, { logDirectory });
+    const statusCalls: string[] = [];
+    let running = true;
+    const runtime = {
+      listContainers: async (f?: Parameters<typeof h.client.listContainers>[0]) => (running ? h.client.listContainers(f) : []),
+      containerStatus: async (id: string) => {
+        statusCalls.push(id);
+        return h.client.containerStatus(id);
+      },
+      reopenContainerLog: (id: string) => h.client.reopenContainerLog(id),
+    };
+    const rotation = new ContainerLogRotation({ runtime, clock: h.clock, logger: silentLogger, maxSizeBytes: 1024 * 1024, maxFiles: 2, intervalMs: 1000 });
+    await rotation.rotateOnce();
+    await rotation.rotateOnce();
+    await rotation.rotateOnce();
+    assert.deepEqual(statusCalls, [containerId], 'one ContainerStatus for three passes');
+    running = false;
+    await rotation.rotateOnce();
+    running = true;
+    await rotation.rotateOnce();
+    assert.deepEqual(statusCalls, [containerId, containerId], 'asked again after it was gone from the running list');
+  } finally {
+    await h.close();
+  }
+});

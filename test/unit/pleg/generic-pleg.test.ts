@@ -391,7 +391,10 @@ test('a replacement PLEG resyncs from the cache: matching entries get a PodSync 
     'E:ContainerStarted:sE',
   ], 'A from the cache; B, C, D, E inspected with their cold-start events');
   const inspections = runtime.calls.podSandboxStatus + runtime.calls.containerStatus - inspectionsBefore;
-  assert.equal(inspections, 8, 'every object of B (2), C (2), D (3) and E (1); none of A');
+  // Objects whose entry names them in their listed state take their details from it (the dead
+  // PLEG inspected them): B's exited container, C (error entry: 2), D's new container, E.
+  assert.equal(inspections, 5, 'cB, sC+cC, cD2 and sE; none of A, nor sB, sD, cD');
+  assert.equal(pleg.counters().inspectsFromPublishedTotal, 3, 'sB, sD and cD from their entries');
   assert.equal(reader.get('C')?.error, null, 'the error entry was rewritten');
   assert.equal(reader.get('B')?.status.containers[0]?.state, 'CONTAINER_EXITED');
   // From then on A is an ordinary record: its next change is an event.
@@ -400,4 +403,46 @@ test('a replacement PLEG resyncs from the cache: matching entries get a PodSync 
   pleg.ackEvents(reports.at(-1)!.events.length);
   await pleg.relist();
   assert.deepEqual(reports.at(-1)!.events.map((e) => `${e.id}:${e.type}:${e.data}`), ['A:ContainerDied:cA']);
+});
+
+test('objects a pod worker published in their listed state are not inspected; events still come; a changed state is inspected', async () => {
+  const { runtime, reader, writer, relist, pleg, clock } = setup();
+  assert.deepEqual(await relist(), [], 'past the first relist (a replacement PLEG resyncs from the cache there)');
+  runtime.addSandbox('s1', 'A');
+  runtime.addContainer('c1', 's1', 'app');
+  runtime.start('c1');
+  // What the worker's derived post-sync status would say (workers/kuberuntime/post-sync-status.ts).
+  const derived = { ...(await (async () => {
+    const { getPodStatus } = await import('../../../workers/runtime-status/get-pod-status.js');
+    return getPodStatus(runtime, 'A', 'a', 'default');
+  })()) };
+  const before = runtime.calls.podSandboxStatus + runtime.calls.containerStatus;
+  writer.set('A', derived, null, clock.now() + 1);
+  assert.deepEqual(await relist(), [['ContainerStarted', 'c1'], ['ContainerStarted', 's1']], 'the kubelet events, as for an inspected pod');
+  assert.equal(runtime.calls.podSandboxStatus + runtime.calls.containerStatus, before, 'no PodSandboxStatus, no ContainerStatus');
+  assert.equal(pleg.counters().inspectsFromPublishedTotal, 2);
+  assert.deepEqual(reader.get('A')?.status.ips, ['10.1.0.2'], 'the IP from the published entry');
+
+  // Published RUNNING, listed EXITED: the entry is out of date, the container is inspected.
+  runtime.addContainer('c2', 's1', 'side');
+  runtime.start('c2');
+  const published = reader.get('A')!.status;
+  writer.set('A', { ...published, containers: [...published.containers, { ...published.containers[0]!, id: 'c2', name: 'side' }] }, null, clock.now() + 1);
+  runtime.exit('c2', 3);
+  const calls = runtime.calls.containerStatus;
+  assert.deepEqual(await relist(), [['ContainerDied', 'c2']]);
+  assert.equal(runtime.calls.containerStatus, calls + 1);
+  assert.equal(reader.get('A')?.status.containers.find((c) => c.id === 'c2')?.exitCode, 3);
+});
+
+test('an error entry or a pod marked for reinspection is inspected, not taken from its entry', async () => {
+  const { runtime, writer, relist, clock } = setup();
+  await relist();
+  runtime.addSandbox('s1', 'A');
+  const { getPodStatus } = await import('../../../workers/runtime-status/get-pod-status.js');
+  const st = await getPodStatus(runtime, 'A', 'a', 'default');
+  writer.set('A', st, { code: 'ERR_CACHE_WRITER_DIED', message: 'died' }, clock.now() + 1);
+  const before = runtime.calls.podSandboxStatus;
+  await relist();
+  assert.equal(runtime.calls.podSandboxStatus, before + 1);
 });

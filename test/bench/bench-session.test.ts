@@ -9,11 +9,11 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { realClock } from '../../../src/shared/clock/clock.js';
-import { parseBenchArgs } from '../../../bench/bench-config.js';
-import { BENCH_IMAGE } from '../../../bench/pod-manifests.js';
-import { startSimRuntime } from '../../../bench/processes.js';
-import { runSession, type SessionOutcome } from '../../../bench/session.js';
+import { realClock } from '../../src/shared/clock/clock.js';
+import { parseBenchArgs } from '../../bench/bench-config.js';
+import { BENCH_IMAGE } from '../../bench/pod-manifests.js';
+import { startSimRuntime } from '../../bench/processes.js';
+import { runSession, type SessionOutcome } from '../../bench/session.js';
 
 const FAKE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fake-agent.js');
 

@@ -15,7 +15,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { CriClient } from '../../../src/shared/cri/cri-client.js';
+import { CriClient } from '../../src/shared/cri/cri-client.js';
 
 const { values } = parseArgs({
   strict: false,
