@@ -23,7 +23,7 @@ import type { StatusManager } from '../status/status-manager.js';
 import type { KillOptions, PodResultMessage, PodUpdateMessage, PodWorkerState } from '../../shared/protocol/pod-worker-protocol.js';
 import { podRequests, ZERO_RESOURCES, type ResourceAmounts } from '../admission/pod-requests.js';
 import type { PodAdmitter } from './pod-admitter.js';
-import type { PlegEvent } from './pleg-events.js';
+import type { PodLifecycleEvent } from '../../shared/pleg/pod-lifecycle-event.js';
 import type { WorkQueue } from './work-queue.js';
 
 export interface PodLifecycleDeps {
@@ -212,11 +212,11 @@ export class PodLifecycle {
   }
 
   /** PLEG events: resync the pod (HandlePodSyncs); remember runtime pods for housekeeping. */
-  handlePlegEvents(events: readonly PlegEvent[]): void {
+  handlePlegEvents(events: readonly PodLifecycleEvent[]): void {
     const touched = new Set<string>();
     for (const ev of events) {
-      this.#runtimePods.add(ev.podUID);
-      touched.add(ev.podUID);
+      this.#runtimePods.add(ev.id);
+      touched.add(ev.id);
     }
     for (const uid of touched) this.resync(uid);
   }
