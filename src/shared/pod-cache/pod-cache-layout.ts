@@ -114,6 +114,7 @@
  */
 import { CacheError } from './pod-cache-errors.js';
 
+
 export const MAGIC = 0x53484331;
 export const LAYOUT_VERSION = 3;
 
@@ -266,14 +267,4 @@ export function readLayout(buf: SharedArrayBuffer): PodCacheLayout {
     throw new CacheError('ERR_CACHE_BAD_BUFFER', 'pod cache buffer size does not match its header');
   }
   return l;
-}
-
-/** FNV-1a over the uid's UTF-8 bytes. */
-export function hashUid(bytes: Uint8Array, len: number): number {
-  let h = 0x811c9dc5;
-  for (let k = 0; k < len; k++) {
-    h ^= bytes[k] ?? 0;
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
 }

@@ -10,9 +10,10 @@ import { threadId } from 'node:worker_threads';
 import type { WireError } from '../cri/cri-errors.js';
 import { CacheError } from './pod-cache-errors.js';
 import {
-  GLOBAL_TS_I64, GLOBAL_TS_UNSET, H, HEADER_BYTES, LOCK_STUCK_WAITS, MAX_UID_BYTES, S, bytesForCapacity, hashUid,
+  GLOBAL_TS_I64, GLOBAL_TS_UNSET, H, HEADER_BYTES, LOCK_STUCK_WAITS, MAX_UID_BYTES, S, bytesForCapacity,
   type PodCacheLayout,
 } from './pod-cache-layout.js';
+import { fnv1a32Bytes } from '../hash/fnv1a.js';
 import type { CacheEntry, PodCacheStats, SetOutcome } from './pod-cache.js';
 import { StatusEncoder, decodeEntry } from './pod-status-codec.js';
 import { trimToFit } from './pod-status-trim.js';
@@ -143,7 +144,7 @@ export class SharedPodCache {
         waits = this.#backoff(H.INDEX_SEQ, gen, waits);
         continue;
       }
-      let b = hashUid(this.#uidScratch, ulen) & mask;
+      let b = fnv1a32Bytes(this.#uidScratch, ulen) & mask;
       for (let n = 0; n <= mask; n++, b = (b + 1) & mask) {
         const v = Atomics.load(this.#i32, index + b);
         if (v === 0) break;
@@ -463,7 +464,7 @@ export class SharedPodCache {
     const mask = this.layout.indexSize - 1;
     const index = this.layout.indexByte / 4;
     let firstFree = -1;
-    let b = hashUid(this.#uidScratch, ulen) & mask;
+    let b = fnv1a32Bytes(this.#uidScratch, ulen) & mask;
     for (let n = 0; n <= mask; n++, b = (b + 1) & mask) {
       const v = this.#i32[index + b] ?? 0;
       if (v === 0) return { bucket: -1, slot: -1, firstFree: firstFree < 0 ? b : firstFree };
@@ -499,7 +500,7 @@ export class SharedPodCache {
       const base = this.#slotBase(slot);
       const ulen = i32[base / 4 + 1] ?? 0;
       if (ulen === 0) continue;
-      let b = hashUid(this.#bytes.subarray(base + S.UID, base + S.UID + ulen), ulen) & mask;
+      let b = fnv1a32Bytes(this.#bytes.subarray(base + S.UID, base + S.UID + ulen), ulen) & mask;
       while ((i32[index + b] ?? 0) !== 0) b = (b + 1) & mask;
       Atomics.store(i32, index + b, slot + 1);
     }
