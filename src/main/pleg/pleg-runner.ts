@@ -28,12 +28,21 @@ import type { PodLifecycleEvent } from '../../shared/pleg/pod-lifecycle-event.js
 import type { PlegOutbound, PlegStartOptions, RuntimeCounts } from '../../shared/protocol/pleg-protocol.js';
 import { plegHealth, type PlegHealth } from '../../shared/pleg/pleg-health.js';
 
+/** One relist as the PLEG thread reported it (observed on the main thread). */
+export interface RelistObservation {
+  ok: boolean;
+  durationSeconds: number;
+  intervalSeconds: number | null;
+  discarded: number;
+  runtimeCounts?: RuntimeCounts;
+}
+
 export interface PlegRunnerOptions extends PlegStartOptions {
   logger: Logger;
   clock: Clock;
   onEvents: (events: PodLifecycleEvent[]) => void;
   /** kubelet_pleg_relist_duration_seconds / _interval_seconds / _discard_events observers. */
-  onRelist?: (r: { ok: boolean; durationSeconds: number; intervalSeconds: number | null; discarded: number; runtimeCounts?: RuntimeCounts }) => void;
+  onRelist?: (r: RelistObservation) => void;
   /** A PLEG thread exited unasked (before its replacement starts): recover its cache locks here. */
   onThreadExit?: (threadId: number) => void;
   /** A replacement thread is being started (shardlet_thread_restarts_total). */
