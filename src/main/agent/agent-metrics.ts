@@ -15,7 +15,7 @@ import { createMetricsSystem, type ContainerStateLabel, type MetricsSystem } fro
 import { PodCacheMetrics } from '../metrics/pod-cache-metrics.js';
 import type { RelistObservation } from '../pleg/pleg-runner.js';
 import { isStaticPod } from '../pod-manager/pod-manager.js';
-import type { WorkingPodCount } from '../syncloop/pod-lifecycle.js';
+import type { WorkingPodCount } from '../syncloop/pod-worker-mirrors.js';
 
 /** The metrics system, with the main thread's stderr drops counted (its lines and the PLEG thread's). */
 export function createAgentMetrics(): MetricsSystem {
