@@ -38,14 +38,10 @@ import { EventRecorder } from '../events/event-recorder.js';
 import { NodeLease } from '../lease/node-lease.js';
 import type { MetricsSystem } from '../metrics/main-metrics.js';
 import { MirrorPodManager } from '../mirror/mirror-pods.js';
-import { startNodeStatus } from '../node-status/node-agent-wiring.js';
-import type { RuntimeVersion } from '../node-status/node-info.js';
-import type { NodeResources } from '../node-status/node-resources.js';
+import { startNodeStatus, type NodeStatusWiring } from '../node-status/node-agent-wiring.js';
 import type { NodeStatusManager } from '../node-status/node-status-manager.js';
 import { ApiStatusSync } from '../status/api-status-sync.js';
 import type { AgentConfig } from './agent-config.js';
-import type { RuntimeHealth } from './runtime-health.js';
-import type { ImageService } from '../../shared/cri/runtime-service.js';
 
 export interface ClusterModeDeps {
   config: AgentConfig & { kubeconfig: string };
@@ -59,14 +55,8 @@ export interface ClusterModeDeps {
   onFatal: (err: Error) => void;
 }
 
-export interface HeartbeatDeps {
-  resources: NodeResources;
-  runtime: Pick<ImageService, 'listImages'>;
-  runtimeVersion: RuntimeVersion;
-  runtimeHealth: Pick<RuntimeHealth, 'errors' | 'networkErrors'>;
-  hostIP: string;
-  /** The read-only port the Node advertises (daemonEndpoints). */
-  kubeletPort: number;
+/** What node status needs from the agent (see NodeStatusWiring), and the API source to start once registered. */
+export interface HeartbeatDeps extends Pick<NodeStatusWiring, 'resources' | 'runtime' | 'runtimeVersion' | 'runtimeHealth' | 'hostIP' | 'kubeletPort'> {
   /** The API pod source, started once the Node is registered (the kubelet's order). */
   apiSource: PodSource;
   /** Hands the started API source to the agent (closed with the other sources). */
