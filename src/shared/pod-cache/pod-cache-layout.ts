@@ -111,9 +111,12 @@
  *   - RECOVERED += 1 and NOTIFY moves, so the PLEG reinspects every pod at its next relist.
  * Until then, readers and writers waiting on such a lock give up after LOCK_STUCK_WAITS × 1 ms
  * with ERR_CACHE_LOCK_STUCK (callers treat it per pod and retry), never forever.
+ *
+ * Where each part is implemented: reads, writes and updateTime in pod-cache-shared.ts; the lock
+ * and seqlock words in pod-cache-locks.ts; slot ownership, INDEX and FREE in pod-cache-slots.ts;
+ * growth in pod-cache-growth.ts; recoverThread in pod-cache-recovery.ts.
  */
 import { CacheError } from './pod-cache-errors.js';
-
 
 export const MAGIC = 0x53484331;
 export const LAYOUT_VERSION = 3;
