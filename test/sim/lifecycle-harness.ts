@@ -260,7 +260,7 @@ export class LifecycleHarness {
       runtime: cri, cache: cache.writer, cacheReader: cache.reader, clock, logger,
       sink: (r) => {
         if (r.events.length === 0) return;
-        loop.pushPlegEvents(r.events.map((e) => ({ podUID: e.id, type: e.type, data: e.data })));
+        loop.pushPlegEvents(r.events);
         pleg?.ackEvents(r.events.length);
       },
     });

@@ -16,7 +16,7 @@ import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import type { ContainerConfig, LinuxContainerResources } from '../../src/shared/cri/cri-types.js';
 import { expandCommandAndArgs, makeEnvironmentVariables, type EnvContext } from './container-env.js';
 import { newContainerAnnotations, newContainerLabels } from './labels.js';
-import { cpuMillis, quantityValue } from './resource-quantity.js';
+import { cpuMillisOrZero, unitValueOrZero } from '../../src/shared/resources/quantity.js';
 import { namespaceOptionsForPod } from './sandbox-config.js';
 
 export const MIN_CPU_SHARES = 2;
@@ -44,11 +44,11 @@ export function milliCPUToQuota(milli: number, periodUs: number): number {
 export function linuxContainerResources(container: V1Container): LinuxContainerResources {
   const requests = container.resources?.requests ?? {};
   const limits = container.resources?.limits ?? {};
-  const cpuRequest = cpuMillis(requests['cpu']);
-  const cpuLimit = cpuMillis(limits['cpu']);
+  const cpuRequest = cpuMillisOrZero(requests['cpu']);
+  const cpuLimit = cpuMillisOrZero(limits['cpu']);
   const r: LinuxContainerResources = {
     cpuShares: milliCPUToShares(cpuRequest === 0 && cpuLimit !== 0 ? cpuLimit : cpuRequest),
-    memoryLimitInBytes: quantityValue(limits['memory']),
+    memoryLimitInBytes: unitValueOrZero(limits['memory']),
   };
   if (cpuLimit !== 0) {
     r.cpuPeriod = CPU_QUOTA_PERIOD_US;

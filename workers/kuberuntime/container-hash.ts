@@ -11,6 +11,7 @@
  * (the kubelet's format, strconv.FormatUint(hash, 16)).
  */
 import type { V1Container } from '@kubernetes/client-node';
+import { fnv1a32 } from '../../src/shared/hash/fnv1a.js';
 
 const EXCLUDED_FIELDS: ReadonlySet<string> = new Set(['resources', 'resizePolicy']);
 
@@ -32,14 +33,4 @@ export function stableJson(value: unknown): string {
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value);
-}
-
-/** FNV-1a, 32 bits, over the UTF-8 bytes of `s`. */
-export function fnv1a32(s: string): number {
-  let h = 0x811c9dc5;
-  for (const byte of Buffer.from(s, 'utf8')) {
-    h ^= byte;
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h >>> 0;
 }

@@ -12,7 +12,7 @@
  */
 import os from 'node:os';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
-import { parseQuantity } from './resource-quantity.js';
+import { parseApproximate } from '../../src/shared/resources/quantity.js';
 import { podName, podNamespace, podUID } from './pod-spec.js';
 
 export interface FieldContext {
@@ -69,10 +69,10 @@ export function resourceFieldValue(container: V1Container | undefined, resource:
   if (!container) return { ok: false, message: 'container not found' };
   if (!RESOURCES.has(resource)) return { ok: false, message: `unsupported container resource : ${resource.slice(0, 64)}` };
   const [kind, name] = resource.split('.') as ['limits' | 'requests', string];
-  const div = parseQuantity(divisor === undefined || divisor === '' ? '1' : divisor);
+  const div = parseApproximate(divisor === undefined || divisor === '' ? '1' : divisor);
   if (div === undefined || div <= 0) return { ok: false, message: `invalid divisor ${JSON.stringify(String(divisor).slice(0, 32))}` };
   const set = (kind === 'limits' ? container.resources?.limits : container.resources?.requests)?.[name];
-  let v = parseQuantity(set);
+  let v = parseApproximate(set);
   if (v === undefined) v = kind === 'limits' ? allocatable(name) : 0;
   // The kubelet rounds up (ConvertResourceCPUToString: ceil(milli / divisor-milli)).
   return { ok: true, value: String(Math.ceil(Math.round((v / div) * 1e6) / 1e6)) };

@@ -6,7 +6,7 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import { appContainers, initContainers } from './pod-spec.js';
-import { parseQuantity } from './resource-quantity.js';
+import { parseApproximate } from '../../src/shared/resources/quantity.js';
 
 export type QOSClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
 
@@ -21,9 +21,9 @@ export function podQOSClass(pod: V1Pod): QOSClass {
     const req = c.resources?.requests ?? {};
     const limitsFound = new Set<string>();
     for (const name of QOS_RESOURCES) {
-      const l = parseQuantity(lim[name]) ?? 0;
+      const l = parseApproximate(lim[name]) ?? 0;
       // The API server defaults an absent request to the limit.
-      const r = req[name] !== undefined ? (parseQuantity(req[name]) ?? 0) : l;
+      const r = req[name] !== undefined ? (parseApproximate(req[name]) ?? 0) : l;
       if (r > 0) requests.set(name, (requests.get(name) ?? 0) + r);
       if (l > 0) {
         limitsFound.add(name);

@@ -6,7 +6,8 @@
  */
 import type { RelistPod } from '../runtime-status/bulk-pod-status.js';
 import type { PodIdentity } from '../runtime-status/cri-status-convert.js';
-import { containerPlegState, generateEvents, sandboxPlegState, type PlegContainerState, type PodLifecycleEvent } from './pleg-events.js';
+import type { PodLifecycleEvent } from '../../src/shared/pleg/pod-lifecycle-event.js';
+import { containerPlegState, generateEvents, sandboxPlegState, type PlegContainerState } from './pleg-events.js';
 
 /** What a relist saw of one pod: identity and each container's and sandbox's pleg state. */
 export interface PodSnapshot {

@@ -18,16 +18,8 @@ export interface SandboxDetails {
   hostNetwork: boolean;
 }
 
-/** What only ContainerStatus knows about a container. */
-export interface ContainerDetails {
-  startedAtNs: string;
-  finishedAtNs: string;
-  exitCode: number;
-  reason: string;
-  message: string;
-  image: string;
-  imageRef: string;
-}
+/** What only ContainerStatus knows about a container (those fields of the cached status). */
+export type ContainerDetails = Pick<RuntimeContainerStatus, 'startedAtNs' | 'finishedAtNs' | 'exitCode' | 'reason' | 'message' | 'image' | 'imageRef'>;
 
 /** The pod identity the kubelet's labels put on every sandbox and container. */
 export interface PodIdentity {

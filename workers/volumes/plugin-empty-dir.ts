@@ -5,7 +5,7 @@
  * an agent restart, is adopted as it is: its content is the pod's data).
  */
 import fs from 'node:fs/promises';
-import { quantityValue } from '../kuberuntime/resource-quantity.js';
+import { unitValueOrZero } from '../../src/shared/resources/quantity.js';
 import type { TmpfsMounter } from './tmpfs-mounter.js';
 import type { VolumePlugin, VolumeSetUpInput, VolumeSetUpResult } from './volume-plugin.js';
 import { errorText } from './volume-errors.js';
@@ -27,7 +27,7 @@ export class EmptyDirPlugin implements VolumePlugin {
     try {
       await fs.mkdir(input.dir, { recursive: true, mode: 0o750 });
       if (medium === 'Memory' && !(await this.#mounter.isMountPoint(input.dir))) {
-        const size = src.sizeLimit === undefined ? 0 : quantityValue(String(src.sizeLimit));
+        const size = src.sizeLimit === undefined ? 0 : unitValueOrZero(String(src.sizeLimit));
         await this.#mounter.mount(input.dir, size > 0 ? size : undefined);
       }
       await fs.chmod(input.dir, 0o777);

@@ -24,16 +24,25 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Clock, TimerHandle } from '../../shared/clock/clock.js';
 import { stderrSink, type Logger } from '../../shared/logging/logger.js';
-import type { PlegEvent } from '../syncloop/pleg-events.js';
+import type { PodLifecycleEvent } from '../../shared/pleg/pod-lifecycle-event.js';
 import type { PlegOutbound, PlegStartOptions, RuntimeCounts } from '../../shared/protocol/pleg-protocol.js';
 import { plegHealth, type PlegHealth } from '../../shared/pleg/pleg-health.js';
+
+/** One relist as the PLEG thread reported it (observed on the main thread). */
+export interface RelistObservation {
+  ok: boolean;
+  durationSeconds: number;
+  intervalSeconds: number | null;
+  discarded: number;
+  runtimeCounts?: RuntimeCounts;
+}
 
 export interface PlegRunnerOptions extends PlegStartOptions {
   logger: Logger;
   clock: Clock;
-  onEvents: (events: PlegEvent[]) => void;
+  onEvents: (events: PodLifecycleEvent[]) => void;
   /** kubelet_pleg_relist_duration_seconds / _interval_seconds / _discard_events observers. */
-  onRelist?: (r: { ok: boolean; durationSeconds: number; intervalSeconds: number | null; discarded: number; runtimeCounts?: RuntimeCounts }) => void;
+  onRelist?: (r: RelistObservation) => void;
   /** A PLEG thread exited unasked (before its replacement starts): recover its cache locks here. */
   onThreadExit?: (threadId: number) => void;
   /** A replacement thread is being started (shardlet_thread_restarts_total). */
@@ -95,7 +104,7 @@ export function startPleg(o: PlegRunnerOptions): Promise<PlegRunner> {
           }
           onRelist?.({ ok: m.ok, durationSeconds: m.durationSeconds, intervalSeconds: m.intervalSeconds, discarded: m.discarded, ...(m.runtimeCounts ? { runtimeCounts: m.runtimeCounts } : {}) });
           if (m.events.length > 0) {
-            onEvents(m.events.map((e) => ({ podUID: e.id, type: e.type, data: e.data })));
+            onEvents(m.events);
             w.postMessage({ type: 'ack', count: m.events.length });
           }
           return;

@@ -12,12 +12,12 @@
  * idempotent.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { Logger } from '../../shared/logging/logger.js';
 import { PROMETHEUS_TEXT_CONTENT_TYPE } from '../metrics/exposition-text.js';
 import { aggregateHealthz, PING_CHECK, singleHealthz } from './healthz.js';
+import { serverLifecycle, type ServerLifecycle } from './server-lifecycle.js';
 import type { HealthSource, MetricsSource, PodListSource } from './server-sources.js';
 
 const gzip = promisify(zlib.gzip);
@@ -45,12 +45,8 @@ export const AGENT_SERVER_DEFAULTS = Object.freeze({
   requestTimeoutMs: 30_000,
 });
 
-export interface AgentServer {
-  /** Starts listening; resolves with the bound address (port 0 picks a free one). */
-  listen(): Promise<{ address: string; port: number }>;
-  close(): Promise<void>;
-  destroy(): void;
-}
+/** listen() once, close() gracefully, destroy() now (server-lifecycle.ts). */
+export type AgentServer = ServerLifecycle;
 
 export type Reply = { status: number; type: string; body: string | Buffer; headers?: Record<string, string>; compressible?: boolean };
 
@@ -87,34 +83,7 @@ export function createAgentServer(opts: AgentServerOptions): AgentServer {
     else socket.destroy();
   });
 
-  let listening: Promise<{ address: string; port: number }> | undefined;
-  let closing: Promise<void> | undefined;
-  return {
-    listen() {
-      listening ??= new Promise((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(o.port, o.address, () => {
-          server.off('error', reject);
-          const a = server.address() as AddressInfo;
-          log.info('agent server listening', { address: a.address, port: a.port });
-          resolve({ address: a.address, port: a.port });
-        });
-      });
-      return listening;
-    },
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        if (!server.listening) return resolve();
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
-      return closing;
-    },
-    destroy() {
-      server.closeAllConnections();
-      if (server.listening) server.close();
-    },
-  };
+  return serverLifecycle(server, o.port, o.address, { onListening: (a) => log.info('agent server listening', { address: a.address, port: a.port }) });
 }
 
 export { send as sendReply };

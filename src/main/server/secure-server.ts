@@ -12,12 +12,12 @@
  * streams so it resolves promptly; destroy() drops every connection now. Both idempotent.
  */
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from '../../shared/logging/logger.js';
 import { refusalOf, type RequestAuth } from './auth-chain.js';
 import type { PeerCertificate, RequestCredentials } from './auth-types.js';
 import type { RouteHandler } from './kubelet-api-routes.js';
+import { serverLifecycle, type ServerLifecycle } from './server-lifecycle.js';
 
 export interface SecureServerOptions {
   address: string;
@@ -35,11 +35,8 @@ export interface SecureServerOptions {
 
 export const SECURE_SERVER_DEFAULTS = Object.freeze({ maxHeaderBytes: 16 * 1024, headersTimeoutMs: 10_000 });
 
-export interface SecureServer {
-  listen(): Promise<{ address: string; port: number }>;
-  close(): Promise<void>;
-  destroy(): void;
-}
+/** listen() once, close() gracefully, destroy() now (server-lifecycle.ts). */
+export type SecureServer = ServerLifecycle;
 
 export function credentialsOf(socket: TLSSocket, authorization: string | undefined): RequestCredentials {
   const peer = socket.getPeerCertificate?.();
@@ -105,33 +102,9 @@ export function createSecureServer(o: SecureServerOptions): SecureServer {
   server.on('clientError', (_err, socket) => socket.destroy());
   server.on('tlsClientError', () => {});
 
-  let listening: Promise<{ address: string; port: number }> | undefined;
-  let closing: Promise<void> | undefined;
-  return {
-    listen() {
-      listening ??= new Promise((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(o.port, o.address, () => {
-          server.off('error', reject);
-          const a = server.address() as AddressInfo;
-          resolve({ address: a.address, port: a.port });
-        });
-      });
-      return listening;
+  return serverLifecycle(server, o.port, o.address, {
+    abortStreams: () => {
+      for (const st of streams) st.abort();
     },
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        if (!server.listening) return resolve();
-        server.close(() => resolve());
-        for (const s of streams) s.abort();
-        server.closeIdleConnections();
-      });
-      return closing;
-    },
-    destroy() {
-      for (const s of streams) s.abort();
-      server.closeAllConnections();
-      if (server.listening) server.close();
-    },
-  };
+  });
 }

@@ -12,7 +12,7 @@ import type { Clock, TimerHandle } from '../../shared/clock/clock.js';
 import type { PodUpdate } from '../../shared/manifest/pod-update.js';
 import type { Logger } from '../../shared/logging/logger.js';
 import type { ProbeUpdate } from '../../../workers/prober/probe-results.js';
-import type { PlegEvent } from './pleg-events.js';
+import type { PodLifecycleEvent } from '../../shared/pleg/pod-lifecycle-event.js';
 import type { PodLifecycle } from './pod-lifecycle.js';
 
 export interface ConfigUpdateSource {
@@ -53,7 +53,7 @@ export type SyncLoopState = 'idle' | 'running' | 'stopped';
 export class SyncLoop {
   readonly #d: SyncLoopDeps;
   #state: SyncLoopState = 'idle';
-  #plegEvents: PlegEvent[] = [];
+  #plegEvents: PodLifecycleEvent[] = [];
   #probeUpdates: ProbeUpdate[] = [];
   #wake: (() => void) | undefined;
   #lastIterationMs = 0;
@@ -71,7 +71,7 @@ export class SyncLoop {
     return this.#lastIterationMs;
   }
 
-  pushPlegEvents(events: readonly PlegEvent[]): void {
+  pushPlegEvents(events: readonly PodLifecycleEvent[]): void {
     for (const e of events) this.#plegEvents.push(e);
     this.#wake?.();
   }

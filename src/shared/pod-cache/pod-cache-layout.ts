@@ -111,6 +111,10 @@
  *   - RECOVERED += 1 and NOTIFY moves, so the PLEG reinspects every pod at its next relist.
  * Until then, readers and writers waiting on such a lock give up after LOCK_STUCK_WAITS × 1 ms
  * with ERR_CACHE_LOCK_STUCK (callers treat it per pod and retry), never forever.
+ *
+ * Where each part is implemented: reads, writes and updateTime in pod-cache-shared.ts; the lock
+ * and seqlock words in pod-cache-locks.ts; slot ownership, INDEX and FREE in pod-cache-slots.ts;
+ * growth in pod-cache-growth.ts; recoverThread in pod-cache-recovery.ts.
  */
 import { CacheError } from './pod-cache-errors.js';
 
@@ -266,14 +270,4 @@ export function readLayout(buf: SharedArrayBuffer): PodCacheLayout {
     throw new CacheError('ERR_CACHE_BAD_BUFFER', 'pod cache buffer size does not match its header');
   }
   return l;
-}
-
-/** FNV-1a over the uid's UTF-8 bytes. */
-export function hashUid(bytes: Uint8Array, len: number): number {
-  let h = 0x811c9dc5;
-  for (let k = 0; k < len; k++) {
-    h ^= bytes[k] ?? 0;
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
 }

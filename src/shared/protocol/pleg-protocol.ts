@@ -14,7 +14,7 @@ import type { WireError } from '../cri/cri-errors.js';
 import type { PlegCounters, RuntimeCounts } from '../../../workers/pleg/generic-pleg.js';
 
 export type { RuntimeCounts };
-import type { PodLifecycleEvent } from '../../../workers/pleg/pleg-events.js';
+import type { PodLifecycleEvent } from '../pleg/pod-lifecycle-event.js';
 
 export interface PlegStartOptions {
   /** CRI endpoint, unix:///path. */

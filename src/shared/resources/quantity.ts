@@ -4,11 +4,14 @@
  * never 300.00000000000006.
  *
  *   <quantity> ::= <sign>? <digits>[.<digits>] <suffix>
- *   <suffix>   ::= Ki|Mi|Gi|Ti|Pi|Ei  |  m|""|k|M|G|T|P|E  |  (e|E)<sign>?<digits>
+ *   <suffix>   ::= Ki|Mi|Gi|Ti|Pi|Ei  |  n|u|m|""|k|M|G|T|P|E  |  (e|E)<sign>?<digits>
  *
  * Conversions round up, as `Quantity.MilliValue()` / `Value()` do: 0.1m cpu is 1 millicore and
  * 0.5 bytes of memory is 1 byte. Results are JS numbers (exact up to 2^53; larger values are
  * clamped to Number.MAX_SAFE_INTEGER, far beyond any real node).
+ *
+ * The one quantity parser: validation, admission and node allocatable (main thread) and the
+ * runtime config, QoS class, downward API and emptyDir size limit (worker threads) all use it.
  */
 
 /** Exact value = mantissa * 10^exp10 * 2^exp2. */
@@ -22,9 +25,9 @@ export interface Quantity {
 export const QUANTITY_FORMAT_DETAIL =
   "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 
-const QUANTITY_RE = /^([+-]?)(\d+\.?\d*|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E|[eE][+-]?\d+)?$/;
+const QUANTITY_RE = /^([+-]?)(\d+\.?\d*|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?\d+)?$/;
 
-const DECIMAL_SUFFIX: Readonly<Record<string, number>> = Object.freeze({ m: -3, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 });
+const DECIMAL_SUFFIX: Readonly<Record<string, number>> = Object.freeze({ n: -9, u: -6, m: -3, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 });
 const BINARY_SUFFIX: Readonly<Record<string, number>> = Object.freeze({ Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 });
 
 /**
@@ -102,4 +105,32 @@ export function parseCpuMillis(input: unknown): number | undefined {
 export function parseBytes(input: unknown): number | undefined {
   const q = parseQuantity(input);
   return q === undefined ? undefined : unitValue(q);
+}
+
+/**
+ * The value in base units (cores, bytes) as a float, for ratios and sums that the kubelet also
+ * does in floating point (downward API divisors, QoS request/limit sums). Exact mantissas and
+ * powers of ten give the correctly rounded value, as Number("1.5") would.
+ */
+export function approximateValue(q: Quantity): number {
+  const m = Number(q.mantissa) * 2 ** q.exp2;
+  return q.exp10 >= 0 ? m * 10 ** q.exp10 : m / 10 ** -q.exp10;
+}
+
+/** Parses to a float in base units (approximateValue), or undefined if invalid. */
+export function parseApproximate(input: unknown): number | undefined {
+  const q = parseQuantity(input);
+  return q === undefined ? undefined : approximateValue(q);
+}
+
+/** cpu in millicores for a runtime limit or share: 0 when absent, invalid or not positive. */
+export function cpuMillisOrZero(input: unknown): number {
+  const v = parseCpuMillis(input);
+  return v === undefined || v <= 0 ? 0 : v;
+}
+
+/** Memory (or any integer resource) in base units for a limit: 0 when absent, invalid or not positive. */
+export function unitValueOrZero(input: unknown): number {
+  const v = parseBytes(input);
+  return v === undefined || v <= 0 ? 0 : v;
 }

@@ -11,6 +11,9 @@ test('cpu quantities convert to millicores, rounding up', () => {
   assert.equal(parseCpuMillis(2), 2000);
   assert.equal(parseCpuMillis('1e3m'), undefined); // exponent and SI suffix do not combine
   assert.equal(parseCpuMillis('1k'), 1_000_000);
+  // n and u are SI suffixes too (the API server accepts them; the worker side always parsed them).
+  assert.equal(parseCpuMillis('100u'), 1);
+  assert.equal(parseCpuMillis('2000000n'), 2);
 });
 
 test('memory quantities convert to bytes (binary and decimal suffixes, exponents)', () => {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { podCacheSize } from '../../../src/main/agent/agent.js';
+import { podCacheSize } from '../../../src/main/agent/pod-cache-size.js';
 import { createPodCache } from '../../../src/shared/pod-cache/pod-cache-create.js';
 
 test('the agent sizes the pod cache from --max-pods and lets it grow 16× (at least 16,384 slots) within 1 GiB', () => {

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLogger, MAX_LOG_FIELD_CHARS } from '../../../src/shared/logging/logger.js';
 import { boundedJson, truncateText, MAX_SHOWN_CHARS } from '../../../src/shared/logging/bounded-text.js';
-import { isLoopbackAddress } from '../../../src/main/agent/agent.js';
+import { isLoopbackAddress } from '../../../src/main/agent/host-addresses.js';
 import { ConfigError } from '../../../src/shared/manifest/config-errors.js';
 import { fieldErr } from '../../../src/shared/manifest/field-error.js';
 

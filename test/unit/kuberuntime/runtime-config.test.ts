@@ -4,9 +4,10 @@ import assert from 'node:assert/strict';
 import type { V1Pod } from '@kubernetes/client-node';
 import { generatePodSandboxConfig, podHostname } from '../../../workers/kuberuntime/sandbox-config.js';
 import { generateContainerConfig, linuxContainerResources } from '../../../workers/kuberuntime/container-config.js';
-import { fnv1a32, hashContainer, stableJson } from '../../../workers/kuberuntime/container-hash.js';
+import { fnv1a32 } from '../../../src/shared/hash/fnv1a.js';
+import { hashContainer, stableJson } from '../../../workers/kuberuntime/container-hash.js';
 import { expand } from '../../../workers/kuberuntime/container-env.js';
-import { cpuMillis, parseQuantity, quantityValue } from '../../../workers/kuberuntime/resource-quantity.js';
+import { cpuMillisOrZero as cpuMillis, parseApproximate, unitValueOrZero as quantityValue } from '../../../src/shared/resources/quantity.js';
 import { restartCountFromAnnotations } from '../../../workers/kuberuntime/labels.js';
 import { container, makePod } from './kuberuntime-harness.js';
 
@@ -88,7 +89,13 @@ test('quantities', () => {
   assert.equal(quantityValue('1G'), 1e9);
   assert.equal(quantityValue('1e3'), 1000);
   assert.equal(quantityValue('1.5Ki'), 1536);
-  assert.equal(parseQuantity('12x'), undefined);
+  assert.equal(parseApproximate('12x'), undefined);
+  assert.equal(cpuMillis('-1'), 0);
+  assert.equal(cpuMillis('100n'), 1);
+  assert.equal(parseApproximate('1.5'), 1.5);
+  assert.equal(parseApproximate('0.1'), 0.1);
+  assert.equal(parseApproximate('250m'), 0.25);
+  assert.equal(parseApproximate('1Gi'), 2 ** 30);
 });
 
 test('container hash: stable across key order, sensitive to spec, blind to resources', () => {
@@ -99,10 +106,8 @@ test('container hash: stable across key order, sensitive to spec, blind to resou
   assert.notEqual(hashContainer({ name: 'a', image: 'i:2' }), hashContainer({ name: 'a', image: 'i:1' }));
   assert.equal(hashContainer({ name: 'a', image: 'i:1', resources: { limits: { cpu: '1' } } }), hashContainer({ name: 'a', image: 'i:1' }));
   assert.equal(stableJson({ b: 1, a: undefined, c: [2, { z: 1, y: null }] }), '{"b":1,"c":[2,{"z":1}]}');
-  // FNV-1a 32 reference values.
-  assert.equal(fnv1a32(''), 0x811c9dc5);
-  assert.equal(fnv1a32('a'), 0xe40c292c);
-  assert.equal(fnv1a32('foobar'), 0xbf9cf968);
+  // The kubelet's format: FNV-1a 32 of the stable JSON, lower-case hex.
+  assert.equal(hashContainer({ name: 'a', image: 'i:1' }), fnv1a32(stableJson({ image: 'i:1', name: 'a' })).toString(16));
 });
 
 test('$(VAR) expansion follows the kubelet: defined vars, $$ escapes, unknown left as is', () => {

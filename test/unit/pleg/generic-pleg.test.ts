@@ -8,7 +8,7 @@ import { createPodCache } from '../../../src/shared/pod-cache/pod-cache-create.j
 import type { PodCacheWriter } from '../../../src/shared/pod-cache/pod-cache.js';
 import type { RuntimeContainerStatus } from '../../../src/shared/pod-cache/runtime-pod-status.js';
 import { GenericPleg, type RelistReport } from '../../../workers/pleg/generic-pleg.js';
-import type { PodLifecycleEvent } from '../../../workers/pleg/pleg-events.js';
+import type { PodLifecycleEvent } from '../../../src/shared/pleg/pod-lifecycle-event.js';
 import { FakeRuntime } from './fake-runtime.js';
 
 function setup(opts: { eventCapacity?: number; cache?: (w: PodCacheWriter) => PodCacheWriter; cacheSize?: { capacity: number; maxCapacity: number } } = {}) {

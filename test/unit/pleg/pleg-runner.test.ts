@@ -19,7 +19,7 @@ import { silentLogger } from '../../../src/shared/logging/logger.js';
 import { createPodCache } from '../../../src/shared/pod-cache/pod-cache-create.js';
 import { startPleg } from '../../../src/main/pleg/pleg-runner.js';
 import { SimulatedRuntime } from '../../../src/simruntime/simulated-runtime.js';
-import type { PlegEvent } from '../../../src/main/syncloop/pleg-events.js';
+import type { PodLifecycleEvent } from '../../../src/shared/pleg/pod-lifecycle-event.js';
 
 const BOUND_MS = 20_000;
 
@@ -47,7 +47,7 @@ test('a PLEG thread that dies is replaced after the backoff on the injected cloc
   // The PLEG thread stamps relists with the real process-wide monotonic clock: start the fake
   // clock there so health compares like with like; then only the test moves it.
   const clock = new FakeClock(Math.ceil(realClock.monotonic()) + 1_000);
-  const events = new Signal<PlegEvent[]>();
+  const events = new Signal<PodLifecycleEvent[]>();
   const relists = new Signal<boolean>();
   const exits = new Signal<number>();
   const runner = await startPleg({
@@ -74,7 +74,7 @@ test('a PLEG thread that dies is replaced after the backoff on the injected cloc
     assert.equal(runner.health().healthy, true, 'health keeps the last relist until the threshold');
 
     // The replacement starts only when the injected clock passes the backoff.
-    const resync = events.next((b) => b.some((e) => e.podUID === uid && e.type === 'PodSync'), 'the replacement\'s resync of the pod');
+    const resync = events.next((b) => b.some((e) => e.id === uid && e.type === 'PodSync'), 'the replacement\'s resync of the pod');
     clock.step(499);
     assert.equal(runner.restarts, 0);
     clock.step(1);

@@ -92,7 +92,7 @@ test('requeued pods are resynced when due; PLEG events resync known pods only', 
   lc.syncDue();
   assert.deepEqual(sent.map((m) => [m.uid, m.updateType]), [['a', 'sync']]);
   sent.length = 0;
-  lc.handlePlegEvents([{ podUID: 'b', type: 'ContainerDied', data: 'x' }, { podUID: 'b', type: 'ContainerStarted', data: 'y' }, { podUID: 'zzz', type: 'ContainerStarted', data: 'z' }]);
+  lc.handlePlegEvents([{ id: 'b', type: 'ContainerDied', data: 'x' }, { id: 'b', type: 'ContainerStarted', data: 'y' }, { id: 'zzz', type: 'ContainerStarted', data: 'z' }]);
   assert.deepEqual(sent.map((m) => [m.uid, m.updateType]), [['b', 'sync']], 'one resync per pod; unknown pods are left to housekeeping');
 });
 
@@ -100,7 +100,7 @@ test('housekeeping kills runtime pods no source wants, but only once every sourc
   const { lc, sent, cache, setReady } = setup({ sourcesReady: false });
   const status = { ...emptyPodStatus('orphan', 'old', 'default'), sandboxes: [{ id: 's', state: 'SANDBOX_READY' as const, createdAtNs: '1', attempt: 0, ip: '', ips: [], hostNetwork: true }] };
   cache.set('orphan', { status, error: null, timestampMs: 1 });
-  lc.handlePlegEvents([{ podUID: 'orphan', type: 'ContainerStarted', data: 'c' }]);
+  lc.handlePlegEvents([{ id: 'orphan', type: 'ContainerStarted', data: 'c' }]);
   lc.housekeeping();
   assert.equal(sent.length, 0, 'no cleanup before sources are ready');
   setReady(true);
@@ -115,13 +115,13 @@ test('housekeeping does not kill a just-removed pod again from a relist that beg
   const { lc, sent, cache } = setup();
   const sandboxed = { ...emptyPodStatus('a', 'p-a', 'default'), sandboxes: [{ id: 's', state: 'SANDBOX_NOTREADY' as const, createdAtNs: '1', attempt: 0, ip: '', ips: [], hostNetwork: true }] };
   lc.handleConfigUpdate({ op: 'ADD', source: 'file', pods: [pod('a')] });
-  lc.handlePlegEvents([{ podUID: 'a', type: 'ContainerStarted', data: 'c' }]);
+  lc.handlePlegEvents([{ id: 'a', type: 'ContainerStarted', data: 'c' }]);
   lc.handleConfigUpdate({ op: 'REMOVE', source: 'file', pods: [pod('a')] });
   // The worker removes the pod's objects and forgets it at cache time 1000 (dropping its entry)...
   lc.handlePodResult({ kind: 'podResult', threadId: 1, uid: 'a', state: 'terminated', work: 'cleanup', durationMs: 1, forgotten: true, forgottenAtMs: 1000 });
   // ...then a relist that listed the pod before the removal stores what it saw, stamped 990.
   cache.set('a', { status: sandboxed, error: null, timestampMs: 990 });
-  lc.handlePlegEvents([{ podUID: 'a', type: 'ContainerDied', data: 'c' }]);
+  lc.handlePlegEvents([{ id: 'a', type: 'ContainerDied', data: 'c' }]);
   sent.length = 0;
   lc.housekeeping();
   lc.housekeeping();

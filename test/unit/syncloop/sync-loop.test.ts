@@ -35,7 +35,7 @@ test('each input wakes the loop; ticks run on the 1 s / 2 s schedule', async () 
   await settle();
   updates.push({ op: 'ADD', pods: [], source: 'file' });
   await settle();
-  loop.pushPlegEvents([{ podUID: 'a', type: 'ContainerStarted' }]);
+  loop.pushPlegEvents([{ id: 'a', type: 'ContainerStarted', data: 'c' }]);
   await settle();
   loop.pushProbeUpdate({ podUID: 'b', containerId: 'c', containerName: 'n', type: 'readiness', result: 'success' });
   await settle();

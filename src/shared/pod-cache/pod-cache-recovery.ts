@@ -1,0 +1,69 @@
+/**
+ * Recovery of a dead thread's cache locks ("A writer that dies" in pod-cache-layout.ts): the
+ * main thread, told by a thread's 'exit' event, takes over every lock word holding the dead
+ * thread's owner id and repairs what it guarded.
+ */
+import { CacheError } from './pod-cache-errors.js';
+import { H, MAX_UID_BYTES, S } from './pod-cache-layout.js';
+import { unlockAlloc } from './pod-cache-locks.js';
+import { rebuildAllocLocked } from './pod-cache-slots.js';
+import type { StatusEncoder } from './pod-status-codec.js';
+import type { PodCacheView } from './pod-cache-view.js';
+import { emptyPodStatus } from './runtime-pod-status.js';
+
+/**
+ * Release and repair every lock held by a thread that has EXITED (its 'exit' event was seen;
+ * calling this for a live thread corrupts the cache). Returns the number of lock words taken
+ * over (0: it held none).
+ */
+export function recoverThread(v: PodCacheView, encoder: StatusEncoder, deadThreadId: number): number {
+  const dead = deadThreadId + 1;
+  if (dead === v.owner) throw new CacheError('ERR_CACHE_INVALID_OPTION', 'recoverThread: a thread cannot recover itself');
+  const i32 = v.i32;
+  let recovered = 0;
+  const allocTaken = Atomics.compareExchange(i32, H.ALLOC_LOCK, dead, v.owner) === dead;
+  if (allocTaken) recovered++;
+  const cap = v.refresh();
+  for (let slot = 0; slot < cap; slot++) {
+    const base = v.slotBase(slot);
+    const seqIdx = base / 4;
+    const lockIdx = seqIdx + S.LOCK / 4;
+    if (Atomics.compareExchange(i32, lockIdx, dead, v.owner) !== dead) continue;
+    recovered++;
+    const s = Atomics.load(i32, seqIdx);
+    if ((s & 1) === 1) {
+      const ulen = i32[seqIdx + 1] ?? 0;
+      const len = i32[seqIdx + 2] ?? 0;
+      if (ulen > 0 && ulen <= MAX_UID_BYTES && len > 0) {
+        // The payload may be torn: replace it by an error entry at the stored timestamp.
+        const uid = v.bytes.toString('utf8', base + S.UID, base + S.UID + ulen);
+        const payload = encoder.encode(emptyPodStatus(uid), { code: 'ERR_CACHE_WRITER_DIED', message: `thread ${deadThreadId} died while writing this entry` });
+        if (payload.length <= v.layout.bytesPerSlot) {
+          payload.copy(v.bytes, base + S.PAYLOAD);
+          i32[seqIdx + 2] = payload.length;
+        } else {
+          i32[seqIdx + 2] = 0;
+        }
+      } else if (ulen < 0 || ulen > MAX_UID_BYTES) {
+        i32[seqIdx + 1] = 0;
+        i32[seqIdx + 2] = 0;
+      }
+      Atomics.store(i32, seqIdx, s + 1);
+    }
+    Atomics.store(i32, lockIdx, 0);
+    Atomics.notify(i32, seqIdx);
+    Atomics.notify(i32, lockIdx);
+  }
+  if (allocTaken) {
+    try {
+      rebuildAllocLocked(v);
+    } finally {
+      unlockAlloc(i32);
+    }
+  }
+  if (recovered > 0) {
+    Atomics.add(i32, H.RECOVERED, 1);
+    v.publish();
+  }
+  return recovered;
+}
