@@ -13,6 +13,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { isWithin } from '../path-containment.js';
 
 /** Log directory operations of the kuberuntime (recursive mkdir and rm -rf of one pod's directory). */
 export interface PodLogDirs {
@@ -39,7 +40,7 @@ export function resolveWithinRoot(root: string, target: string, opts: { directCh
   const rel = path.relative(r, t);
   // Checked on the raw text too: `a_../../b` normalizes to an innocent-looking `b`.
   const climbs = target.split(/[\\/]/).some((seg) => seg === '..' || seg === '.');
-  const outside = climbs || rel === '' || rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel) || target.includes('\0');
+  const outside = climbs || rel === '' || !isWithin(r, t) || target.includes('\0');
   if (outside || (opts.directChild === true && rel.includes(path.sep))) throw new PathOutsideRootError(r, target);
   return t;
 }

@@ -20,7 +20,8 @@ import type { V1Container, V1Pod, V1Volume } from '@kubernetes/client-node';
 import type { KeyValue, Mount, MountPropagation } from '../../src/shared/cri/cri-types.js';
 import { expand } from '../kuberuntime/container-env.js';
 import { volumeSourceType } from './volume-manager.js';
-import { checkRelativePath, isWithin } from './volume-paths.js';
+import { isWithin } from '../path-containment.js';
+import { checkRelativePath } from './volume-paths.js';
 import { errorText } from './volume-errors.js';
 
 const READ_ONLY_TYPES = new Set(['configMap', 'secret', 'downwardAPI', 'projected']);

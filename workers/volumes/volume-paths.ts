@@ -71,9 +71,3 @@ export function volumeDir(rootDir: string, uid: string, plugin: VolumePluginDir,
   if (bad !== undefined) throw new RangeError(`volume name: ${bad}`);
   return path.join(podVolumesDir(rootDir, uid), plugin, name);
 }
-
-/** Whether `target` (resolved) lies inside `dir` or is `dir` itself. */
-export function isWithin(dir: string, target: string): boolean {
-  const rel = path.relative(dir, target);
-  return rel === '' || (!rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel));
-}

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Pod } from '@kubernetes/client-node';
-import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import { SignalClock } from '../node-status/signal-clock.js';
 import { silentLogger } from '../../../src/shared/logging/logger.js';
 import type { IssuedToken, NamespacedObjectResource, ObjectListWatchers, PodListWatcher, TokenIssuer, TokenRequestSpec } from '../../../src/main/apiserver/api-roles.js';
 import type { PodDispatcher } from '../../../src/main/dispatch/pod-dispatcher.js';
@@ -85,15 +85,6 @@ class RecordingDispatcher implements PodDispatcher {
   async close(): Promise<void> {}
 }
 
-/** Polls `cond` (a state the code under test reaches asynchronously), bounded. */
-async function waitFor(cond: () => boolean, what: string, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
 function apiPod(name: string): V1Pod {
   return {
     metadata: { name, namespace: 'a', uid: `uid-${name}`, annotations: { 'kubernetes.io/config.source': 'api' } },
@@ -109,7 +100,7 @@ function apiPod(name: string): V1Pod {
 }
 
 function setup() {
-  const clock = new FakeClock(1_700_000_000_000);
+  const clock = new SignalClock(1_700_000_000_000);
   const lw = new FakeObjectLW();
   const issuer = new FakeIssuer();
   const inner = new RecordingDispatcher();
@@ -187,9 +178,9 @@ test('a projected token is requested bound to the pod, and refreshed at 80% of i
   h.clock.step(1_000);
   const refresh = await h.issuer.next();
   // The refresh fails once: the valid token stays in use and the request is retried after 1 s.
+  const retryArmed = h.clock.armed(1_000);
   refresh.reject(new Error('apiserver down'));
-  const retryAt = h.clock.now() + 1_000;
-  await waitFor(() => h.clock.nextTimerAt() === retryAt, 'the retry timer');
+  await retryArmed;
   assert.equal(h.inner.sent.length, 2, 'a failed refresh does not take the valid token away');
   h.clock.step(1_000);
   const retry = await h.issuer.next();

@@ -9,9 +9,12 @@ import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
 export class SignalClock extends FakeClock {
   readonly #waits: number[] = [];
   #waiter: ((ms: number) => void) | undefined;
+  #armWatchers: { ms: number; resolve: () => void }[] = [];
 
   override setTimer(ms: number, fn: () => void): TimerHandle {
     const h = super.setTimer(ms, fn);
+    for (const w of this.#armWatchers.filter((x) => x.ms === ms)) w.resolve();
+    this.#armWatchers = this.#armWatchers.filter((x) => x.ms !== ms);
     const w = this.#waiter;
     this.#waiter = undefined;
     if (w) w(ms);
@@ -29,6 +32,17 @@ export class SignalClock extends FakeClock {
         clearTimeout(t);
         resolve(ms);
       };
+    });
+  }
+
+  /**
+   * Resolves when a timer of exactly `ms` is armed after this call (bounded in real time): call
+   * it before the action that arms the timer, await it after.
+   */
+  armed(ms: number, boundMs = 5_000): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`no ${ms} ms timer armed within ${boundMs} ms`)), boundMs);
+      this.#armWatchers.push({ ms, resolve: () => { clearTimeout(t); resolve(); } });
     });
   }
 }
