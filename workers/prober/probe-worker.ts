@@ -219,8 +219,13 @@ export class ProbeWorker implements ScheduledProbe, ProbeTarget {
     d.onProbe?.(this.type, result, seconds, pod, this.view.name);
     if (o.kind === 'failure') {
       d.logger.v(1).info('Probe failed', { probeType: this.type, podUID: this.view.owner.uid, containerName: this.view.name, output: o.output });
-      const kind = `${this.type[0]!.toUpperCase()}${this.type.slice(1)}`;
-      d.events?.(pod, 'Warning', PodEventReason.Unhealthy, `${kind} probe failed: ${o.output}`.slice(0, 1024), containerFieldPath(pod, this.view.name));
+      d.events?.(pod, 'Warning', PodEventReason.Unhealthy, `${this.#kind()} probe failed: ${o.output}`.slice(0, 1024), containerFieldPath(pod, this.view.name));
+    } else if (o.kind === 'warning') {
+      // The kubelet's prober.go: a warning (an HTTP redirect to another host, not followed) is a
+      // success for the thresholds, and a Warning event "ProbeWarning" on every such probe (the
+      // recorder's dedupe and spam filter bound the repeats, as for Unhealthy).
+      d.logger.v(3).info('Probe succeeded with a warning', { probeType: this.type, podUID: this.view.owner.uid, containerName: this.view.name, output: o.output });
+      d.events?.(pod, 'Warning', PodEventReason.ProbeWarning, `${this.#kind()} probe warning: ${o.output}`.slice(0, 1024), containerFieldPath(pod, this.view.name));
     }
     if (this.#lastResult === result) this.#resultRun++;
     else {
@@ -237,6 +242,11 @@ export class ProbeWorker implements ScheduledProbe, ProbeTarget {
       this.#phase = 'held';
       this.#resultRun = 0;
     }
+  }
+
+  /** The kubelet's probeType string in event messages: "Liveness", "Readiness", "Startup". */
+  #kind(): string {
+    return `${this.type[0]!.toUpperCase()}${this.type.slice(1)}`;
   }
 
   #setResult(result: ProbeResult): void {
