@@ -14,6 +14,7 @@ import { CriClient } from '../../src/shared/cri/cri-client.js';
 import { silentLogger } from '../../src/shared/logging/logger.js';
 import { SimulatedRuntime } from '../../src/simruntime/simulated-runtime.js';
 import { KubeRuntimeSyncer } from '../../workers/kuberuntime/kuberuntime-syncer.js';
+import type { PodEventRecorder } from '../../workers/kuberuntime/pod-events.js';
 import type { SyncPodOutcome } from '../../workers/pod-sync.js';
 import type { PodApiObjects } from '../../workers/volumes/api-object-snapshot.js';
 import type { TmpfsMounter } from '../../workers/volumes/tmpfs-mounter.js';
@@ -55,7 +56,8 @@ export interface VolumeSim {
   close(): Promise<void>;
 }
 
-export async function startVolumeSim(): Promise<VolumeSim> {
+/** `events`: the cluster-mode pod event recorder (absent: standalone, no events). */
+export async function startVolumeSim(opts: { events?: PodEventRecorder } = {}): Promise<VolumeSim> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'volumes-sim-'));
   const clock = new FakeClock();
   const sim = await SimulatedRuntime.start({ socketPath: path.join(dir, 'cri.sock'), clock, preloadImages: ['busybox:1.36'] });
@@ -67,6 +69,7 @@ export async function startVolumeSim(): Promise<VolumeSim> {
   const syncer = new KubeRuntimeSyncer({
     runtime: client, images: client, clock, random: () => 0, logger: silentLogger,
     podLogsDir: path.join(dir, 'logs'), nodeName: 'node-1', hostIP: '192.168.1.10', volumes, apiObjects: (uid) => objects.get(uid),
+    ...(opts.events ? { events: opts.events } : {}),
   });
   const signal = new AbortController().signal;
   return {

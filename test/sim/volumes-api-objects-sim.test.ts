@@ -134,3 +134,27 @@ test('sim API volumes: a missing required key is FailedMount; optional is fine; 
   h.objects.set('uid-envopt', objects({ mode: 'x' }, null));
   assert.equal((await h.sync(optional)).error, undefined);
 });
+
+test('sim API volumes: a missing configMap records FailedMount with the kubelet message through the syncer, not once per sync', async (t) => {
+  const events: { type: string; reason: string; message: string; uid: string | undefined }[] = [];
+  const h = await startVolumeSim({ events: (pod, type, reason, message) => events.push({ type, reason, message, uid: pod.metadata?.uid }) });
+  t.after(() => h.close());
+  const p = appPod();
+  h.objects.set('uid-api', objects(null, { password: 'p' }));
+  const msg = 'MountVolume.SetUp failed for volume "cfg" : configmap "app-config" not found';
+  assert.equal((await h.sync(p)).error?.code, 'ERR_FAILED_MOUNT');
+  assert.deepEqual(events, [{ type: 'Warning', reason: 'FailedMount', message: msg, uid: 'uid-api' }]);
+  // Syncs come every 2 s (volumeRetryMs) and on object changes; events follow the kubelet's backoff.
+  for (let i = 0; i < 30; i++) {
+    h.clock.step(2_000);
+    assert.equal((await h.sync(p)).error?.code, 'ERR_FAILED_MOUNT');
+  }
+  assert.deepEqual(events.map((e) => e.message), Array(7).fill(msg), '31 syncs over 60 s: 7 events (at 0, 2, 4, 6, 10, 18, 34 s: the 500 ms doubling backoff), not 31');
+  // The configMap appears: the pod starts and no more FailedMount is recorded.
+  h.objects.set('uid-api', objects({ 'app.conf': 'v=1\n', extra: 'x', mode: 'fast' }, { password: 'p' }));
+  h.clock.step(2_000);
+  assert.equal((await h.sync(p)).error, undefined);
+  assert.equal(events.filter((e) => e.reason === 'FailedMount').length, 7);
+  assert.ok(events.some((e) => e.reason === 'Started'), 'the pod started once its configMap exists');
+  assert.deepEqual(await h.cleanup(p), {});
+});

@@ -30,6 +30,7 @@ import { resolveDeps, type KubeRuntimeSyncerDeps, type KuberuntimeOperationEvent
 import { failureToWire, rethrowIfAborted, syncErrorCode, type SyncFailure } from './kuberuntime-errors.js';
 import type { ContainerMountsFn } from './container-start.js';
 import { makeMounts } from '../volumes/container-mounts.js';
+import { MountEvents } from './mount-events.js';
 import { isTerminalPhase } from './pod-phase.js';
 import { isHostNetwork, podUID, toDate } from './pod-spec.js';
 import { ReasonCache } from './reason-cache.js';
@@ -46,6 +47,8 @@ export class KubeRuntimeSyncer implements PodSyncer {
   readonly #lastStatus = new Map<string, V1PodStatus>();
   readonly #run: SyncRunDeps;
   readonly #puller: ImagePuller;
+  /** Cluster mode: FailedMount events at the kubelet's cadence (mount-events.ts). */
+  readonly #mountEvents: MountEvents | undefined;
 
   constructor(deps: KubeRuntimeSyncerDeps) {
     const d = resolveDeps(deps);
@@ -55,6 +58,7 @@ export class KubeRuntimeSyncer implements PodSyncer {
     this.#imageBackoff = new Backoff(backoffOpts);
     const view = new ImageView({ monotonic: () => d.clock.monotonic(), ttlMs: d.imageViewTtlMs });
     this.#puller = new ImagePuller({ images: d.images, backoff: this.#imageBackoff, now: () => d.clock.now(), view });
+    this.#mountEvents = d.events ? new MountEvents({ clock: d.clock, recorder: d.events }) : undefined;
     this.#run = {
       runtime: d.runtime, clock: d.clock, logger: d.logger, nodeName: d.nodeName, hostIP: d.hostIP,
       crashBackoff: this.#crashBackoff, puller: this.#puller,
@@ -94,10 +98,12 @@ export class KubeRuntimeSyncer implements PodSyncer {
       if (!vols.ok) {
         this.#lastStatus.set(uid, before);
         log.error('Unable to attach or mount volumes', { unmounted: vols.unmounted.join(' '), message: vols.message });
+        this.#mountEvents?.failed(pod, vols.failures, vols.unmounted);
         const failure: SyncFailure = { reason: 'FailedMount', message: vols.message };
         this.#emit('sync_pod', uid, began, failure);
         return { isTerminal: false, apiStatus: before, runtimeChanged: false, error: failureToWire(failure), requeueAfterMs: this.#d.volumeRetryMs };
       }
+      this.#mountEvents?.mounted(uid);
       const hostPaths = vols.volumes;
       mountsFor = (p, c, envs) => makeMounts(p, c, hostPaths, envs);
     }
@@ -181,6 +187,7 @@ export class KubeRuntimeSyncer implements PodSyncer {
     this.#startTimes.delete(uid);
     this.#lastStatus.delete(uid);
     this.#d.volumes?.forgetPod(uid);
+    this.#mountEvents?.forgetPod(uid);
     this.#crashBackoff.gc();
     this.#imageBackoff.gc();
   }

@@ -22,6 +22,7 @@ export const PodEventReason = Object.freeze({
   FailedCreatePodSandBox: 'FailedCreatePodSandBox',
   Unhealthy: 'Unhealthy',
   ProbeWarning: 'ProbeWarning',
+  FailedMount: 'FailedMount',
 });
 
 /** The kubelet's container reference field path. */

@@ -42,7 +42,13 @@ export interface VolumeManagerOptions {
 
 export type PodVolumesResult =
   | { ok: true; volumes: ReadonlyMap<string, string> }
-  | { ok: false; message: string; unmounted: string[] };
+  | {
+    ok: false;
+    message: string;
+    unmounted: string[];
+    /** Each failed volume's own message (`MountVolume.SetUp failed for volume "x" : ...`), as the kubelet's FailedMount event per failed mount. */
+    failures: { volume: string; message: string }[];
+  };
 
 export class VolumeManager {
   readonly #o: VolumeManagerOptions;
@@ -67,12 +73,12 @@ export class VolumeManager {
     const uid = pod.metadata?.uid ?? '';
     const volumes = pod.spec?.volumes ?? [];
     const badUid = checkPathSegment(uid);
-    if (badUid !== undefined) return { ok: false, message: `pod uid: ${badUid}`, unmounted: volumes.map((v) => v.name) };
+    if (badUid !== undefined) return { ok: false, message: `pod uid: ${badUid}`, unmounted: volumes.map((v) => v.name), failures: [] };
     let states = this.#pods.get(uid);
     if (!states) this.#pods.set(uid, (states = new Map()));
     const out = new Map<string, string>();
     const unmounted: string[] = [];
-    let first: string | undefined;
+    const failures: { volume: string; message: string }[] = [];
     for (const volume of volumes) {
       const type = volumeSourceType(volume);
       const plugin = this.#o.plugins.get(type);
@@ -93,10 +99,10 @@ export class VolumeManager {
       }
       if (failure !== undefined) {
         unmounted.push(volume.name);
-        first ??= setUpFailedMessage(volume.name, failure);
+        failures.push({ volume: volume.name, message: setUpFailedMessage(volume.name, failure) });
       }
     }
-    if (first !== undefined) return { ok: false, message: `unmounted volumes=[${unmounted.join(' ')}]: ${first}`, unmounted };
+    if (failures.length > 0) return { ok: false, message: `unmounted volumes=[${unmounted.join(' ')}]: ${failures[0]!.message}`, unmounted, failures };
     return { ok: true, volumes: out };
   }
 
