@@ -17,6 +17,10 @@
  *     list and watch);
  *  5. audit: every pod Running in the API, exactly one sandbox and one container (attempt 0) per
  *     pod in the runtime, no pod the bench did not create. Anything else is a failure.
+ *
+ * The node lease over the same window (lease-during-burst.ts): the agent's lateness histogram
+ * scraped before the first create and after the last Running, and the renewTimes the API server
+ * held, from a watch on the Lease opened with the pod watch.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -26,8 +30,11 @@ import type { Clock } from '../src/shared/clock/clock.js';
 import { CriClient } from '../src/shared/cri/cri-client.js';
 import type { ControlPlane } from '../test/harness/apiserver-harness.js';
 import { removeAgentRoot } from '../test/harness/agent-root.js';
+import { fetchMetricsText } from './agent-observer.js';
+import { leaseDuringBurst, type LeaseDuringBurst } from './lease-during-burst.js';
 import { BENCH_IMAGE } from './pod-manifests.js';
 import { freePort, startAgent, startSimRuntime } from './processes.js';
+import { parsePromText, type ParsedMetrics } from './prom-text.js';
 import { summarize, type Summary } from './stats.js';
 
 export interface ClusterSessionPlan {
@@ -53,6 +60,10 @@ export interface ClusterSessionResult extends ClusterSessionPlan {
   requests: Record<string, number>;
   /** (GET pods + PATCH/PUT pods/status) / pods. */
   requestsPerPodStart: number | null;
+  /** The node lease over the same window (null: the agent's /metrics could not be read). */
+  lease: LeaseDuringBurst | null;
+  /** The agent's main-thread event-loop delay max over the window (ms), from its /metrics. */
+  eventLoopDelayMaxMs: number | null;
   notes: string[];
 }
 
@@ -104,10 +115,12 @@ export async function runClusterSession(d: ClusterSessionDeps): Promise<{ result
   kc.loadFromFile(cp.adminKubeconfig);
   const core = kc.makeApiClient(CoreV1Api);
   let watchCtl: AbortController | undefined;
+  let leaseWatchCtl: AbortController | undefined;
   try {
+    const agentPort = await freePort();
     agent = await startAgent({
       clock, endpoint: `unix://${socket}`, manifestDir: manifests, rootDir: path.join(dir, 'root'), podLogsDir: path.join(dir, 'pods'),
-      nodeName: node, workers: plan.workers, maxPods: plan.pods + 100, port: await freePort(), logFile: path.join(dir, 'agent.log'),
+      nodeName: node, workers: plan.workers, maxPods: plan.pods + 100, port: agentPort, logFile: path.join(dir, 'agent.log'),
       extraArgs: ['--kubeconfig', cp.nodeKubeconfig(node), '--kube-api-qps', String(plan.qps), '--kube-api-burst', String(Math.max(1, plan.qps * 2))],
     });
     // The bench's watch: when each pod was first seen Running, and anything unexpected.
@@ -123,6 +136,22 @@ export async function runClusterSession(d: ClusterSessionDeps): Promise<{ result
         if (isRunning(p) && !seenRunningAt.has(uid)) seenRunningAt.set(uid, clock.monotonic());
       }
     }, (err) => (watchEnded = err ?? 'ended'));
+    // The Lease as the API server holds it: every renewTime, with when the bench saw it.
+    const renewSeen: { renewTime: string; atMs: number }[] = [];
+    const leasePath = `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases`;
+    leaseWatchCtl = await new Watch(kc).watch(leasePath, { fieldSelector: `metadata.name=${node}` }, (_type, obj) => {
+      const t = (obj as { spec?: { renewTime?: unknown } }).spec?.renewTime;
+      if (typeof t === 'string') renewSeen.push({ renewTime: t, atMs: clock.monotonic() });
+    }, () => {});
+    const scrapeAgent = async (): Promise<ParsedMetrics | null> => {
+      try {
+        return parsePromText(await fetchMetricsText(agentPort));
+      } catch (err) {
+        notes.push(`agent /metrics not read: ${err instanceof Error ? err.message : String(err)}`);
+        return null;
+      }
+    };
+    const agentBefore = await scrapeAgent();
     const before = requestCounts(await cp.metricsText());
 
     const t0 = clock.monotonic();
@@ -171,6 +200,14 @@ export async function runClusterSession(d: ClusterSessionDeps): Promise<{ result
       startups.push(Math.max(0, r - at));
     }
     const allRunningS = failures.length === 0 ? (lastRunning - t0) / 1000 : null;
+    const agentAfter = await scrapeAgent();
+    const windowEnd = clock.monotonic();
+    // renewTimes seen in the window, and the last one before it (the gap to the first in it counts).
+    const inWindow = renewSeen.filter((r) => r.atMs >= t0 && r.atMs <= windowEnd).map((r) => r.renewTime);
+    const prior = renewSeen.filter((r) => r.atMs < t0).at(-1);
+    const lease = agentBefore && agentAfter ? leaseDuringBurst(agentBefore, agentAfter, prior ? [prior.renewTime, ...inWindow] : inWindow) : null;
+    const eld = agentAfter?.samples.find((x) => x.name === 'shardlet_main_event_loop_delay_seconds' && x.labels['stat'] === 'max')?.value;
+    const eventLoopDelayMaxMs = eld === undefined || !Number.isFinite(eld) ? null : eld * 1000;
     const after = requestCounts(await cp.metricsText());
     const requests: Record<string, number> = {};
     for (const [k, v] of after) {
@@ -201,11 +238,12 @@ export async function runClusterSession(d: ClusterSessionDeps): Promise<{ result
     }
     if (seenUids.size !== createdAt.size) failures.push(`cluster ${label}: the watch saw ${seenUids.size} pods, ${createdAt.size} were created`);
     return {
-      result: { ...plan, allRunningS, createS, startupMs: summarize(startups), requests, requestsPerPodStart: plan.pods > 0 ? perStart / plan.pods : null, notes },
+      result: { ...plan, allRunningS, createS, startupMs: summarize(startups), requests, requestsPerPodStart: plan.pods > 0 ? perStart / plan.pods : null, lease, eventLoopDelayMaxMs, notes },
       failures,
     };
   } finally {
     watchCtl?.abort();
+    leaseWatchCtl?.abort();
     await agent?.stop();
     await sim.stop();
     // The agent leaves its pods running, tmpfs volumes included: unmount them before removing.

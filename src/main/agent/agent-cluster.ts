@@ -209,10 +209,15 @@ export class ClusterMode {
       onReadyChange: (ready) => this.#events?.record(nodeRef, 'Normal', ready ? 'NodeReady' : 'NodeNotReady', `Node ${c.nodeName} status is now: ${ready ? 'NodeReady' : 'NodeNotReady'}`),
     }));
     const lateness = rec.histogram(sm.nodeLeaseRenewLateness);
+    const leaseRequest = rec.histogram(sm.nodeLeaseRenewRequestDuration);
     const lease = (this.#nodeLease = new NodeLease({
       store: heartbeat, clock, logger, nodeName: c.nodeName, nodeUid: () => nodeStatus.node?.uid, durationSeconds: c.nodeLeaseDurationSeconds,
       renewIntervalMs: Math.round((c.nodeLeaseDurationSeconds * 1000) / 4),
-      onRenew: (ms, ok) => lateness.observe({ result: ok ? 'ok' : 'failed' }, ms / 1000),
+      onRenew: (r) => {
+        const result = r.ok ? 'ok' : 'failed';
+        lateness.observe({ result }, r.latenessMs / 1000);
+        leaseRequest.observe({ result }, r.requestMs / 1000);
+      },
     }));
     const onRegistered = (_node: NodeRef): void => {
       this.#events?.record(nodeRef, 'Normal', 'Starting', 'Starting kubelet.');

@@ -11,9 +11,17 @@
  * A failure is logged and the next renewal comes at the next interval (never a hot loop; the
  * kubelet's grace period is 40–50 s, four renewals).
  *
- * Cadence: renewals start every `renewIntervalMs` from the first (start-to-start, never two at
- * once; one that overruns pushes the next to its end). `onRenew` reports how late each started
- * against its schedule and whether it succeeded (shardlet_node_lease_renew_lateness_seconds).
+ * Cadence: renewals are due every `renewIntervalMs` from the first (start-to-start: the timer is
+ * re-armed against the schedule, not against the previous renewal's completion, so a slow answer
+ * does not push every later renewal; never two at once; one that overruns pushes the next to its
+ * end, without a catch-up burst). The kubelet (wait.JitterUntil, sliding) re-arms after each
+ * completion instead, so its renewals drift by the request time every interval.
+ *
+ * Lateness, as the control plane sees it: the node lifecycle controller notices a renewal when
+ * the server holds it, so `onRenew` reports, per renewal, how long after its due time the server
+ * answered it (`latenessMs`, shardlet_node_lease_renew_lateness_seconds) and how much of that was
+ * the request itself (`requestMs`: sent → answered, the rest is the timer firing late on a busy
+ * main thread). A renewal that needed a GET first (none known, or a 409) counts every request.
  *
  * Invariant: `#latest` is the lease as the server last returned it (its resourceVersion is what
  * the next PUT is conditional on), or undefined after a failure that may have left it stale.
@@ -41,7 +49,16 @@ export interface NodeLeaseDeps {
   nodeUid: () => string | undefined;
   durationSeconds?: number;
   renewIntervalMs?: number;
-  onRenew?: (latenessMs: number, ok: boolean) => void;
+  onRenew?: (renewal: LeaseRenewal) => void;
+}
+
+/** One renewal as `run` reports it (see the module comment). Milliseconds, monotonic. */
+export interface LeaseRenewal {
+  /** Due time → the server's answer (or the failure). */
+  latenessMs: number;
+  /** Sent → answered: the request(s) of this renewal. */
+  requestMs: number;
+  ok: boolean;
 }
 
 /** metav1.MicroTime: RFC 3339 with microseconds. */
@@ -145,7 +162,8 @@ export class NodeLease {
       const started = this.#d.clock.monotonic();
       const ok = await this.renewOnce(signal);
       if (signal.aborted) break;
-      this.#d.onRenew?.(Math.max(0, started - due), ok);
+      const answered = this.#d.clock.monotonic();
+      this.#d.onRenew?.({ latenessMs: Math.max(0, answered - due), requestMs: answered - started, ok });
       due += interval;
       const now = this.#d.clock.monotonic();
       if (due < now) due = now; // overran: start the next one now, do not catch up with a burst

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from '../../../src/main/apiserver/api-errors.js';
 import type { LeaseObject, LeaseStore } from '../../../src/main/apiserver/object-roles.js';
-import { NodeLease, microTime } from '../../../src/main/lease/node-lease.js';
+import { NodeLease, microTime, type LeaseRenewal } from '../../../src/main/lease/node-lease.js';
 import { silentLogger } from '../../../src/shared/logging/logger.js';
 import { SignalClock } from '../node-status/signal-clock.js';
 
@@ -57,8 +57,8 @@ function setup(uid: string | null = 'node-uid-1') {
   const clock = new SignalClock();
   const store = new FakeLeaseStore();
   let nodeUid: string | undefined = uid ?? undefined;
-  const renewals: { lateMs: number; ok: boolean }[] = [];
-  const lease = new NodeLease({ store, clock, logger: silentLogger, nodeName: 'n1', nodeUid: () => nodeUid, onRenew: (lateMs, ok) => renewals.push({ lateMs, ok }) });
+  const renewals: LeaseRenewal[] = [];
+  const lease = new NodeLease({ store, clock, logger: silentLogger, nodeName: 'n1', nodeUid: () => nodeUid, onRenew: (r) => renewals.push(r) });
   return { clock, store, lease, renewals, setUid: (u: string) => (nodeUid = u) };
 }
 
@@ -150,7 +150,22 @@ test('run: renewals start every 10 s from the first; an overrun one pushes the n
   release();
   assert.equal(await clock.nextSleep(), 7_000, 'the next renewal stays on the 10 s schedule');
   assert.deepEqual(renewals.map((r) => r.ok), [true, true, true]);
-  assert.ok(renewals.every((r) => r.lateMs === 0), JSON.stringify(renewals));
+  // Lateness is due → answered: the slow answer made the third renewal 3 s late, all of it the request.
+  assert.deepEqual(renewals.map((r) => [r.latenessMs, r.requestMs]), [[0, 0], [0, 0], [3_000, 3_000]]);
+  stop.abort();
+  await done;
+});
+
+test('run: a timer that fires late (a busy main thread) counts as lateness, not as request time; the schedule holds', async () => {
+  const { lease, clock, renewals } = setup();
+  const stop = new AbortController();
+  const done = lease.run(stop.signal);
+  assert.equal(await clock.nextSleep(), 10_000);
+  clock.step(10_700); // the timer due at 10 s fires at 10.7 s
+  assert.equal(await clock.nextSleep(), 9_300, 're-armed against the schedule (due at 20 s), not 10 s after the late one');
+  clock.step(9_300);
+  assert.equal(await clock.nextSleep(), 10_000);
+  assert.deepEqual(renewals.map((r) => [r.latenessMs, r.requestMs, r.ok]), [[0, 0, true], [700, 0, true], [0, 0, true]]);
   stop.abort();
   await done;
 });
