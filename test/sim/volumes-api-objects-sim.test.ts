@@ -140,7 +140,15 @@ test('sim API volumes: a missing configMap records FailedMount with the kubelet 
   const h = await startVolumeSim({ events: (pod, type, reason, message) => events.push({ type, reason, message, uid: pod.metadata?.uid }) });
   t.after(() => h.close());
   const p = appPod();
+  // First the configMap is still on its way (its watch has not listed yet): the pod waits, silently.
+  const pending = objects(null, { password: 'p' });
+  pending.configMaps.set('app-config', { state: 'pending' });
+  h.objects.set('uid-api', pending);
+  assert.equal((await h.sync(p)).error?.code, 'ERR_FAILED_MOUNT');
+  assert.equal(events.length, 0, 'no FailedMount while the object is not delivered yet');
+  // Then it is known not to exist.
   h.objects.set('uid-api', objects(null, { password: 'p' }));
+  h.clock.step(2_000);
   const msg = 'MountVolume.SetUp failed for volume "cfg" : configmap "app-config" not found';
   assert.equal((await h.sync(p)).error?.code, 'ERR_FAILED_MOUNT');
   assert.deepEqual(events, [{ type: 'Warning', reason: 'FailedMount', message: msg, uid: 'uid-api' }]);

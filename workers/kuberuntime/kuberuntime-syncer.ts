@@ -93,12 +93,13 @@ export class KubeRuntimeSyncer implements PodSyncer {
     // The kubelet's WaitForAttachAndMount: every volume before any sandbox or container.
     let mountsFor: ContainerMountsFn | undefined;
     if (this.#d.volumes) {
-      const vols = await this.#d.volumes.setUpPod(pod, this.#d.apiObjects?.(uid));
+      const objects = this.#d.apiObjects?.(uid);
+      const vols = await this.#d.volumes.setUpPod(pod, objects);
       rethrowIfAborted(signal);
       if (!vols.ok) {
         this.#lastStatus.set(uid, before);
         log.error('Unable to attach or mount volumes', { unmounted: vols.unmounted.join(' '), message: vols.message });
-        this.#mountEvents?.failed(pod, vols.failures, vols.unmounted);
+        this.#mountEvents?.failed(pod, vols.failures, vols.unmounted, objects);
         const failure: SyncFailure = { reason: 'FailedMount', message: vols.message };
         this.#emit('sync_pod', uid, began, failure);
         return { isTerminal: false, apiStatus: before, runtimeChanged: false, error: failureToWire(failure), requeueAfterMs: this.#d.volumeRetryMs };

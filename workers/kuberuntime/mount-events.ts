@@ -22,11 +22,19 @@
  * What passes the gate still goes through the main thread's recorder (dedupe into one Event
  * with a count, spam filter per pod).
  *
+ * Objects still on their way are not failures: while any configMap, secret or token the pod
+ * refers to is `pending` in its snapshot (the main thread has not delivered it yet: a watch not
+ * yet listed, a TokenRequest waiting for its turn in the QPS budget), no per-volume event is
+ * recorded. The kubelet is silent there too: its SetUp waits inside the object fetch or the
+ * client's rate limiter (a 1,000-pod burst with service-account volumes would otherwise write a
+ * FailedMount per pod). The wait still counts toward the 2 m 3 s "Unable to attach" event.
+ *
  * State per pod (this thread's pods only), dropped when the pod's volumes are all set up
  * (`mounted`) or the pod is forgotten. Time is the injected clock's monotonic time.
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Clock } from '../../src/shared/clock/clock.js';
+import type { PodApiObjects } from '../volumes/api-object-snapshot.js';
 import { PodEventReason, type PodEventRecorder } from './pod-events.js';
 
 export const MOUNT_EVENT_DEFAULTS = Object.freeze({
@@ -90,14 +98,17 @@ export class MountEvents {
     return this.#pods.size;
   }
 
-  /** A sync of `pod` found these volumes failing (`unmounted`: every volume not set up). */
-  failed(pod: V1Pod, failures: readonly VolumeFailure[], unmounted: readonly string[]): void {
+  /**
+   * A sync of `pod` found these volumes failing (`unmounted`: every volume not set up), with
+   * `objects` the API objects snapshot it synced with (see the module comment on pending ones).
+   */
+  failed(pod: V1Pod, failures: readonly VolumeFailure[], unmounted: readonly string[], objects: PodApiObjects | undefined): void {
     const uid = pod.metadata?.uid ?? '';
     const now = this.#clock.monotonic();
     let p = this.#pods.get(uid);
     if (p === undefined) this.#pods.set(uid, (p = { since: now, lastTimeoutEvent: undefined, volumes: new Map() }));
     const failing = new Set<string>();
-    for (const f of failures) {
+    for (const f of hasPendingObjects(objects) ? [] : failures) {
       failing.add(f.volume);
       const v = p.volumes.get(f.volume);
       if (v === undefined) {
@@ -111,7 +122,7 @@ export class MountEvents {
       } else continue;
       this.#record(pod, 'Warning', PodEventReason.FailedMount, f.message);
     }
-    // A volume that set up meanwhile starts from scratch if it fails again.
+    // A volume that set up meanwhile (or waits for its objects) starts from scratch if it fails again.
     for (const name of p.volumes.keys()) if (!failing.has(name)) p.volumes.delete(name);
     const due = p.lastTimeoutEvent === undefined ? p.since + this.#o.waitTimeoutMs : p.lastTimeoutEvent + this.#o.waitTimeoutMs;
     if (now >= due) {
@@ -128,4 +139,13 @@ export class MountEvents {
   forgetPod(uid: string): void {
     this.#pods.delete(uid);
   }
+}
+
+/** Some object the pod refers to has not been delivered by the main thread yet. */
+export function hasPendingObjects(objects: PodApiObjects | undefined): boolean {
+  if (objects === undefined) return false;
+  for (const m of [objects.configMaps, objects.secrets, objects.tokens] as const) {
+    for (const l of m.values()) if (l.state === 'pending') return true;
+  }
+  return false;
 }
