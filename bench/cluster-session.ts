@@ -73,6 +73,8 @@ export interface ClusterSessionDeps {
   plan: ClusterSessionPlan;
   stallTimeoutS: number;
   onProgress?: (phase: string, done: number, total: number) => void;
+  /** Flags for the agent's node process (`--agent-cpu-prof`: `--cpu-prof --cpu-prof-dir DIR`). */
+  agentNodeArgs?: readonly string[];
 }
 
 const CREATE_CONCURRENCY = 32;
@@ -121,6 +123,7 @@ export async function runClusterSession(d: ClusterSessionDeps): Promise<{ result
     agent = await startAgent({
       clock, endpoint: `unix://${socket}`, manifestDir: manifests, rootDir: path.join(dir, 'root'), podLogsDir: path.join(dir, 'pods'),
       nodeName: node, workers: plan.workers, maxPods: plan.pods + 100, port: agentPort, logFile: path.join(dir, 'agent.log'),
+      ...(d.agentNodeArgs ? { nodeArgs: d.agentNodeArgs } : {}),
       extraArgs: ['--kubeconfig', cp.nodeKubeconfig(node), '--kube-api-qps', String(plan.qps), '--kube-api-burst', String(Math.max(1, plan.qps * 2))],
     });
     // The bench's watch: when each pod was first seen Running, and anything unexpected.
