@@ -90,6 +90,7 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     rootDir: config.rootDir,
     clock,
     logger,
+    metrics,
     ...(events ? { events } : {}),
     kill(pod, status) {
       const uid = pod.metadata?.uid ?? '';

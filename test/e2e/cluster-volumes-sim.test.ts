@@ -181,6 +181,8 @@ test('emptyDir sizeLimit: a pod writing past it is evicted (Failed, Evicted, the
   assert.deepEqual(later?.containers, stopped.containers, 'the evicted pod was not restarted (no new container)');
   assert.equal(r.pods.get(overUid)?.status?.phase, 'Failed');
   assert.deepEqual(r.violations, []);
+  const metrics = await agent.get('/metrics');
+  assert.match(metrics.body, /^kubelet_evictions\{eviction_signal="emptydirfs\.limit"\} 2$/m, 'kubelet_evictions counts both');
   const logs = agent.logs.filter((l) => l.includes('Evicting pod'));
   assert.equal(logs.length, 2, `one "Evicting pod" log line per pod: ${logs.join('\n')}`);
 });

@@ -37,7 +37,7 @@ import { podFields, type Logger } from '../../src/shared/logging/logger.js';
 import type { PodEventRecorder } from '../kuberuntime/pod-events.js';
 import { volumeDir } from '../volumes/volume-paths.js';
 import { DirUsageWalk } from './dir-usage.js';
-import { EVICTED_REASON, emptyDirEvictionMessage, isCriticalPod, limitedEmptyDirs, type LimitedEmptyDir } from './empty-dir-limits.js';
+import { EMPTY_DIR_FS_LIMIT_SIGNAL, EVICTED_REASON, emptyDirEvictionMessage, isCriticalPod, limitedEmptyDirs, type LimitedEmptyDir } from './empty-dir-limits.js';
 
 /** The status an evicted pod ends with (the kubelet's evictPod status func). */
 export interface EvictionStatus {
@@ -67,6 +67,8 @@ export interface EmptyDirEvictionDeps {
   kill(pod: V1Pod, status: EvictionStatus): void;
   /** Cluster mode: the pod event path; without it the event goes to the log. */
   events?: PodEventRecorder;
+  /** kubelet_evictions{eviction_signal} (a role slice of workers/metrics WorkerMetrics). */
+  metrics?: { eviction(signal: string): void };
   /** The kubelet's evictionMonitoringPeriod (default 10 s). */
   periodMs?: number;
   /** lstat budget of one tick, for all pods of the thread (default 2,000). */
@@ -255,6 +257,7 @@ export class EmptyDirEvictionMonitor {
     if (this.#d.events) this.#d.events(pod, 'Warning', EVICTED_REASON, message);
     else this.#d.logger.info('event', { ...podFields(pod), type: 'Warning', reason: EVICTED_REASON, message });
     this.#d.kill(pod, { reason: EVICTED_REASON, message });
+    this.#d.metrics?.eviction(EMPTY_DIR_FS_LIMIT_SIGNAL);
     return true;
   }
 

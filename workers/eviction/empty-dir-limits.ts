@@ -10,6 +10,9 @@ import { checkPathSegment } from '../volumes/volume-paths.js';
 /** The kubelet's eviction.Reason: the pod's status reason and the event's reason. */
 export const EVICTED_REASON = 'Evicted';
 
+/** The kubelet's eviction signal label for an emptyDir past its sizeLimit (signalEmptyDirFsLimit). */
+export const EMPTY_DIR_FS_LIMIT_SIGNAL = 'emptydirfs.limit';
+
 /** The kubelet's scheduling.SystemCriticalPriority (2 * HighestUserDefinablePriority). */
 export const SYSTEM_CRITICAL_PRIORITY = 2_000_000_000;
 

@@ -25,6 +25,7 @@ interface Harness {
   kills: Array<{ uid: string; status: EvictionStatus }>;
   events: Array<{ uid: string; type: string; reason: string; message: string }>;
   logs: Array<{ msg: string; fields: LogFields }>;
+  evictionSignals: string[];
   /** Steps the fake clock to the next tick and waits (bounded) for that tick to finish. */
   tick(): Promise<EvictionTickReport>;
   volumeDir(uid: string, name: string): string;
@@ -36,6 +37,7 @@ function harness(t: { after(fn: () => void): void }, o: Partial<EmptyDirEviction
   const kills: Harness['kills'] = [];
   const events: Harness['events'] = [];
   const logs: Harness['logs'] = [];
+  const evictionSignals: string[] = [];
   const reports: EvictionTickReport[] = [];
   let wake: (() => void) | undefined;
   const logger = createLogger({ verbosity: 4, sink: (line) => { const rec = JSON.parse(line) as LogFields; logs.push({ msg: String(rec['msg'] ?? ''), fields: rec }); } });
@@ -44,6 +46,7 @@ function harness(t: { after(fn: () => void): void }, o: Partial<EmptyDirEviction
     clock,
     logger,
     kill: (p, status) => kills.push({ uid: p.metadata!.uid!, status }),
+    metrics: { eviction: (signal) => evictionSignals.push(signal) },
     ...(o.withEvents === false ? {} : { events: (p, type, reason, message) => events.push({ uid: p.metadata!.uid!, type, reason, message }) }),
     onTick: (r) => {
       reports.push(r);
@@ -78,7 +81,7 @@ function harness(t: { after(fn: () => void): void }, o: Partial<EmptyDirEviction
     await done;
     return reports[reports.length - 1]!;
   };
-  return { root, clock, monitor, kills, events, logs, tick, volumeDir };
+  return { root, clock, monitor, kills, events, logs, evictionSignals, tick, volumeDir };
 }
 
 test('emptyDir limits: disk emptyDirs with a positive sizeLimit only; the kubelet message; critical pods', () => {
@@ -114,6 +117,7 @@ test('eviction: a file written past the limit evicts the pod at the next period 
   const message = 'Usage of EmptyDir volume "cache" exceeds the limit "1Mi". ';
   assert.deepEqual(h.kills, [{ uid: 'u1', status: { reason: 'Evicted', message } }]);
   assert.deepEqual(h.events, [{ uid: 'u1', type: 'Warning', reason: 'Evicted', message }]);
+  assert.deepEqual(h.evictionSignals, ['emptydirfs.limit'], 'kubelet_evictions{eviction_signal="emptydirfs.limit"}');
   assert.equal(h.monitor.trackedPods, 0, 'an evicted pod is no longer measured');
   assert.equal(h.clock.pendingTimers, 0, 'no pod left: no timer');
   h.monitor.track(pod('u1', [limited('cache', '1Mi')]));
@@ -191,6 +195,7 @@ test('eviction: critical (static) pods are not evicted: logged once and no longe
   assert.deepEqual(r.evicted, ['ap']);
   assert.deepEqual(h.kills.map((k) => k.uid), ['ap']);
   assert.equal(h.logs.filter((l) => l.msg === 'Eviction manager: cannot evict a critical pod').length, 1);
+  assert.deepEqual(h.evictionSignals, ['emptydirfs.limit'], 'a critical pod is not counted');
   const ev = h.logs.find((l) => l.msg === 'event');
   assert.equal(ev?.fields['reason'], 'Evicted');
   assert.equal(ev?.fields['type'], 'Warning');
