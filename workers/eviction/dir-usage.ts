@@ -21,6 +21,11 @@
  *     many per tick.
  * Entries that vanish while being walked are skipped (ENOENT); other errors end the walk of that
  * directory only and are counted in `errors`.
+ *
+ * Races (as in the kubelet's filepath.Walk): a directory a container swaps for a symlink between
+ * its lstat and its opendir is opened through the link. Only the pod's own containers can run
+ * that race, the walk stays on the volume's device and within its budget, and the only effect is
+ * a larger count for that pod — its own eviction, which it could cause by writing anyway.
  */
 import fs from 'node:fs/promises';
 import type { Dir } from 'node:fs';
