@@ -102,8 +102,9 @@ export class EmptyDirEvictionMonitor {
   readonly #done = new Set<string>();
   #timer: TimerHandle | undefined;
   #ticking: Promise<void> | undefined;
-  /** The UID the next tick starts at (round-robin), if the previous one ran out of budget. */
+  /** The UID (and its volume index) the next tick starts at, if the previous one ran out of budget. */
   #cursor: string | undefined;
+  #cursorVolume = 0;
   #closed = false;
 
   constructor(deps: EmptyDirEvictionDeps) {
@@ -194,8 +195,11 @@ export class EmptyDirEvictionMonitor {
   async #tick(): Promise<EvictionTickReport> {
     const report: EvictionTickReport = { pods: this.#pods.size, entries: 0, walksFinished: 0, evicted: [] };
     const uids = [...this.#pods.keys()];
-    const start = this.#cursor === undefined ? 0 : Math.max(0, uids.indexOf(this.#cursor));
+    const at = this.#cursor === undefined ? -1 : uids.indexOf(this.#cursor);
+    const start = Math.max(0, at);
+    const resumeAt = at >= 0 ? this.#cursorVolume : 0;
     this.#cursor = undefined;
+    this.#cursorVolume = 0;
     let budget = this.#entriesPerTick;
     for (let i = 0; i < uids.length && !this.#closed; i++) {
       const uid = uids[(start + i) % uids.length]!;
@@ -205,7 +209,9 @@ export class EmptyDirEvictionMonitor {
         this.#cursor = uid;
         break;
       }
-      for (const v of t.volumes) {
+      // Resuming a pod: skip its volumes already measured in this round.
+      for (let j = i === 0 ? resumeAt : 0; j < t.volumes.length; j++) {
+        const v = t.volumes[j]!;
         v.walk ??= new DirUsageWalk(v.dir);
         const walk = v.walk;
         let used = 0;
@@ -231,6 +237,7 @@ export class EmptyDirEvictionMonitor {
         }
         if (!done) {
           this.#cursor = uid;
+          this.#cursorVolume = j;
           break;
         }
         report.walksFinished++;

@@ -217,3 +217,18 @@ test('eviction: untracked, memory-medium and limitless pods are never measured; 
   assert.deepEqual(h.kills, []);
   assert.equal(h.clock.pendingTimers, 0, 'the armed tick found no pod and armed no other');
 });
+
+test('eviction: a pod with several volumes resumes at the volume it stopped in, so a later big volume is reached', async (t) => {
+  const h = harness(t, { entriesPerTick: 5 });
+  const a = h.volumeDir('u6', 'a');
+  for (let i = 0; i < 3; i++) fs.writeFileSync(path.join(a, `f${i}`), 'x');
+  const b = h.volumeDir('u6', 'b');
+  for (let i = 0; i < 8; i++) fs.writeFileSync(path.join(b, `f${i}`), Buffer.alloc(200 * 1024, i));
+  h.monitor.track(pod('u6', [limited('a', '1Mi'), limited('b', '1Mi')]));
+  let ticks = 0;
+  while (h.kills.length === 0) {
+    await h.tick();
+    assert.ok(++ticks < 6, 'volume b reached and evicted within 6 ticks of 5 entries');
+  }
+  assert.equal(h.kills[0]!.status.message, 'Usage of EmptyDir volume "b" exceeds the limit "1Mi". ');
+});
