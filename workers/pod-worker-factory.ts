@@ -9,6 +9,7 @@ import { realClock, realRandom, type Clock, type Random } from '../src/shared/cl
 import { CriClient } from '../src/shared/cri/cri-client.js';
 import { createLogger, stderrSink, type Logger } from '../src/shared/logging/logger.js';
 import { attachPodCache } from '../src/shared/pod-cache/pod-cache-create.js';
+import { EmptyDirEvictionMonitor } from './eviction/empty-dir-eviction.js';
 import { KubeRuntimeSyncer } from './kuberuntime/kuberuntime-syncer.js';
 import type { PodEventRecorder } from './kuberuntime/pod-events.js';
 import { createWorkerMetrics } from './metrics/worker-metrics.js';
@@ -83,6 +84,20 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     metrics,
     ...(events ? { events } : {}),
   });
+  // The eviction manager's emptyDir sizeLimit check, for this thread's pods. Its kill is the
+  // kubelet's killPodFunc: the status first, then a kill with grace 0 through the pod's own loop.
+  const eviction = new EmptyDirEvictionMonitor({
+    rootDir: config.rootDir,
+    clock,
+    logger,
+    metrics,
+    ...(events ? { events } : {}),
+    kill(pod, status) {
+      const uid = pod.metadata?.uid ?? '';
+      syncer.setTerminalStatus(uid, status);
+      workers.update({ kind: 'update', uid, updateType: 'kill', pod, kill: { removed: false, reason: 'evicted', gracePeriodSeconds: 0 } });
+    },
+  });
   // Beyond the kubelet: the pod's own fresh status, published right after its CRI calls.
   const refreshStatus = freshStatusRefresher({ runtime: cri, cache, clock });
   const workers = new PodWorkers({
@@ -95,10 +110,15 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
         if (state === 'syncing') {
           prober.addPod(pod);
           if (status) prober.updatePodStatus(uid, status);
-        } else prober.markTerminating(uid);
+          eviction.track(pod);
+        } else {
+          prober.markTerminating(uid);
+          eviction.untrack(uid);
+        }
       },
       podForgotten: (uid) => {
         prober.removePod(uid);
+        eviction.forget(uid);
         apiObjects.forget(uid);
         // The pod's CRI objects are gone: free its cache slot (the PLEG drops pods it no longer
         // lists, but an entry this worker published would otherwise stay).
@@ -121,6 +141,7 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     workers,
     () => {
       prober.close();
+      eviction.close();
       cri.close();
     },
     (msg) => apiObjects.observe(msg.uid, msg.apiObjects),

@@ -11,6 +11,10 @@
  *  4. an agent restart (SIGKILL) leaves the running pod's volumes in place (no rewrite, no
  *     container restart);
  *  5. deleting the pod removes its volume directories and tmpfs mounts.
+ * Then, with the same agent: a disk emptyDir written past its sizeLimit gets its pod evicted
+ * (the eviction manager's local-storage check): phase Failed, reason Evicted, the kubelet's
+ * message, an Evicted Warning event, its containers stopped and never restarted, while a pod
+ * under its limit keeps running until it too goes past it.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,6 +24,7 @@ import path from 'node:path';
 import { startControlPlane, type ControlPlane } from '../harness/apiserver-harness.js';
 import { startSimRuntime, type SimRuntimeInstance } from '../harness/sim-runtime-harness.js';
 import { pollUntil, removeAgentRoot, runtimeView, type AgentProcess } from './agent-harness.js';
+import type { V1Pod } from '@kubernetes/client-node';
 import { apiPod, coreApi, createPods, isApiRunning, PodWatchRecorder, startClusterAgent, TEST_IMAGE } from './cluster-harness.js';
 import { createAppObjects, execIn, SA_DIR, volumesPod } from './cluster-volumes.js';
 
@@ -124,4 +129,60 @@ test('cluster volumes on the sim: kube-api-access, configMap, secret, emptyDir, 
   await pollUntil(() => (!fs.existsSync(podDir) ? true : undefined), { what: 'the pod directory removed', timeoutMs: 60_000, intervalMs: 200 });
   assert.deepEqual(mountsUnder(podDir), [], 'tmpfs mounts gone');
   assert.deepEqual(r.violations, []);
+});
+
+/** A pod with a disk emptyDir `cache` (sizeLimit 1Mi) mounted at /cache. */
+function limitedPod(name: string): V1Pod {
+  const p = apiPod(name, NS, NODE, { graceSeconds: 30 });
+  p.spec!.volumes = [{ name: 'cache', emptyDir: { sizeLimit: '1Mi' } }];
+  p.spec!.containers[0]!.volumeMounts = [{ name: 'cache', mountPath: '/cache' }];
+  return p;
+}
+
+test('emptyDir sizeLimit: a pod writing past it is evicted (Failed, Evicted, the kubelet message, event, containers stopped, no restart); one under it keeps running', { timeout: 300_000 }, async (t) => {
+  assert.ok(cp && sim && agent && rec);
+  const { core } = coreApi(cp.adminKubeconfig);
+  const r = rec;
+  const [over, under] = await createPods(core, [limitedPod('over-limit'), limitedPod('under-limit')]);
+  const overUid = over!.metadata!.uid!;
+  const underUid = under!.metadata!.uid!;
+  for (const uid of [overUid, underUid]) await r.waitFor(() => { const p = r.pods.get(uid); return p && isApiRunning(p) ? true : undefined; }, `pod ${uid} Running`, 60_000);
+  const cacheDir = (uid: string): string => path.join(root, 'pods', uid, 'volumes', 'kubernetes.io~empty-dir', 'cache');
+  fs.writeFileSync(path.join(cacheDir(underUid), 'half'), Buffer.alloc(512 * 1024, 1));
+  const t0 = performance.now();
+  fs.writeFileSync(path.join(cacheDir(overUid), 'blob'), Buffer.alloc(2 * 1024 * 1024, 2));
+  const message = 'Usage of EmptyDir volume "cache" exceeds the limit "1Mi". ';
+
+  // Within two monitoring periods (10 s each) and a status write.
+  const failed = await r.waitFor(() => { const p = r.pods.get(overUid); return p?.status?.phase === 'Failed' ? p : undefined; }, 'the over-limit pod Failed in the API', 60_000);
+  t.diagnostic(`evicted ${((performance.now() - t0) / 1000).toFixed(1)} s after the write`);
+  assert.equal(failed.status?.reason, 'Evicted');
+  assert.equal(failed.status?.message, message);
+  assert.ok((failed.status?.containerStatuses ?? []).every((c) => c.state?.terminated), 'every container shown terminated');
+  const ev = await pollUntil(async () => {
+    const list = await core.listNamespacedEvent({ namespace: NS, fieldSelector: `involvedObject.uid=${overUid}` });
+    return list.items.find((e) => e.reason === 'Evicted');
+  }, { what: 'the Evicted event', timeoutMs: 30_000, intervalMs: 250 });
+  assert.equal(ev.type, 'Warning');
+  assert.equal(ev.message, message);
+  const stopped = (await runtimeView(sim.endpoint)).get(overUid);
+  assert.ok(stopped && stopped.containers.length === 1 && stopped.containers.every((c) => c.state === 'CONTAINER_EXITED'), `the container stopped: ${JSON.stringify(stopped)}`);
+  assert.ok(stopped.sandboxes.every((s) => s.state === 'SANDBOX_NOTREADY'), 'the sandbox stopped');
+  assert.equal(r.pods.get(underUid)?.status?.phase, 'Running', 'the pod under its limit is not evicted');
+
+  // The pod under its limit keeps running until it goes past it too; by then the evicted pod
+  // had at least one more monitoring period and resync to be restarted in, and was not.
+  const seenBefore = (r.history.get(underUid) ?? []).length;
+  assert.ok((r.history.get(underUid) ?? []).every((s) => s.phase !== 'Failed'), 'never Failed while under its limit');
+  fs.writeFileSync(path.join(cacheDir(underUid), 'more'), Buffer.alloc(1024 * 1024, 3));
+  await r.waitFor(() => (r.pods.get(underUid)?.status?.reason === 'Evicted' ? true : undefined), 'the second pod evicted once past its limit', 60_000);
+  assert.ok(seenBefore > 0);
+  const later = (await runtimeView(sim.endpoint)).get(overUid);
+  assert.deepEqual(later?.containers, stopped.containers, 'the evicted pod was not restarted (no new container)');
+  assert.equal(r.pods.get(overUid)?.status?.phase, 'Failed');
+  assert.deepEqual(r.violations, []);
+  const metrics = await agent.get('/metrics');
+  assert.match(metrics.body, /^kubelet_evictions\{eviction_signal="emptydirfs\.limit"\} 2$/m, 'kubelet_evictions counts both');
+  const logs = agent.logs.filter((l) => l.includes('Evicting pod'));
+  assert.equal(logs.length, 2, `one "Evicting pod" log line per pod: ${logs.join('\n')}`);
 });

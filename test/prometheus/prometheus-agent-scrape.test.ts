@@ -13,7 +13,7 @@ import path from 'node:path';
 import { parsePromText, sampleSum } from '../../bench/prom-text.js';
 import { startSimRuntime, type SimRuntimeInstance } from '../harness/sim-runtime-harness.js';
 import { isRunning, pollUntil, runtimeView, startAgent, writePodManifest, type AgentProcess } from '../e2e/agent-harness.js';
-import { KUBELET_NAMING_EXCEPTIONS } from '../unit/metrics/naming-exceptions.js';
+import { KUBELET_NAMING_EXCEPTIONS, KUBELET_NAMING_EXCEPTIONS_ALWAYS_EXPOSED } from '../unit/metrics/naming-exceptions.js';
 import { promtoolCheckMetrics, startPrometheus, type PrometheusHandle } from './prometheus-harness.js';
 
 const PODS = 50;
@@ -85,7 +85,7 @@ test('promtool check metrics on the real agent exposition finds only the documen
   const { problems } = promtoolCheckMetrics(res.body);
   const unexpected = problems.filter((line) => ![...KUBELET_NAMING_EXCEPTIONS].some((name) => line.startsWith(`${name} `)));
   assert.deepEqual(unexpected, []);
-  for (const name of KUBELET_NAMING_EXCEPTIONS) assert.match(res.body, new RegExp(`^# TYPE ${name} `, 'm'));
+  for (const name of KUBELET_NAMING_EXCEPTIONS_ALWAYS_EXPOSED) assert.match(res.body, new RegExp(`^# TYPE ${name} `, 'm'));
 
   // The exposition parses cleanly and carries the per-thread load series.
   const m = parsePromText(res.body);

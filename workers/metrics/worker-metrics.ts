@@ -67,6 +67,8 @@ export interface WorkerMetrics {
   threadBusy(seconds: number): void;
   /** One log line of this thread dropped (shardlet_log_lines_dropped_total). */
   logLineDropped(): void;
+  /** One pod evicted (kubelet_evictions{eviction_signal}). */
+  eviction(signal: string): void;
 }
 
 /** Claims this thread's slot and returns its recording API. Call once per thread. */
@@ -143,6 +145,7 @@ export function createWorkerMetrics(opts: WorkerMetricsOptions): WorkerMetrics {
     },
     threadBusy: (seconds) => busy.inc(seconds),
     logLineDropped: () => r.counter(s.logLinesDroppedTotal).inc({}),
+    eviction: (signal) => r.counter(k.evictions).inc({ eviction_signal: signal }),
   };
 }
 

@@ -181,6 +181,13 @@ export const proberProbeDuration = defineMetric({
   observedOn: 'pod-worker', perPod: true,
 });
 
+/** Pods evicted, by the signal that evicted them (eviction/metrics: `emptydirfs.limit` for an emptyDir past its sizeLimit). */
+export const evictions = defineMetric({
+  name: 'kubelet_evictions',
+  help: 'Cumulative number of pod evictions by eviction signal',
+  type: 'counter', labelNames: ['eviction_signal'], observedOn: 'pod-worker',
+});
+
 /** Cluster mode: first status change of a pod → the API server acknowledged the write (status_manager.go). */
 export const podStatusSyncDuration = defineMetric({
   name: 'kubelet_pod_status_sync_duration_seconds',
@@ -196,5 +203,5 @@ export const KUBELET_METRICS = Object.freeze([
   runtimeOperationsTotal, runtimeOperationsDuration, runtimeOperationsErrorsTotal,
   runPodSandboxDuration, runPodSandboxErrorsTotal,
   startedPodsTotal, startedPodsErrorsTotal, startedContainersTotal, startedContainersErrorsTotal,
-  containersPerPodCount, proberProbeTotal, proberProbeDuration, podStatusSyncDuration,
+  containersPerPodCount, proberProbeTotal, proberProbeDuration, podStatusSyncDuration, evictions,
 ]);
