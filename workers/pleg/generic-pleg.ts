@@ -48,9 +48,8 @@ import { plegHealth, type PlegHealth } from '../../src/shared/pleg/pleg-health.j
 import { matchesListing } from './pleg-cache-resync.js';
 import type { PodLifecycleEvent } from './pleg-events.js';
 import { PodRecords } from './pleg-records.js';
-import { countRuntime, type RuntimeCounts } from './pleg-runtime-counts.js';
-
-export type { RuntimeCounts };
+import { countRuntime } from './pleg-runtime-counts.js';
+import type { PlegCounters, RuntimeCounts } from '../../src/shared/protocol/pleg-protocol.js';
 
 /** One relist's outcome, delivered to the sink whether or not it succeeded. */
 export interface RelistReport {
@@ -76,21 +75,6 @@ export type RelistSink = (report: RelistReport) => void;
  * and the count of dead-writer recoveries (an entry repaired after a thread died mid-write).
  */
 type PlegCacheReader = Pick<PodCacheReader, 'get'> & Partial<Pick<PodCacheReader, 'uids'>> & { recoveries?(): number; entryTimestamp?(uid: string): number | undefined };
-
-export interface PlegCounters {
-  relistTotal: number;
-  relistErrorsTotal: number;
-  discardEventsTotal: number;
-  inspectErrorsTotal: number;
-  cacheFullTotal: number;
-  /** Pods whose handling threw in a relist (a cache error); the relist went on with the others. */
-  podErrorsTotal: number;
-  inspectCallsTotal: number;
-  /** Objects whose details came from a pod worker's published entry instead of an inspection call. */
-  inspectsFromPublishedTotal: number;
-  podsTracked: number;
-  eventsInFlight: number;
-}
 
 export const GENERIC_PLEG_DEFAULTS = Object.freeze({
   relistPeriodMs: 1000,

@@ -9,7 +9,7 @@ import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
 import { ProberManager } from '../../../workers/prober/prober-manager.js';
 import type { Prober, ProbeTarget } from '../../../workers/prober/prober.js';
 import { PROBE_SUCCESS } from '../../../workers/prober/probe-outcome.js';
-import type { ProbeUpdate } from '../../../workers/prober/probe-results.js';
+import type { ProbeUpdate } from '../../../src/shared/protocol/probe-update.js';
 import type { ProbeSpec } from '../../../workers/prober/probe-spec.js';
 import { FakeExecRuntime } from './fake-exec-runtime.js';
 import { advance, execProbe, makePod, makeStatus, settle } from './prober-fixtures.js';
