@@ -54,5 +54,5 @@ test('containerd SIGKILLed mid-burst: every pod converges after it returns, 0 du
   // containerd re-creates the interrupted pods at its own pace (~10 pods/s here): measured
   // 2.7–3.6 relist periods. Below the 10–15 s error backoff of the syncs the crash failed and
   // far below the periodic resync, either of which fails this.
-  assert.ok(r.convergedMs <= 8_000, `converged ${Math.round(r.convergedMs)} ms after containerd returned`);
+  assert.ok(r.convergedMs <= 8_000, `converged ${Math.round(r.convergedMs)} ms after containerd returned; agent errors since:\n${r.logSinceReturn.join('\n')}`);
 });

@@ -132,6 +132,8 @@ export interface RuntimeKillResult {
   final: Audit;
   /** The kept dead instances' ContainerStatus (exit code, startedAt, reason), '' when none. */
   keptDeadDetail: string;
+  /** The agent's error lines and runtime-return line from the runtime's return to convergence (why a pod was slow). */
+  logSinceReturn: string[];
   runtimePods: number;
   pleg: { status: number; body: string };
 }
@@ -163,6 +165,7 @@ export async function runtimeKillScenario(o: RuntimeKillOptions): Promise<Runtim
     downAt = realClock.monotonic();
   });
   const returned = realClock.monotonic();
+  const logsAtReturn = agent.logs.length;
 
   const seen = new Set<string>();
   let last: Audit = { runningPods: 0, duplicates: [], leftovers: [], keptDead: [], deadSandboxes: [] };
@@ -179,5 +182,6 @@ export async function runtimeKillScenario(o: RuntimeKillOptions): Promise<Runtim
   assert.ok(agent.pid > 0);
   const final = audit(view);
   const keptDeadDetail = final.keptDead.length > 0 ? await describeLeftovers(o.endpoint, final) : '';
-  return { runningAtKill: before.runningPods, downMs: returned - downAt, convergedMs, duplicatesSeen: [...seen], final, keptDeadDetail, runtimePods: view.size, pleg };
+  const logSinceReturn = agent.logs.slice(logsAtReturn).filter((l) => l.includes('"level":"error"') || l.includes('runtime listed again')).slice(-30);
+  return { runningAtKill: before.runningPods, downMs: returned - downAt, convergedMs, duplicatesSeen: [...seen], final, keptDeadDetail, logSinceReturn, runtimePods: view.size, pleg };
 }
