@@ -10,10 +10,7 @@
 import type { V1Pod, V1PodStatus } from '@kubernetes/client-node';
 import type { WireError } from '../src/shared/cri/cri-errors.js';
 import type { RuntimePodStatus } from '../src/shared/pod-cache/runtime-pod-status.js';
-import type { ImagePullWindow } from './kuberuntime/image-puller.js';
-
-/** Why this sync happens (the kubelet's SyncPodType). */
-export type SyncPodType = 'create' | 'update' | 'sync' | 'kill';
+import type { ImagePullWindow, SyncPodType } from '../src/shared/protocol/pod-worker-protocol.js';
 
 export interface SyncPodInput {
   updateType: SyncPodType;

@@ -3,10 +3,10 @@
  * PodWorkers and answers the protocol's messages. The Piscina entry (pod-worker-thread.ts) and
  * the inline dispatcher (--workers 0) both drive this class, so the same code runs either way.
  */
-import type { MainToWorker, PodUpdateMessage, WorkerThreadStats } from '../src/shared/protocol/pod-worker-protocol.js';
+import type { MainToWorker, PodUpdateMessage, PodWorkerEndpoint, WorkerThreadStats } from '../src/shared/protocol/pod-worker-protocol.js';
 import type { PodWorkers } from './pod-workers.js';
 
-export class PodWorkerHost {
+export class PodWorkerHost implements PodWorkerEndpoint {
   readonly #workers: PodWorkers;
   readonly #onClose: (() => void) | undefined;
 

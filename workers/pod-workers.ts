@@ -32,8 +32,8 @@ import type { Logger } from '../src/shared/logging/logger.js';
 import { podFields } from '../src/shared/logging/logger.js';
 import { cacheNow } from '../src/shared/pod-cache/pod-cache.js';
 import type { RuntimePodStatus } from '../src/shared/pod-cache/runtime-pod-status.js';
-import type { PodSyncer, SyncPodType } from './pod-sync.js';
-import type { PodResultMessage, PodUpdateMessage, PodWorkerState, WorkerThreadStats } from '../src/shared/protocol/pod-worker-protocol.js';
+import type { PodSyncer } from './pod-sync.js';
+import type { PodResultMessage, PodUpdateMessage, PodWorkerState, SyncPodType, WorkerThreadStats } from '../src/shared/protocol/pod-worker-protocol.js';
 
 /** What the loop needs from the pod cache (satisfied by the SharedArrayBuffer cache reader). */
 export interface PodStatusWaiter {

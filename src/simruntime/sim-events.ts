@@ -11,6 +11,8 @@ export type EventListener = (ev: ContainerEventResponse) => void;
 
 export class SimEventHub {
   readonly #listeners = new Set<EventListener>();
+  /** Waiters for a subscriber count (whenSubscribers), resolved as streams open and close. */
+  #countWaiters: { n: number; resolve: () => void }[] = [];
 
   get subscriberCount(): number {
     return this.#listeners.size;
@@ -19,7 +21,24 @@ export class SimEventHub {
   /** Returns the unsubscribe function. */
   subscribe(fn: EventListener): () => void {
     this.#listeners.add(fn);
-    return () => void this.#listeners.delete(fn);
+    this.#countChanged();
+    return () => {
+      if (this.#listeners.delete(fn)) this.#countChanged();
+    };
+  }
+
+  /** Resolves when exactly `n` streams are open (at once if they are now). */
+  whenSubscribers(n: number): Promise<void> {
+    if (this.#listeners.size === n) return Promise.resolve();
+    return new Promise<void>((resolve) => this.#countWaiters.push({ n, resolve }));
+  }
+
+  #countChanged(): void {
+    const size = this.#listeners.size;
+    const due = this.#countWaiters.filter((w) => w.n === size);
+    if (due.length === 0) return;
+    this.#countWaiters = this.#countWaiters.filter((w) => w.n !== size);
+    for (const w of due) w.resolve();
   }
 
   publish(ev: ContainerEventResponse): void {

@@ -140,6 +140,11 @@ export class SimulatedRuntime {
     return this.#events.subscriberCount;
   }
 
+  /** Resolves when exactly `n` GetContainerEvents streams are open (at once if they are now). */
+  whenEventSubscribers(n: number): Promise<void> {
+    return this.#events.whenSubscribers(n);
+  }
+
   get faults(): FaultConfig {
     return this.#faults.config;
   }

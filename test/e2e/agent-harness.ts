@@ -164,19 +164,26 @@ export function writePodManifest(dir: string, name: string, opts: { command?: st
   return file;
 }
 
-/** Runtime view: sandboxes and containers per pod UID. */
-export async function runtimeView(endpoint: string): Promise<Map<string, { sandboxes: { id: string; state: string }[]; containers: { id: string; state: string; attempt: number }[] }>> {
+/** Runtime view: sandboxes and containers per pod UID (the CRI metadata's / labels' uid). */
+export type RuntimeView = Map<string, {
+  sandboxes: { id: string; state: string }[];
+  containers: { id: string; name: string; state: string; attempt: number; sandboxId: string }[];
+}>;
+
+export async function runtimeView(endpoint: string): Promise<RuntimeView> {
   const cri = new CriClient({ endpoint, timeoutMs: 30_000 });
   try {
     const [sbs, cs] = await Promise.all([cri.listPodSandbox(), cri.listContainers()]);
-    const out = new Map<string, { sandboxes: { id: string; state: string }[]; containers: { id: string; state: string; attempt: number }[] }>();
+    const out: RuntimeView = new Map();
     const entry = (uid: string) => {
       let e = out.get(uid);
       if (!e) out.set(uid, (e = { sandboxes: [], containers: [] }));
       return e;
     };
     for (const s of sbs) entry(s.metadata?.uid ?? '').sandboxes.push({ id: s.id, state: s.state });
-    for (const c of cs) entry(c.labels['io.kubernetes.pod.uid'] ?? '').containers.push({ id: c.id, state: c.state, attempt: c.metadata?.attempt ?? 0 });
+    for (const c of cs) {
+      entry(c.labels['io.kubernetes.pod.uid'] ?? '').containers.push({ id: c.id, name: c.metadata?.name ?? '', state: c.state, attempt: c.metadata?.attempt ?? 0, sandboxId: c.podSandboxId });
+    }
     return out;
   } finally {
     cri.close();

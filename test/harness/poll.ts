@@ -41,3 +41,20 @@ export async function pollUntil<T>(probe: () => Promise<T | undefined> | T | und
     await clock.sleep(interval);
   }
 }
+
+/**
+ * Awaits a completion signal (a promise the code under test or a fake resolves) with a bound in
+ * real time: the one helper for "wait for this, but never forever". The timer is cleared when
+ * the signal comes, so a passing test leaves nothing armed.
+ */
+export async function within<T>(signal: Promise<T>, what: string, ms = 5_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new PollTimeoutError(`timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([signal, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

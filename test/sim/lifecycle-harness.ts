@@ -39,7 +39,7 @@ import { SyncLoop } from '../../src/main/syncloop/sync-loop.js';
 import { WorkQueue } from '../../src/main/syncloop/work-queue.js';
 import { KubeRuntimeSyncer } from '../../workers/kuberuntime/kuberuntime-syncer.js';
 import { nodePodLogDirs } from '../../workers/kuberuntime/pod-log-dirs.js';
-import type { ImagePullWindow } from '../../workers/kuberuntime/image-puller.js';
+import type { ImagePullWindow } from '../../src/shared/protocol/pod-worker-protocol.js';
 import type { PodLogDirs } from '../../workers/kuberuntime/sync-pod.js';
 import { GenericPleg } from '../../workers/pleg/generic-pleg.js';
 import { PodWorkerHost } from '../../workers/pod-worker-host.js';
@@ -47,7 +47,7 @@ import type { WorkerToMain } from '../../src/shared/protocol/pod-worker-protocol
 import { freshStatusRefresher } from '../../workers/fresh-status.js';
 import { PodWorkers } from '../../workers/pod-workers.js';
 import { createProber, type Prober } from '../../workers/prober/prober.js';
-import type { ProbeType, ProbeUpdate } from '../../workers/prober/probe-results.js';
+import type { ProbeType, ProbeUpdate } from '../../src/shared/protocol/probe-update.js';
 import { ProberManager } from '../../workers/prober/prober-manager.js';
 
 /** Turns without any progress after which in-flight clock-waitable calls count as parked on the clock. */

@@ -16,7 +16,7 @@ import { SimulatedRuntime } from '../../src/simruntime/simulated-runtime.js';
 import { KubeRuntimeSyncer } from '../../workers/kuberuntime/kuberuntime-syncer.js';
 import type { PodEventRecorder } from '../../workers/kuberuntime/pod-events.js';
 import type { SyncPodOutcome } from '../../workers/pod-sync.js';
-import type { PodApiObjects } from '../../workers/volumes/api-object-snapshot.js';
+import type { PodApiObjects } from '../../src/shared/protocol/api-object-snapshot.js';
 import type { TmpfsMounter } from '../../workers/volumes/tmpfs-mounter.js';
 import { VolumeManager } from '../../workers/volumes/volume-manager.js';
 import { defaultVolumePlugins } from '../../workers/volumes/volume-plugins.js';

@@ -7,8 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { PodApiObjects } from '../../workers/volumes/api-object-snapshot.js';
-import { tokenKey } from '../../workers/volumes/api-object-snapshot.js';
+import type { PodApiObjects } from '../../src/shared/protocol/api-object-snapshot.js';
+import { tokenKey } from '../../src/shared/protocol/api-object-snapshot.js';
 import { startVolumeSim, volumePod } from './volume-sim-harness.js';
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');

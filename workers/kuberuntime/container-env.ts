@@ -16,7 +16,7 @@
  */
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import type { KeyValue } from '../../src/shared/cri/cri-types.js';
-import type { ConfigMapContents, ObjectLookup, PodApiObjects, SecretContents } from '../volumes/api-object-snapshot.js';
+import type { ConfigMapContents, ObjectLookup, PodApiObjects, SecretContents } from '../../src/shared/protocol/api-object-snapshot.js';
 import { podFieldValue, resourceFieldValue, type FieldContext } from './downward-api.js';
 import { containerSpec, podNamespace } from './pod-spec.js';
 

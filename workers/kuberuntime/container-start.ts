@@ -19,7 +19,7 @@ import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import type { Clock } from '../../src/shared/clock/clock.js';
 import type { KeyValue, PodSandboxConfig } from '../../src/shared/cri/cri-types.js';
 import type { MountsResult } from '../volumes/container-mounts.js';
-import type { PodApiObjects } from '../volumes/api-object-snapshot.js';
+import type { PodApiObjects } from '../../src/shared/protocol/api-object-snapshot.js';
 import { isNotFound } from '../../src/shared/cri/cri-errors.js';
 import type { RuntimeService } from '../../src/shared/cri/runtime-service.js';
 import type { Logger } from '../../src/shared/logging/logger.js';

@@ -13,6 +13,7 @@
 import type { V1Container } from '@kubernetes/client-node';
 import type { ImageStatusResponse, PodSandboxConfig } from '../../src/shared/cri/cri-types.js';
 import type { ImageService } from '../../src/shared/cri/runtime-service.js';
+import type { ImagePullWindow } from '../../src/shared/protocol/pod-worker-protocol.js';
 import type { Backoff } from './backoff.js';
 import { imageFactsOf, type ImageFacts, type ImageView } from './image-view.js';
 import { errorMessage, rethrowIfAborted, type SyncFailure } from './kuberuntime-errors.js';
@@ -53,17 +54,6 @@ export interface ImagePullerDeps {
   now?: () => number;
   /** Which images are present, without an ImageStatus per container (absent: always ask). */
   view?: ImageView;
-}
-
-/**
- * When a pod's image pulls happened (wall-clock ms): the first PullImage started and the last
- * successful one finished, as the kubelet's pod startup latency tracker records them
- * (RecordImageStartedPulling / RecordImageFinishedPulling). kubelet_pod_start_sli_duration_seconds
- * excludes this window. `lastFinishedMs` is absent until a pull succeeded.
- */
-export interface ImagePullWindow {
-  firstStartedMs: number;
-  lastFinishedMs?: number;
 }
 
 export class ImagePuller {

@@ -9,7 +9,7 @@ import type { Logger } from '../../src/shared/logging/logger.js';
 import type { ProbeResultsReader } from '../prober/probe-results.js';
 import { nodePodLogDirs, type PodLogDirs } from './pod-log-dirs.js';
 import type { PodEventRecorder } from './pod-events.js';
-import type { PodApiObjects } from '../volumes/api-object-snapshot.js';
+import type { PodApiObjects } from '../../src/shared/protocol/api-object-snapshot.js';
 import type { VolumeManager } from '../volumes/volume-manager.js';
 
 /** The pod volume operations the syncer needs (a role slice of VolumeManager). */

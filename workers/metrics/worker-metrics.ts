@@ -10,8 +10,8 @@
  * once at startup. Label values follow the kubelet (see src/shared/metrics/kubelet-metrics.ts).
  */
 import { threadId as currentThreadId } from 'node:worker_threads';
-import type { SyncPodType } from '../pod-sync.js';
-import type { ProbeResult, ProbeType } from '../prober/probe-results.js';
+import type { SyncPodType } from '../../src/shared/protocol/pod-worker-protocol.js';
+import type { ProbeResult, ProbeType } from '../../src/shared/protocol/probe-update.js';
 import * as k from '../../src/shared/metrics/kubelet-metrics.js';
 import * as s from '../../src/shared/metrics/shardlet-metrics.js';
 import { claimSlot, createMetricsArena, openMetricsArena, type MetricsArena } from '../../src/shared/metrics/metrics-arena.js';

@@ -3,6 +3,11 @@
  * a RuntimeService, a PodCacheWriter, a Clock and an event sink, and knows nothing of threads
  * (pleg-thread.ts wires it to a worker thread).
  *
+ * Split by concern: this file is the relist itself (list, diff, build, deliver); the old/current
+ * records and the state → event table are pleg-records.ts and pleg-events.ts; every read and
+ * write of the pod cache (and which entries were already checked) is pleg-cache-sync.ts; the
+ * health check is src/shared/pleg/pleg-health.ts.
+ *
  * Each relist (every relistPeriodMs after the previous one ends, like wait.Until):
  *   1. t = cacheNow(clock) (monotonic); ListPodSandbox + ListContainers (both, unfiltered). On failure: log,
  *      count, keep the old records, do not touch the cache (health ages).
@@ -41,16 +46,15 @@ import type { Clock, TimerHandle } from '../../src/shared/clock/clock.js';
 import type { RuntimeService } from '../../src/shared/cri/runtime-service.js';
 import { silentLogger, type Logger } from '../../src/shared/logging/logger.js';
 import { CacheError } from '../../src/shared/pod-cache/pod-cache-errors.js';
-import { cacheNow, type PodCacheReader, type PodCacheWriter } from '../../src/shared/pod-cache/pod-cache.js';
+import { cacheNow, type PodCacheWriter } from '../../src/shared/pod-cache/pod-cache.js';
 import type { RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 import { BulkPodStatusBuilder, groupByPod, type RelistPod } from '../runtime-status/bulk-pod-status.js';
 import { plegHealth, type PlegHealth } from '../../src/shared/pleg/pleg-health.js';
-import { matchesListing } from './pleg-cache-resync.js';
+import { PlegCacheSync, type PlegCacheReader } from './pleg-cache-sync.js';
 import type { PodLifecycleEvent } from './pleg-events.js';
 import { PodRecords } from './pleg-records.js';
-import { countRuntime, type RuntimeCounts } from './pleg-runtime-counts.js';
-
-export type { RuntimeCounts };
+import { countRuntime } from './pleg-runtime-counts.js';
+import type { PlegCounters, RuntimeCounts } from '../../src/shared/protocol/pleg-protocol.js';
 
 /** One relist's outcome, delivered to the sink whether or not it succeeded. */
 export interface RelistReport {
@@ -70,27 +74,6 @@ export interface RelistReport {
 
 
 export type RelistSink = (report: RelistReport) => void;
-
-/**
- * What the PLEG reads back from the cache: old IPs (get) and, when offered, the sweep's uids
- * and the count of dead-writer recoveries (an entry repaired after a thread died mid-write).
- */
-type PlegCacheReader = Pick<PodCacheReader, 'get'> & Partial<Pick<PodCacheReader, 'uids'>> & { recoveries?(): number; entryTimestamp?(uid: string): number | undefined };
-
-export interface PlegCounters {
-  relistTotal: number;
-  relistErrorsTotal: number;
-  discardEventsTotal: number;
-  inspectErrorsTotal: number;
-  cacheFullTotal: number;
-  /** Pods whose handling threw in a relist (a cache error); the relist went on with the others. */
-  podErrorsTotal: number;
-  inspectCallsTotal: number;
-  /** Objects whose details came from a pod worker's published entry instead of an inspection call. */
-  inspectsFromPublishedTotal: number;
-  podsTracked: number;
-  eventsInFlight: number;
-}
 
 export const GENERIC_PLEG_DEFAULTS = Object.freeze({
   relistPeriodMs: 1000,
@@ -118,7 +101,8 @@ type Lifecycle = 'idle' | 'running' | 'closed';
 export class GenericPleg {
   readonly #runtime: RuntimeService;
   readonly #cache: PodCacheWriter;
-  readonly #cacheReader: PlegCacheReader | undefined;
+  /** Reads and writes of the pod cache, and which entries were already checked (pleg-cache-sync.ts). */
+  readonly #sync: PlegCacheSync;
   readonly #clock: Clock;
   readonly #sink: RelistSink;
   readonly #log: Logger;
@@ -131,8 +115,6 @@ export class GenericPleg {
   #reinspect = new Set<string>();
   /** Pods that get a PodSync event with this relist even without container events. */
   readonly #forceSync = new Set<string>();
-  /** IPs last written per pod, when no cacheReader is given. */
-  readonly #lastIps = new Map<string, string[]>();
   #lastRelistMs: number | undefined;
   #lastRelistMonotonic: number | undefined;
   #inFlight = 0;
@@ -147,12 +129,6 @@ export class GenericPleg {
   #unstored = 0;
   /** The cache's recovery count last seen: when it moves, every listed pod is reinspected. */
   #recoveriesSeen = 0;
-  /**
-   * Per pod, the timestamp of the cache entry last checked against a listing (the PLEG's own
-   * writes, and worker-published entries already found consistent): only entries written by
-   * someone else since then are decoded and checked (see #vanished).
-   */
-  readonly #checkedTs = new Map<string, number>();
 
   constructor(opts: GenericPlegOptions) {
     for (const k of ['runtime', 'cache', 'clock', 'sink'] as const) {
@@ -160,10 +136,10 @@ export class GenericPleg {
     }
     this.#runtime = opts.runtime;
     this.#cache = opts.cache;
-    this.#cacheReader = opts.cacheReader;
     this.#clock = opts.clock;
     this.#sink = opts.sink;
     this.#log = opts.logger ?? silentLogger;
+    this.#sync = new PlegCacheSync({ cache: opts.cache, cacheReader: opts.cacheReader, logger: this.#log });
     this.#periodMs = positive('relistPeriodMs', opts.relistPeriodMs ?? GENERIC_PLEG_DEFAULTS.relistPeriodMs);
     this.#thresholdMs = positive('relistThresholdMs', opts.relistThresholdMs ?? GENERIC_PLEG_DEFAULTS.relistThresholdMs);
     this.#capacity = positive('eventCapacity', opts.eventCapacity ?? GENERIC_PLEG_DEFAULTS.eventCapacity);
@@ -269,7 +245,7 @@ export class GenericPleg {
     runtimeCounts = countRuntime(pods.values());
     this.#records.setCurrent(pods);
     this.#builder.retainOnly(pods);
-    const recoveries = this.#cacheReader?.recoveries?.() ?? 0;
+    const recoveries = this.#sync.recoveries();
     // First relist: entries a dead writer left torn are error entries, never seeded; the rest
     // are intact, so earlier recoveries do not force a reinspection of every pod.
     const seeded = this.#first ? this.#seedFromCache(pods) : [];
@@ -285,7 +261,7 @@ export class GenericPleg {
     for (const uid of pods.keys()) {
       if (this.#reinspect.has(uid)) continue;
       try {
-        if (this.#vanished(uid, pods.get(uid)!, timestampMs)) {
+        if (this.#sync.vanished(uid, pods.get(uid)!, timestampMs)) {
           this.#log.v(2).info('PLEG: objects in the cache are gone from the runtime; reinspecting', { podUID: uid });
           this.#reinspect.add(uid);
           this.#forceSync.add(uid);
@@ -331,17 +307,18 @@ export class GenericPleg {
         if (!result) {
           // Not listed any more: no visible containers or sandboxes.
           this.#log.v(4).info('PLEG: Delete status for pod', { podUID: uid });
-          const had = this.#hadObjects(uid);
-          this.#cache.delete(uid);
-          this.#lastIps.delete(uid);
-          this.#checkedTs.delete(uid);
+          const had = this.#sync.hadObjects(uid);
+          this.#sync.delete(uid);
           // A pod whose objects vanished without the events saying so (never seen, or seen
           // only by a failed inspection) still needs a sync, or it waits for the periodic resync.
           if (had && deliver.length === 0) deliver.push({ id: uid, type: 'PodSync', data: '' });
         } else {
-          result.status.ips = this.#preserveIps(uid, result.status);
-          const stored = this.#store(uid, result.status, result.error, timestampMs);
-          if (stored === 'full') unstored++;
+          result.status.ips = this.#sync.preserveIps(uid, result.status);
+          const stored = this.#sync.store(uid, result.status, result.error, timestampMs);
+          if (stored === 'full') {
+            this.#counters.cacheFullTotal++;
+            unstored++;
+          }
           if (result.error || stored === 'failed' || stored === 'full') {
             if (result.error) {
               this.#counters.inspectErrorsTotal++;
@@ -351,7 +328,7 @@ export class GenericPleg {
             continue;
           }
           if (stored === 'stale') needsReinspection.add(uid);
-          else this.#checkedTs.set(uid, timestampMs);
+          else this.#sync.markChecked(uid, timestampMs);
           this.#logExits(events, result.status);
           if (this.#forceSync.has(uid) && deliver.length === 0) deliver.push({ id: uid, type: 'PodSync', data: '' });
         }
@@ -384,30 +361,16 @@ export class GenericPleg {
       }
     }
 
-    // Entries this relist did not list and never tracked were published by pod workers (their
-    // fresh post-sync status; beyond the kubelet). If the runtime lost those objects (restarted
-    // empty before any relist saw them), nothing else would correct the entry: drop any that
-    // is older than this relist and ask for a resync, so the pod is recreated.
-    if (this.#cacheReader?.uids) {
-      for (const uid of this.#cacheReader.uids()) {
-        if (pods.has(uid) || this.#records.has(uid)) continue;
-        try {
-          const entry = this.#cacheReader.get(uid);
-          if (!entry || entry.timestampMs >= timestampMs) continue;
-          if (entry.status.sandboxes.length === 0 && entry.status.containers.length === 0) continue;
-          this.#log.v(2).info('PLEG: pod published by a worker is gone from the runtime', { podUID: uid });
-          this.#cache.delete(uid);
-          this.#checkedTs.delete(uid);
-          if (room > 0) {
-            out.push({ id: uid, type: 'PodSync', data: '' });
-            room--;
-          }
-        } catch (err) {
-          this.#podError(uid, err);
-        }
+    // Entries pod workers published for objects the runtime lost before any relist saw them:
+    // dropped, and a resync asked for, so the pod is recreated (PlegCacheSync.sweepUnlisted).
+    const tracked = (uid: string): boolean => pods.has(uid) || this.#records.has(uid);
+    this.#sync.sweepUnlisted(tracked, timestampMs, (uid) => {
+      if (room > 0) {
+        out.push({ id: uid, type: 'PodSync', data: '' });
+        room--;
       }
-    }
-    for (const uid of this.#checkedTs.keys()) if (!pods.has(uid) && !this.#records.has(uid)) this.#checkedTs.delete(uid);
+    }, (uid, err) => this.#podError(uid, err));
+    this.#sync.retain(tracked);
     for (const uid of this.#forceSync) if (!pods.has(uid) && !needsReinspection.has(uid)) this.#forceSync.delete(uid);
 
     // After every write of this relist, never before. With the pods it could not store: while
@@ -433,97 +396,23 @@ export class GenericPleg {
    * their listing start with that listing as their record. Returns them.
    */
   #seedFromCache(pods: ReadonlyMap<string, RelistPod>): string[] {
-    const reader = this.#cacheReader;
-    if (!reader) return [];
-    const seeded: string[] = [];
-    for (const [uid, pod] of pods) {
-      try {
-        const entry = reader.get(uid);
-        if (!entry || entry.error || !matchesListing(entry.status, pod)) continue;
-        this.#records.seed(uid); // old := this listing: no events from the records
-        this.#checkedTs.set(uid, entry.timestampMs);
-        seeded.push(uid);
-      } catch (err) {
-        this.#podError(uid, err);
-      }
-    }
+    const seeded = this.#sync.upToDate(pods, (uid, err) => this.#podError(uid, err));
+    for (const uid of seeded) this.#records.seed(uid); // old := this listing: no events from the records
     if (seeded.length > 0) this.#log.info('PLEG: resynced from the pod cache', { pods: pods.size, fromCache: seeded.length });
     return seeded;
   }
 
   /**
    * A pod worker's published entry for the builder to take uninspected objects from (see
-   * BulkPodStatusBuilder.build): none for pods to reinspect (their entry is what is doubted) or
-   * with an error entry. A cache error reads as no entry (the objects are inspected).
+   * BulkPodStatusBuilder.build): none for pods to reinspect (their entry is what is doubted).
    */
   #published(uid: string): RuntimePodStatus | undefined {
-    if (this.#reinspect.has(uid)) return undefined;
-    try {
-      const e = this.#cacheReader?.get(uid);
-      return e && !e.error ? e.status : undefined;
-    } catch {
-      return undefined;
-    }
+    return this.#reinspect.has(uid) ? undefined : this.#sync.published(uid);
   }
 
   #podError(uid: string, err: unknown): void {
     this.#counters.podErrorsTotal++;
     this.#log.error('PLEG: pod skipped in this relist', { podUID: uid, code: err instanceof CacheError ? err.code : 'ERR_PLEG_POD', err: String(err) });
-  }
-
-  /** Whether the pod's cache entry shows any sandbox or container. */
-  #hadObjects(uid: string): boolean {
-    const e = this.#cacheReader?.get(uid);
-    return e !== undefined && (e.status.sandboxes.length > 0 || e.status.containers.length > 0);
-  }
-
-  /**
-   * Whether the pod's entry, written by someone else (a pod worker's fresh status) before this
-   * relist's listing, names a sandbox or container the listing does not have: the runtime lost
-   * it (restarted without recent objects). Entries are decoded only when their timestamp moved
-   * since the last check, so a steady node costs one timestamp read per pod.
-   */
-  #vanished(uid: string, listed: RelistPod, relistTs: number): boolean {
-    const reader = this.#cacheReader;
-    if (!reader) return false;
-    const checked = this.#checkedTs.get(uid);
-    if (reader.entryTimestamp && reader.entryTimestamp(uid) === checked) return false;
-    const entry = reader.get(uid);
-    if (!entry || entry.timestampMs === checked) return false;
-    if (entry.timestampMs >= relistTs) return false; // published after the listing: judge next relist
-    this.#checkedTs.set(uid, entry.timestampMs);
-    const ids = new Set<string>();
-    for (const s of listed.sandboxes) ids.add(s.id);
-    for (const c of listed.containers) ids.add(c.id);
-    return entry.status.sandboxes.some((s) => !ids.has(s.id)) || entry.status.containers.some((c) => !ids.has(c.id));
-  }
-
-  /** 'full': no slot and the cache cannot grow (logged once per relist by the caller, not per pod). */
-  #store(uid: string, status: RuntimePodStatus, error: { code: string; message: string } | null, ts: number): 'stored' | 'stale' | 'full' | 'failed' {
-    try {
-      const outcome = this.#cache.set(uid, status, error, ts);
-      if (outcome !== 'stale') this.#lastIps.set(uid, status.ips);
-      if (outcome === 'oversize') this.#log.error('PLEG: pod status too large for its cache slot even trimmed; the pod is not synced', { podUID: uid });
-      return outcome === 'stale' ? 'stale' : 'stored';
-    } catch (err) {
-      if (err instanceof CacheError && err.code === 'ERR_CACHE_FULL') {
-        this.#counters.cacheFullTotal++;
-        return 'full';
-      }
-      this.#log.error('PLEG: Write status', { podUID: uid, err: String(err) });
-      return 'failed';
-    }
-  }
-
-  /**
-   * generic.go getPodIPs: when the new status has no IPs and no sandbox is ready (a dead pod,
-   * network torn down), keep the IPs of the previous status: the API expects a completed pod's IP.
-   */
-  #preserveIps(uid: string, status: RuntimePodStatus): string[] {
-    if (status.ips.length > 0) return status.ips;
-    if (status.sandboxes.some((s) => s.state === 'SANDBOX_READY')) return status.ips;
-    const old = this.#cacheReader ? this.#cacheReader.get(uid)?.status.ips : this.#lastIps.get(uid);
-    return old && old.length > 0 ? old : status.ips;
   }
 
   #logExits(events: readonly PodLifecycleEvent[], status: RuntimePodStatus): void {

@@ -2,16 +2,8 @@
  * What one relist listed, for kubelet_running_pods / kubelet_running_containers (the kubelet's
  * updateRunningPodAndContainerMetrics, computed by its PLEG from the same listing). Pure.
  */
+import type { RuntimeCounts } from '../../src/shared/protocol/pleg-protocol.js';
 import type { RelistPod } from '../runtime-status/bulk-pod-status.js';
-
-/**
- * The kubelet's updateRunningPodAndContainerMetrics, computed from one relist's listing: pods
- * (kubelet-labelled, orphans included) with a ready sandbox, and container instances by state.
- */
-export interface RuntimeCounts {
-  runningPods: number;
-  containers: { created: number; running: number; exited: number; unknown: number };
-}
 
 export function countRuntime(pods: Iterable<RelistPod>): RuntimeCounts {
   const out: RuntimeCounts = { runningPods: 0, containers: { created: 0, running: 0, exited: 0, unknown: 0 } };

@@ -7,7 +7,8 @@
  * Entries are created when a worker adopts a container instance and deleted when it lets go of
  * it (new instance, worker stopped, pod removed), so the map never outgrows the live containers.
  */
-import type { ProbeResult, ProbeResultsReader, ProbeType } from './probe-results.js';
+import type { ProbeResult, ProbeType } from '../../src/shared/protocol/probe-update.js';
+import type { ProbeResultsReader } from './probe-results.js';
 
 interface Entry {
   liveness: ProbeResult | undefined;

@@ -9,7 +9,7 @@
  * (static pods from files) are normalised to 1 here rather than rejected.
  */
 import type { IntOrString, V1Probe } from '@kubernetes/client-node';
-import type { ProbeType } from './probe-results.js';
+import type { ProbeType } from '../../src/shared/protocol/probe-update.js';
 
 /** What the kubelet sends as User-Agent (`kube-probe/<major>.<minor>`) unless a probe header sets one. */
 export const DEFAULT_PROBE_USER_AGENT = 'kube-probe/1.31';

@@ -32,7 +32,7 @@ import type { ContainerView } from './container-view.js';
 import { isProbeAborted } from './prober-errors.js';
 import type { Prober, ProbeTarget } from './prober.js';
 import type { ProbeOutcome } from './probe-outcome.js';
-import type { ProbeResult, ProbeType, ProbeUpdate } from './probe-results.js';
+import type { ProbeResult, ProbeType, ProbeUpdate } from '../../src/shared/protocol/probe-update.js';
 import type { ProbeResultsStore } from './probe-results-store.js';
 import type { ProbeScheduler, ScheduledProbe } from './probe-scheduler.js';
 import type { ProbeSpec } from './probe-spec.js';

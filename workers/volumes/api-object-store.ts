@@ -4,7 +4,7 @@
  * (before the pod worker queues it, so a sync started later never sees an older snapshot),
  * dropped when the pod worker forgets the pod.
  */
-import type { PodApiObjects } from './api-object-snapshot.js';
+import type { PodApiObjects } from '../../src/shared/protocol/api-object-snapshot.js';
 
 export class PodApiObjectStore {
   readonly #byPod = new Map<string, PodApiObjects>();

@@ -16,7 +16,7 @@
 import type { V1ConfigMapProjection, V1DownwardAPIVolumeFile, V1KeyToPath, V1Pod, V1SecretProjection, V1ServiceAccountTokenProjection } from '@kubernetes/client-node';
 import { podFieldValue, resourceFieldValue, type FieldContext } from '../kuberuntime/downward-api.js';
 import { containerSpec } from '../kuberuntime/pod-spec.js';
-import { DEFAULT_TOKEN_EXPIRATION_SECONDS, tokenKey, type ConfigMapContents, type ObjectLookup, type PodApiObjects, type SecretContents } from './api-object-snapshot.js';
+import { DEFAULT_TOKEN_EXPIRATION_SECONDS, tokenKey, type ConfigMapContents, type ObjectLookup, type PodApiObjects, type SecretContents } from '../../src/shared/protocol/api-object-snapshot.js';
 import type { Payload } from './atomic-writer.js';
 import { checkRelativePath } from './volume-paths.js';
 

@@ -20,7 +20,7 @@
 import fs from 'node:fs/promises';
 import type { V1Pod, V1Volume } from '@kubernetes/client-node';
 import type { Logger } from '../../src/shared/logging/logger.js';
-import type { PodApiObjects } from './api-object-snapshot.js';
+import type { PodApiObjects } from '../../src/shared/protocol/api-object-snapshot.js';
 import type { TmpfsMounter } from './tmpfs-mounter.js';
 import { errorText, setUpFailedMessage } from './volume-errors.js';
 import { checkPathSegment, podDir, volumeDir } from './volume-paths.js';

@@ -14,7 +14,7 @@
  *   hostPath's (the user's path on the host, by definition).
  */
 import type { V1Pod, V1Volume } from '@kubernetes/client-node';
-import type { PodApiObjects } from './api-object-snapshot.js';
+import type { PodApiObjects } from '../../src/shared/protocol/api-object-snapshot.js';
 import type { VolumePluginDir } from './volume-paths.js';
 
 export interface VolumeSetUpInput {

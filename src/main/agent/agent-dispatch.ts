@@ -14,7 +14,7 @@ import type { Logger } from '../../shared/logging/logger.js';
 import { cacheNow } from '../../shared/pod-cache/pod-cache.js';
 import type { PodResultMessage, PodWorkerThreadConfig, WorkerToMain } from '../../shared/protocol/pod-worker-protocol.js';
 import { createPodWorkerHost } from '../../../workers/pod-worker-factory.js';
-import type { ProbeUpdate } from '../../../workers/prober/probe-results.js';
+import type { ProbeUpdate } from '../../shared/protocol/probe-update.js';
 import { InlineDispatcher } from '../dispatch/inline-dispatcher.js';
 import type { PodDispatcher, PodDispatcherEvents } from '../dispatch/pod-dispatcher.js';
 import { PoolDispatcher } from '../dispatch/pool-dispatcher.js';

@@ -10,14 +10,14 @@
  * with the new snapshot (the kubelet resyncs pods on its sync period; this is sooner). A kill
  * releases the pod's references (a terminating pod starts nothing that would need them).
  *
- * Why push rather than have workers ask: see workers/volumes/api-object-snapshot.ts.
+ * Why push rather than have workers ask: see src/shared/protocol/api-object-snapshot.ts.
  * Static pods never get here with references: admission rejects them (static-pod-refs.ts).
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { NamespacedObjectResource } from '../apiserver/api-roles.js';
 import type { PodDispatcher } from '../dispatch/pod-dispatcher.js';
 import type { PodUpdateMessage, WorkerThreadStats } from '../../shared/protocol/pod-worker-protocol.js';
-import type { ConfigMapContents, ObjectLookup, PodApiObjects, SecretContents } from '../../../workers/volumes/api-object-snapshot.js';
+import type { ConfigMapContents, ObjectLookup, PodApiObjects, SecretContents } from '../../shared/protocol/api-object-snapshot.js';
 import { ObjectWatches } from './object-watches.js';
 import { podObjectRefs, type PodObjectRefs } from './pod-object-refs.js';
 import type { TokenManager } from './token-manager.js';

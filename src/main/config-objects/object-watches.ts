@@ -14,7 +14,7 @@ import type { Clock, Random } from '../../shared/clock/clock.js';
 import type { Logger } from '../../shared/logging/logger.js';
 import type { NamespacedObjectResource, ObjectListWatchers, WatchEvent } from '../apiserver/api-roles.js';
 import { PodReflector } from '../apiserver/pod-reflector.js';
-import type { ConfigMapContents, ObjectLookup, SecretContents } from '../../../workers/volumes/api-object-snapshot.js';
+import type { ConfigMapContents, ObjectLookup, SecretContents } from '../../shared/protocol/api-object-snapshot.js';
 
 export type ObjectContents = ConfigMapContents | SecretContents;
 

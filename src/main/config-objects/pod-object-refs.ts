@@ -5,7 +5,7 @@
  * projected serviceAccountToken sources. Pure.
  */
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
-import { DEFAULT_TOKEN_EXPIRATION_SECONDS, tokenKey } from '../../../workers/volumes/api-object-snapshot.js';
+import { DEFAULT_TOKEN_EXPIRATION_SECONDS, tokenKey } from '../../shared/protocol/api-object-snapshot.js';
 
 export interface TokenRef {
   audience: string;

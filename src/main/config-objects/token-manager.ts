@@ -18,8 +18,8 @@ import type { Clock, TimerHandle } from '../../shared/clock/clock.js';
 import type { Logger } from '../../shared/logging/logger.js';
 import { apiErrorMessage } from '../apiserver/api-errors.js';
 import type { TokenIssuer } from '../apiserver/api-roles.js';
-import type { ObjectLookup, ServiceAccountToken } from '../../../workers/volumes/api-object-snapshot.js';
-import { tokenKey } from '../../../workers/volumes/api-object-snapshot.js';
+import type { ObjectLookup, ServiceAccountToken } from '../../shared/protocol/api-object-snapshot.js';
+import { tokenKey } from '../../shared/protocol/api-object-snapshot.js';
 
 export const TOKEN_DEFAULTS = Object.freeze({
   /** Refresh once this share of the lifetime has passed (the kubelet's 80%). */

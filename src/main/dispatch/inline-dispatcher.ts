@@ -1,17 +1,16 @@
 /**
- * `--workers 0`: the same pod-worker code (PodWorkerHost) runs on the main thread. The
+ * `--workers 0`: the same pod-worker code (workers/pod-worker-host.ts, through PodWorkerEndpoint) runs on the main thread. The
  * benchmark's baseline for what threads buy.
  */
-import type { PodUpdateMessage, WorkerThreadStats } from '../../shared/protocol/pod-worker-protocol.js';
-import type { PodWorkerHost } from '../../../workers/pod-worker-host.js';
+import type { PodUpdateMessage, PodWorkerEndpoint, WorkerThreadStats } from '../../shared/protocol/pod-worker-protocol.js';
 import type { PodDispatcher } from './pod-dispatcher.js';
 
 export class InlineDispatcher implements PodDispatcher {
   readonly threads = 0;
-  readonly #host: PodWorkerHost;
+  readonly #host: PodWorkerEndpoint;
   #closed = false;
 
-  constructor(host: PodWorkerHost) {
+  constructor(host: PodWorkerEndpoint) {
     this.#host = host;
   }
 

@@ -11,7 +11,7 @@
 import type { Clock, TimerHandle } from '../../shared/clock/clock.js';
 import type { PodUpdate } from '../../shared/manifest/pod-update.js';
 import type { Logger } from '../../shared/logging/logger.js';
-import type { ProbeUpdate } from '../../../workers/prober/probe-results.js';
+import type { ProbeUpdate } from '../../shared/protocol/probe-update.js';
 import type { PodLifecycleEvent } from '../../shared/pleg/pod-lifecycle-event.js';
 import type { PodLifecycle } from './pod-lifecycle.js';
 

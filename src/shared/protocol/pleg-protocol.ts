@@ -11,10 +11,33 @@
  * Times are cache time: Clock.monotonic() ms, one process-wide base (see pod-cache.ts cacheNow).
  */
 import type { WireError } from '../cri/cri-errors.js';
-import type { PlegCounters, RuntimeCounts } from '../../../workers/pleg/generic-pleg.js';
-
-export type { RuntimeCounts };
 import type { PodLifecycleEvent } from '../pleg/pod-lifecycle-event.js';
+
+/** The PLEG's counters (GenericPleg.counters()), carried by every health snapshot. */
+export interface PlegCounters {
+  relistTotal: number;
+  relistErrorsTotal: number;
+  discardEventsTotal: number;
+  inspectErrorsTotal: number;
+  cacheFullTotal: number;
+  /** Pods whose handling threw in a relist (a cache error); the relist went on with the others. */
+  podErrorsTotal: number;
+  inspectCallsTotal: number;
+  /** Objects whose details came from a pod worker's published entry instead of an inspection call. */
+  inspectsFromPublishedTotal: number;
+  podsTracked: number;
+  eventsInFlight: number;
+}
+
+/**
+ * The kubelet's updateRunningPodAndContainerMetrics, computed from one relist's listing
+ * (workers/pleg/pleg-runtime-counts.ts): pods (kubelet-labelled, orphans included) with a ready
+ * sandbox, and container instances by state.
+ */
+export interface RuntimeCounts {
+  runningPods: number;
+  containers: { created: number; running: number; exited: number; unknown: number };
+}
 
 export interface PlegStartOptions {
   /** CRI endpoint, unix:///path. */

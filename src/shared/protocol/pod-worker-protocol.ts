@@ -25,12 +25,23 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { V1Pod, V1PodStatus } from '@kubernetes/client-node';
 import type { WireError } from '../cri/cri-errors.js';
-import type { ProbeUpdate } from '../../../workers/prober/probe-results.js';
-import type { ImagePullWindow } from '../../../workers/kuberuntime/image-puller.js';
-import type { PodApiObjects } from '../../../workers/volumes/api-object-snapshot.js';
+import type { ProbeUpdate } from './probe-update.js';
+import type { PodApiObjects } from './api-object-snapshot.js';
 
-export type { ImagePullWindow };
-import type { SyncPodType } from '../../../workers/pod-sync.js';
+/** Why this sync happens (the kubelet's SyncPodType). */
+export type SyncPodType = 'create' | 'update' | 'sync' | 'kill';
+
+/**
+ * When a pod's image pulls happened (wall-clock ms): the first PullImage started and the last
+ * successful one finished, as the kubelet's pod startup latency tracker records them
+ * (RecordImageStartedPulling / RecordImageFinishedPulling). kubelet_pod_start_sli_duration_seconds
+ * excludes this window. `lastFinishedMs` is absent until a pull succeeded. Written by the
+ * worker's ImagePuller (workers/kuberuntime/image-puller.ts), read by the main thread's metrics.
+ */
+export interface ImagePullWindow {
+  firstStartedMs: number;
+  lastFinishedMs?: number;
+}
 
 /** The kubelet's pod worker lifecycle (pod_workers.go). */
 export type PodWorkerState = 'syncing' | 'terminating' | 'terminated';
@@ -90,10 +101,22 @@ export interface PodUpdateMessage {
   networkNotReady?: string;
   /**
    * The configMaps, secrets and service-account tokens the pod refers to, as the main thread
-   * resolved them (cluster mode; see workers/volumes/api-object-snapshot.ts for why they are
+   * resolved them (cluster mode; see src/shared/protocol/api-object-snapshot.ts for why they are
    * pushed). Absent: unchanged since the last update (or none referenced).
    */
   apiObjects?: PodApiObjects;
+}
+
+/**
+ * What drives one thread's pod workers from a message (implemented by
+ * workers/pod-worker-host.ts): the Piscina entry calls it for each port message, the inline
+ * dispatcher (--workers 0) calls it directly on the main thread.
+ */
+export interface PodWorkerEndpoint {
+  /** Handles one message; returns stats for a stats request, otherwise null (an acknowledgement). */
+  handle(msg: MainToWorker): WorkerThreadStats | null;
+  /** Stops the pod workers (idempotent). */
+  close(): void;
 }
 
 export interface StatsRequestMessage {

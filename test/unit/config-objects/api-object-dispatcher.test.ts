@@ -14,7 +14,7 @@ import { ApiObjectDispatcher } from '../../../src/main/config-objects/api-object
 import { ObjectWatches } from '../../../src/main/config-objects/object-watches.js';
 import { TokenManager } from '../../../src/main/config-objects/token-manager.js';
 import type { PodUpdateMessage, WorkerThreadStats } from '../../../src/shared/protocol/pod-worker-protocol.js';
-import { tokenKey } from '../../../workers/volumes/api-object-snapshot.js';
+import { tokenKey } from '../../../src/shared/protocol/api-object-snapshot.js';
 import { FakeListWatcher } from '../apiserver/fake-list-watcher.js';
 
 class FakeObjectLW implements ObjectListWatchers {

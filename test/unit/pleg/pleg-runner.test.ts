@@ -84,8 +84,11 @@ test('a PLEG thread that dies is replaced after the backoff on the injected cloc
     assert.ok(second !== undefined && second !== first, 'a new thread');
     assert.equal(cache.reader.get(uid)?.status.sandboxes[0]?.id, sandboxId);
 
-    // Past the threshold without a successful relist (the clock is fake: nothing relisted on it) → unhealthy.
-    clock.step(181_000);
+    // Past the threshold without a successful relist → unhealthy. The thread stamps relists with
+    // the real monotonic clock, which may have overtaken the fake one on a loaded machine (the
+    // test taking over 1.5 s): step to 181 s past the newest relist, not past the fake now.
+    await runner.close();
+    clock.stepTo(Math.max(clock.monotonic(), runner.lastRelistMs() ?? 0) + 181_000);
     assert.match(runner.health().reason, /^pleg was last seen active 3m\d+(\.\d+)?s ago; threshold is 3m0s$/);
   } finally {
     await runner.close();

@@ -29,6 +29,7 @@ export class FakeExecRuntime implements ExecRuntime {
   readonly #defaults = new Map<string, ExecStep>();
   /** Calls not yet answered. */
   inFlight = 0;
+  #idleWaiters: (() => void)[] = [];
 
   constructor(clock: FakeClock) {
     this.#clock = clock;
@@ -72,6 +73,17 @@ export class FakeExecRuntime implements ExecRuntime {
       return { stdout: Buffer.from(step.stdout ?? ''), stderr: Buffer.from(step.stderr ?? ''), exitCode: step.exitCode };
     } finally {
       this.inFlight--;
+      if (this.inFlight === 0) {
+        const w = this.#idleWaiters;
+        this.#idleWaiters = [];
+        for (const f of w) f();
+      }
     }
+  }
+
+  /** Resolves once no call is in flight (at once if none is): every call answered or cancelled. */
+  whenIdle(): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
   }
 }

@@ -13,7 +13,7 @@ import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
 import { httpProbe, type HttpProbeRequest } from '../../../workers/prober/probers/http-probe.js';
 import { buildHeaders, DEFAULT_PROBE_USER_AGENT } from '../../../workers/prober/probe-spec.js';
 import type { ProbeOutcome } from '../../../workers/prober/probe-outcome.js';
-import { settle } from './prober-fixtures.js';
+import { within } from '../../harness/poll.js';
 
 // A self-signed EC certificate for CN=localhost; probes do not verify certificates.
 const TLS_KEY = `-----BEGIN PRIVATE KEY-----
@@ -163,11 +163,11 @@ test('timeout: a server that does not answer within timeoutSeconds is a failure 
   const box: { r?: ProbeOutcome } = {};
   void pending.then((r) => (box.r = r));
   c.step(1999);
-  await settle();
+  // The deadline is the probe's only timer: still pending at 1999 ms means it has not fired.
+  assert.equal(c.pendingTimers, 1, 'not yet timed out');
   assert.ok(box.r === undefined, 'not yet timed out');
   c.step(1);
-  await settle();
-  const r = (box as { r?: ProbeOutcome }).r;
+  const r = await within(pending, 'the probe to time out at 2000 ms');
   assert.equal(r?.kind, 'failure');
   assert.match(r?.kind === 'failure' ? r.output : '', /deadline exceeded/);
   assert.equal(hanging.length, before + 1);

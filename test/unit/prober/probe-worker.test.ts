@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { V1Container } from '@kubernetes/client-node';
 import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
 import { ProberManager } from '../../../workers/prober/prober-manager.js';
-import type { ProbeResult, ProbeType, ProbeUpdate } from '../../../workers/prober/probe-results.js';
+import type { ProbeResult, ProbeType, ProbeUpdate } from '../../../src/shared/protocol/probe-update.js';
 import { FakeExecRuntime } from './fake-exec-runtime.js';
 import { advance, execProbe, makePod, makeStatus } from './prober-fixtures.js';
 

@@ -9,10 +9,11 @@ import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
 import { ProberManager } from '../../../workers/prober/prober-manager.js';
 import type { Prober, ProbeTarget } from '../../../workers/prober/prober.js';
 import { PROBE_SUCCESS } from '../../../workers/prober/probe-outcome.js';
-import type { ProbeUpdate } from '../../../workers/prober/probe-results.js';
+import type { ProbeUpdate } from '../../../src/shared/protocol/probe-update.js';
 import type { ProbeSpec } from '../../../workers/prober/probe-spec.js';
 import { FakeExecRuntime } from './fake-exec-runtime.js';
-import { advance, execProbe, makePod, makeStatus, settle } from './prober-fixtures.js';
+import { within } from '../../harness/poll.js';
+import { advance, execProbe, makePod, makeStatus } from './prober-fixtures.js';
 
 function setup(random = 0.5) {
   const clock = new FakeClock();
@@ -91,7 +92,8 @@ test('removePod aborts an in-flight probe and its late outcome changes nothing',
   await advance(clock, 100);
   assert.equal(rt.inFlight, 1);
   m.removePod('p1');
-  await settle();
+  // The call ends only through its signal: its delay is 800 ms of fake time and none passes.
+  await within(rt.whenIdle(), 'the in-flight ExecSync call to be cancelled');
   assert.equal(rt.inFlight, 0, 'the ExecSync call was cancelled through its signal');
   await advance(clock, 2_000);
   assert.deepEqual(updates, []);

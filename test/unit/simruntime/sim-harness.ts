@@ -1,18 +1,19 @@
 /**
  * Test harness for the simulated runtime: an in-process SimulatedRuntime on a temp socket and
- * FakeClock, a CriClient on it, and builders for sandbox/container configs.
+ * SignalClock (a FakeClock that signals armed timers), a CriClient on it, and builders for sandbox/container configs.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
 import { CriClient } from '../../../src/shared/cri/cri-client.js';
 import type { ContainerConfig, PodSandboxConfig } from '../../../src/shared/cri/cri-types.js';
 import { SimulatedRuntime, type SimulatedRuntimeOptions } from '../../../src/simruntime/simulated-runtime.js';
+import { SignalClock } from '../node-status/signal-clock.js';
 
 export interface Harness {
   dir: string;
-  clock: FakeClock;
+  /** Tells the test when the runtime parks on its timers (whenPendingTimers, nextSleep, armed). */
+  clock: SignalClock;
   rt: SimulatedRuntime;
   client: CriClient;
   close(): Promise<void>;
@@ -20,7 +21,7 @@ export interface Harness {
 
 export async function startHarness(opts: Partial<SimulatedRuntimeOptions> = {}): Promise<Harness> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'simrt-'));
-  const clock = (opts.clock as FakeClock | undefined) ?? new FakeClock();
+  const clock = (opts.clock as SignalClock | undefined) ?? new SignalClock();
   const rt = await SimulatedRuntime.start({
     socketPath: path.join(dir, 'cri.sock'),
     clock,
@@ -67,15 +68,6 @@ export function containerConfig(name: string, command: string[] | undefined, ove
     annotations: { 'io.kubernetes.container.hash': 'abc' },
     ...over,
   };
-}
-
-/** Resolves once `cond()` holds, yielding to the event loop (I/O) between checks; fails after `max` turns. */
-export async function eventually(cond: () => boolean, max = 10_000): Promise<void> {
-  for (let i = 0; i < max; i++) {
-    if (cond()) return;
-    await new Promise<void>((r) => setImmediate(r));
-  }
-  throw new Error('condition not reached');
 }
 
 /** Tracks a promise's settlement so a test can assert "not yet" and "now". */

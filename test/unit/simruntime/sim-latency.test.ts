@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
 import { CONTAINERD_PROFILE, LatencyModel, parseProfile, ProfileError } from '../../../src/simruntime/sim-latency.js';
-import { eventually, sandboxConfig, startHarness, track } from './sim-harness.js';
+import { sandboxConfig, startHarness, track } from './sim-harness.js';
 
 test('CPU model: 2 cores serve 4 concurrent pod starts in two waves; more concurrency only queues', async () => {
   const clock = new FakeClock(0);
@@ -47,7 +47,7 @@ test('latency is applied on the injected clock through gRPC (containerd profile)
   try {
     const t0 = h.clock.now();
     const call = track(h.client.runPodSandbox({ config: sandboxConfig() }));
-    await eventually(() => h.clock.pendingTimers >= 1);
+    await h.clock.whenPendingTimers(1);
     // Step 1 ms at a time so each latency stage's continuation registers its timer on time.
     await h.clock.runUntil(() => h.clock.now() >= t0 + 65, { stepMs: 1, maxMs: 100 });
     assert.equal(call.done(), false);

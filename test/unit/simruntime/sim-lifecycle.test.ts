@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isNotFound, type CriError } from '../../../src/shared/cri/cri-errors.js';
-import { containerConfig, eventually, runPod, sandboxConfig, startHarness } from './sim-harness.js';
+import { within } from '../../harness/poll.js';
+import { containerConfig, runPod, sandboxConfig, startHarness } from './sim-harness.js';
 
 const code = (e: unknown): string => (e as CriError).code;
 
@@ -193,18 +194,29 @@ test('GetContainerEvents streams created/started/stopped/deleted in order', asyn
   const h = await startHarness();
   try {
     const events: string[] = [];
-    const sub = h.client.getContainerEvents({ onEvent: (ev) => events.push(`${ev.containerEventType}:${ev.containerId.slice(0, 6)}`), onError: (e) => assert.fail(e) });
-    await eventually(() => h.rt.eventSubscribers === 1);
+    let wanted = Infinity;
+    let gotAll: () => void = () => {};
+    const allEvents = new Promise<void>((resolve) => (gotAll = resolve));
+    const sub = h.client.getContainerEvents({
+      onEvent: (ev) => {
+        events.push(`${ev.containerEventType}:${ev.containerId.slice(0, 6)}`);
+        if (events.length >= wanted) gotAll();
+      },
+      onError: (e) => assert.fail(e),
+    });
+    await within(h.rt.whenEventSubscribers(1), 'the events stream to be open');
     const { sandboxId, containerId } = await runPod(h, ['sleep', '1000']);
     await h.client.stopPodSandbox(sandboxId);
     await h.client.removePodSandbox(sandboxId);
     const s = sandboxId.slice(0, 6);
     const c = containerId.slice(0, 6);
     const want = [`CONTAINER_STARTED_EVENT:${s}`, `CONTAINER_CREATED_EVENT:${c}`, `CONTAINER_STARTED_EVENT:${c}`, `CONTAINER_STOPPED_EVENT:${c}`, `CONTAINER_STOPPED_EVENT:${s}`, `CONTAINER_DELETED_EVENT:${c}`, `CONTAINER_DELETED_EVENT:${s}`];
-    await eventually(() => events.length >= want.length);
+    wanted = want.length;
+    if (events.length >= wanted) gotAll();
+    await within(allEvents, `${want.length} events`);
     assert.deepEqual(events, want);
     sub.cancel();
-    await eventually(() => h.rt.eventSubscribers === 0);
+    await within(h.rt.whenEventSubscribers(0), 'the events stream to be closed');
   } finally {
     await h.close();
   }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { CriError } from '../../../src/shared/cri/cri-errors.js';
-import { eventually, runPod, startHarness, track, type Harness } from './sim-harness.js';
+import { runPod, startHarness, track, type Harness } from './sim-harness.js';
 
 const ns = (ms: number): string => String(BigInt(ms) * 1_000_000n);
 
@@ -77,7 +77,7 @@ test('ignore-sigterm: StopContainer SIGKILLs (137) only after the timeout', asyn
     const { containerId } = await runPod(h, ['sleep', '1000'], { annotations: { 'sim.shardlet.io/ignore-sigterm': 'true' } });
     const stopAt = h.clock.now();
     const stop = track(h.client.stopContainer(containerId, 2));
-    await eventually(() => h.clock.pendingTimers >= 2); // the grace timer is armed (plus the sleep's exit)
+    await h.clock.whenPendingTimers(2); // the grace timer is armed (plus the sleep's exit)
     h.clock.step(1999);
     assert.equal((await status(h, containerId)).state, 'CONTAINER_RUNNING');
     assert.equal(stop.done(), false);
@@ -96,7 +96,7 @@ test('trap "" TERM in the script ignores SIGTERM too', async () => {
   try {
     const { containerId } = await runPod(h, ['sh', '-c', 'trap "" TERM; sleep 100']);
     const stop = track(h.client.stopContainer(containerId, 1));
-    await eventually(() => h.clock.pendingTimers >= 2);
+    await h.clock.whenPendingTimers(2);
     h.clock.step(1000);
     await stop.promise;
     assert.equal((await status(h, containerId)).exitCode, 137);
@@ -150,11 +150,11 @@ test('ExecSync: outputs and exit code in the response; not through a shell; time
     assert.equal((await h.client.execSync({ containerId, cmd: ['echo', 'hi'] })).stdout.toString(), 'hi\n');
     await assert.rejects(h.client.execSync({ containerId, cmd: ['/nonexistent'] }), (e: unknown) => (e as CriError).code === 'ERR_CRI_UNKNOWN' && /executable file not found/.test((e as Error).message));
     const slow = track(h.client.execSync({ containerId, cmd: ['sleep', '3'], timeout: 1 }));
-    await eventually(() => h.clock.pendingTimers >= 2);
+    await h.clock.whenPendingTimers(2);
     h.clock.step(1000);
     await assert.rejects(slow.promise, (e: unknown) => (e as CriError).code === 'ERR_CRI_DEADLINE_EXCEEDED');
     const ok = track(h.client.execSync({ containerId, cmd: ['sleep', '2'], timeout: 5 }));
-    await eventually(() => h.clock.pendingTimers >= 2);
+    await h.clock.whenPendingTimers(2);
     h.clock.step(1999);
     await new Promise<void>((r) => setImmediate(r));
     assert.equal(ok.done(), false);

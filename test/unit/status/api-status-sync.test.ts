@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Pod, V1PodStatus } from '@kubernetes/client-node';
-import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import { SignalClock } from '../node-status/signal-clock.js';
 import { silentLogger } from '../../../src/shared/logging/logger.js';
 import { ApiError } from '../../../src/main/apiserver/api-errors.js';
 import type { PodDeleter, PodRef, PodStatusWriter, RequestOptions } from '../../../src/main/apiserver/api-roles.js';
@@ -101,7 +101,7 @@ const running = (t = '2026-11-21T10:00:01.250Z', ready = true): V1PodStatus => (
 });
 
 function setup(throttle: RequestThrottle = open, concurrency = 1) {
-  const clock = new FakeClock(Date.parse('2026-11-21T10:00:00Z'));
+  const clock = new SignalClock(Date.parse('2026-11-21T10:00:00Z'));
   const api = new FakeApi();
   const results: PatchResult[] = [];
   let coalesced = 0;
@@ -244,11 +244,11 @@ test('failures keep the status pending and pause with backoff 800 ms doubling; s
   const pauses: number[] = [];
   for (let i = 0; i < 3; i++) {
     const c = await s.api.call(i);
-    const before = s.clock.pendingTimers;
+    const pause = s.clock.nextArm();
     c.reject(new ApiError('ERR_API_UNREACHABLE', 'ECONNREFUSED'));
-    // The senders sleep until the pause ends: wait for that timer, then step exactly to it.
-    await waitFor(() => s.clock.pendingTimers > before && s.clock.nextTimerAt() !== undefined);
-    const due = s.clock.nextTimerAt()! - s.clock.now();
+    // The senders sleep until the pause ends: wait for that timer to be armed, then step exactly to it.
+    const due = await pause;
+    assert.equal(s.clock.nextTimerAt()! - s.clock.now(), due, 'the pause is the earliest timer');
     pauses.push(due);
     assert.equal(s.api.calls.length, i + 1, 'no retry before the pause ends');
     s.clock.step(due);
@@ -260,15 +260,6 @@ test('failures keep the status pending and pause with backoff 800 ms doubling; s
   assert.deepEqual(s.results, ['failed', 'failed', 'failed']);
   await s.sync.close();
 });
-
-/** Bounded wait on a condition that settles through promise reactions (no timers involved). */
-async function waitFor(cond: () => boolean, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setImmediate(r));
-  }
-}
 
 /** A status change that is queued at normal priority (not a first Running). */
 const normalMark: V1PodStatus = { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }] };
