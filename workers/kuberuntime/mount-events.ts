@@ -34,7 +34,7 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Clock } from '../../src/shared/clock/clock.js';
-import type { PodApiObjects } from '../volumes/api-object-snapshot.js';
+import type { PodApiObjects } from '../../src/shared/protocol/api-object-snapshot.js';
 import { PodEventReason, type PodEventRecorder } from './pod-events.js';
 
 export const MOUNT_EVENT_DEFAULTS = Object.freeze({

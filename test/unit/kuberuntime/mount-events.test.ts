@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import type { V1Pod } from '@kubernetes/client-node';
 import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
 import { MountEvents } from '../../../workers/kuberuntime/mount-events.js';
-import type { PodApiObjects } from '../../../workers/volumes/api-object-snapshot.js';
+import type { PodApiObjects } from '../../../src/shared/protocol/api-object-snapshot.js';
 
 const pod: V1Pod = { metadata: { uid: 'u1', name: 'p', namespace: 'ns' }, spec: { containers: [] } };
 const missing = 'MountVolume.SetUp failed for volume "cfg" : configmap "app-config" not found';
