@@ -2,11 +2,12 @@
  * The node lease during a cluster-mode burst (issue 12: "lease renewal latency p99 during the
  * 1,000-pod burst, target ≤ 1 s late"), from two views:
  *
- *  - the agent's: `shardlet_node_lease_renew_lateness_seconds` (due time → the API server's
- *    answer) and `shardlet_node_lease_renew_request_duration_seconds` (sent → answered), as
- *    histogram deltas between a scrape before the first create and one after the last pod was
- *    seen Running. The p99 is reported as the upper bound of the bucket holding it (a bucketed
- *    histogram tells no more; the buckets are 5 ms … 30 s, with 0.75/1/1.5 s around the target);
+ *  - the agent's: `shardlet_node_lease_renew_lateness_seconds` (due time → the renewing write
+ *    stamped with its renewTime and sent) and `shardlet_node_lease_renew_request_duration_seconds`
+ *    (sent → answer handled), as histogram deltas between a scrape before the first create and
+ *    one after the last pod was seen Running. The p99 is reported as the upper bound of the
+ *    bucket holding it (a bucketed histogram tells no more; the buckets are 5 ms … 30 s, with
+ *    0.75/1/1.5 s around the target);
  *  - the API server's: the bench watches the Lease object (admin identity) and notes every
  *    renewTime it sees; the largest gap between consecutive renewTimes in the window is what
  *    the node lifecycle controller would have seen (its grace period is 40–50 s); and the
@@ -29,11 +30,11 @@ export interface LeaseDuringBurst {
   /** Renewals the agent completed in the window (ok + failed). */
   renewals: number;
   failed: number;
-  /** Upper bound of the bucket holding the p99 of due → answered (null: no renewal in the window). */
+  /** Upper bound of the bucket holding the p99 of due → sent (null: no renewal in the window). */
   latenessP99AtMostS: number | null;
   /** Upper bound of the highest non-empty bucket (the worst renewal is at most this late). */
   latenessMaxAtMostS: number | null;
-  /** Upper bound of the bucket holding the p99 of sent → answered. */
+  /** Upper bound of the bucket holding the p99 of sent → answer handled. */
   requestP99AtMostS: number | null;
   /**
    * The API server's own time for the lease PUTs in the window (apiserver_request_duration_seconds,

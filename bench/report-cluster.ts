@@ -23,7 +23,7 @@ function atMost(v: number | null): string {
 
 /**
  * The node lease during each session's burst (issue 12's target: renewal lateness p99 ≤ 1 s),
- * one row per session: the agent's histogram (due → answered; the request part) and the
+ * one row per session: the agent's histograms (due → sent; sent → answer handled) and the
  * renewTimes the API server held. Markdown; the terminal prints the same table.
  */
 export function leaseTable(sessions: readonly ClusterSessionResult[]): string[] {
@@ -68,7 +68,7 @@ export function clusterSection(r: BenchResults): string[] {
   out.push('');
   out.push('### Node lease during the burst', '');
   out.push(...leaseTable(sessions), '');
-  out.push(`Window: first create → last pod seen Running. Lateness = renewal due → the API server's answer (\`shardlet_node_lease_renew_lateness_seconds\`, histogram delta; "≤ x" is the bound of the bucket holding the p99 or the worst renewal); request = sent → answered; API server PUT = the server's own time for the lease PUTs (\`apiserver_request_duration_seconds\`), the rest of the request is the agent handling the answer late. renewTimes are what the API server held (the bench's watch on the Lease); the renewal interval is 10 s, the node lifecycle controller's grace period 40–50 s. Target (issue 12): lateness p99 ≤ ${LEASE_LATENESS_TARGET_S} s.`, '');
+  out.push(`Window: first create → last pod seen Running. Lateness = renewal due → its write stamped (renewTime) and sent (\`shardlet_node_lease_renew_lateness_seconds\`, histogram delta; "≤ x" is the bound of the bucket holding the p99 or the worst renewal); request = sent → answer handled; API server PUT = the server's own time for the lease PUTs (\`apiserver_request_duration_seconds\`): a request far above it is the agent's busy main thread handling the answer late, after the server already held the renewal. renewTimes are what the API server held (the bench's watch on the Lease); the renewal interval is 10 s, the node lifecycle controller's grace period 40–50 s. Target (issue 12): lateness p99 ≤ ${LEASE_LATENESS_TARGET_S} s.`, '');
   for (const n of [...new Set(sessions.flatMap((s) => s.notes))]) out.push(`- ${n}`);
   out.push('');
   return out;
