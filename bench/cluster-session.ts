@@ -75,6 +75,8 @@ export interface ClusterSessionDeps {
   onProgress?: (phase: string, done: number, total: number) => void;
   /** Flags for the agent's node process (`--agent-cpu-prof`: `--cpu-prof --cpu-prof-dir DIR`). */
   agentNodeArgs?: readonly string[];
+  /** `--keep`: leave the session's temp dir (agent and runtime logs) in place. */
+  keepTemp?: boolean;
 }
 
 const CREATE_CONCURRENCY = 32;
@@ -253,6 +255,7 @@ export async function runClusterSession(d: ClusterSessionDeps): Promise<{ result
     await agent?.stop();
     await sim.stop();
     // The agent leaves its pods running, tmpfs volumes included: unmount them before removing.
-    removeAgentRoot(dir);
+    if (d.keepTemp) process.stderr.write(`bench: cluster session ${label} kept in ${dir}\n`);
+    else removeAgentRoot(dir);
   }
 }
