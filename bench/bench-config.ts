@@ -170,7 +170,9 @@ export const BENCH_USAGE = `usage: npm run bench -- [options]
   --ceiling-concurrency C  --removal-timeout S  --stall-timeout S
   --no-real                 skip the real-containerd section (it needs root)
   --no-cluster              skip the cluster-mode section (a private kube-apiserver; 1,000 pods
-                            through the API at --kube-api-qps 50 and unthrottled)
+                            through the API at --kube-api-qps 50 and unthrottled, and the node
+                            lease's renewal lateness during each burst, PASS/FAIL against 1 s).
+                            Only that section: --sim-profiles '' --no-real
   --out DIR                 output folder (default bench/results/<timestamp>/)
   --keep                    keep the agents' and runtimes' temp dirs
   --agent-cpu-prof DIR      run each agent under --cpu-prof (one .cpuprofile per thread)

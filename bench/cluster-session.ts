@@ -75,6 +75,8 @@ export interface ClusterSessionDeps {
   onProgress?: (phase: string, done: number, total: number) => void;
   /** Flags for the agent's node process (`--agent-cpu-prof`: `--cpu-prof --cpu-prof-dir DIR`). */
   agentNodeArgs?: readonly string[];
+  /** `--keep`: leave the session's temp dir (agent and runtime logs) in place. */
+  keepTemp?: boolean;
 }
 
 const CREATE_CONCURRENCY = 32;
@@ -155,7 +157,8 @@ export async function runClusterSession(d: ClusterSessionDeps): Promise<{ result
       }
     };
     const agentBefore = await scrapeAgent();
-    const before = requestCounts(await cp.metricsText());
+    const serverBeforeText = await cp.metricsText();
+    const before = requestCounts(serverBeforeText);
 
     const t0 = clock.monotonic();
     const createdAt = new Map<string, number>();
@@ -208,10 +211,12 @@ export async function runClusterSession(d: ClusterSessionDeps): Promise<{ result
     // renewTimes seen in the window, and the last one before it (the gap to the first in it counts).
     const inWindow = renewSeen.filter((r) => r.atMs >= t0 && r.atMs <= windowEnd).map((r) => r.renewTime);
     const prior = renewSeen.filter((r) => r.atMs < t0).at(-1);
-    const lease = agentBefore && agentAfter ? leaseDuringBurst(agentBefore, agentAfter, prior ? [prior.renewTime, ...inWindow] : inWindow) : null;
+    const serverAfterText = await cp.metricsText();
+    const server = { before: parsePromText(serverBeforeText), after: parsePromText(serverAfterText) };
+    const lease = agentBefore && agentAfter ? leaseDuringBurst(agentBefore, agentAfter, prior ? [prior.renewTime, ...inWindow] : inWindow, server) : null;
     const eld = agentAfter?.samples.find((x) => x.name === 'shardlet_main_event_loop_delay_seconds' && x.labels['stat'] === 'max')?.value;
     const eventLoopDelayMaxMs = eld === undefined || !Number.isFinite(eld) ? null : eld * 1000;
-    const after = requestCounts(await cp.metricsText());
+    const after = requestCounts(serverAfterText);
     const requests: Record<string, number> = {};
     for (const [k, v] of after) {
       const delta = v - (before.get(k) ?? 0);
@@ -250,6 +255,7 @@ export async function runClusterSession(d: ClusterSessionDeps): Promise<{ result
     await agent?.stop();
     await sim.stop();
     // The agent leaves its pods running, tmpfs volumes included: unmount them before removing.
-    removeAgentRoot(dir);
+    if (d.keepTemp) process.stderr.write(`bench: cluster session ${label} kept in ${dir}\n`);
+    else removeAgentRoot(dir);
   }
 }

@@ -167,7 +167,7 @@ async function clusterSection(cfg: BenchConfig, clock: Clock, progress: Progress
       progress.step(`cluster mode ${label} ${c.pods} pods`);
       try {
         const profDir = cfg.agentCpuProfDir === undefined ? undefined : path.join(cfg.agentCpuProfDir, `cluster-${plan.qps === 0 ? 'unthrottled' : `qps${plan.qps}`}${plan.serviceAccountVolume ? '-sa' : ''}`);
-        const o = await runClusterSession({ clock, cp, plan, stallTimeoutS: cfg.stallTimeoutS, onProgress: (p, d, t) => progress.update(p, d, t), ...(profDir ? { agentNodeArgs: ['--cpu-prof', '--cpu-prof-dir', profDir] } : {}) });
+        const o = await runClusterSession({ clock, cp, plan, stallTimeoutS: cfg.stallTimeoutS, onProgress: (p, d, t) => progress.update(p, d, t), keepTemp: cfg.keepTemp, ...(profDir ? { agentNodeArgs: ['--cpu-prof', '--cpu-prof-dir', profDir] } : {}) });
         out.cluster.push(o.result);
         out.failures.push(...o.failures);
         const r = o.result;

@@ -33,6 +33,8 @@ export interface ApiserverSourceOptions {
   logger: Logger;
   onError?: ConfigErrorHandler;
   onState?: (s: ReflectorState) => void;
+  /** See ReflectorDeps.batchWindowMs. */
+  batchWindowMs?: number;
 }
 
 interface StoredPod {
@@ -65,6 +67,7 @@ export class ApiserverPodSource implements PodSource {
       onEvent: (ev) => this.#apply(ev),
       onBatchEnd: () => this.#publish(),
       ...(opts.onState ? { onState: opts.onState } : {}),
+      ...(opts.batchWindowMs !== undefined ? { batchWindowMs: opts.batchWindowMs } : {}),
     });
   }
 

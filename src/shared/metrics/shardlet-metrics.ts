@@ -128,19 +128,19 @@ export const heartbeatRequestsTotal = defineMetric({
 });
 
 /**
- * Cluster mode: how late the API server held each node lease renewal against its 10 s schedule
- * (due → answered: timer lateness on the main thread plus the request), and the request part.
+ * Cluster mode: how late each node lease renewal's write was stamped (renewTime) and sent against
+ * its 10 s schedule, and, apart, its requests' time to the answer being handled (node-lease.ts).
  */
 export const nodeLeaseRenewLateness = defineMetric({
   name: 'shardlet_node_lease_renew_lateness_seconds',
-  help: 'How late the API server answered each node lease renewal against its schedule (renewals are due every quarter of the lease duration; due time to answer).',
+  help: 'How late each node lease renewal was stamped and sent against its schedule (renewals are due every quarter of the lease duration).',
   type: 'histogram', labelNames: ['result'], observedOn: 'main',
   buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 5, 10, 30],
 });
 
 export const nodeLeaseRenewRequestDuration = defineMetric({
   name: 'shardlet_node_lease_renew_request_duration_seconds',
-  help: 'The request part of each node lease renewal (sent to answered; with a GET first when the lease was not known or changed).',
+  help: 'Node lease renewal requests, first sent to last answer handled (with a GET first when the lease was not known or changed); a busy main thread handles answers late.',
   type: 'histogram', labelNames: ['result'], observedOn: 'main',
   buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 5, 10, 30],
 });

@@ -23,7 +23,7 @@ function setArrived(cfg: PodConfig, ms = 5_000): Promise<void> {
   return cfg.waitReady(ac.signal).finally(() => clearTimeout(t));
 }
 
-function setup(random = 0.5) {
+function setup(random = 0.5, batchWindowMs = 0) {
   const clock = new FakeClock();
   const lw = new FakeListWatcher();
   const cfg = new PodConfig({ clock, logger: silentLogger });
@@ -31,7 +31,7 @@ function setup(random = 0.5) {
   const stateWaiters: Array<{ s: ReflectorState; resolve: () => void }> = [];
   const errors: ConfigError[] = [];
   const src = new ApiserverPodSource({
-    lw, nodeName: 'n1', sink: cfg.channel('api'), clock, random: () => random, logger: silentLogger,
+    lw, nodeName: 'n1', sink: cfg.channel('api'), clock, random: () => random, logger: silentLogger, batchWindowMs,
     onError: (e) => errors.push(e),
     onState: (s) => {
       states.push(s);
@@ -192,4 +192,37 @@ test('an invalid API pod is reported with its field and left out; an earlier val
   assert.deepEqual(summary(drain()), ['ADD:z'], 'the valid version of a stays (no UPDATE, no REMOVE)');
   assert.match(errors[2]!.message, /spec\.containers\[0\]\.ports\[0\]\.containerPort/);
   await src.close();
+});
+
+test('watch events within the 50 ms batch window make one SET: a burst of events one by one is not a full merge per event', async () => {
+  const clock = new FakeClock();
+  const lw = new FakeListWatcher();
+  const sets: string[][] = [];
+  const src = new ApiserverPodSource({
+    lw, nodeName: 'n1', clock, random: () => 0.5, logger: silentLogger,
+    sink: { set: (pods) => sets.push(pods.map((p) => p.metadata?.name ?? '').sort()) },
+  });
+  src.start();
+  (await lw.nextList()).respond({ items: [], resourceVersion: '1' });
+  const w = await lw.nextWatch();
+  assert.deepEqual(sets, [[]], 'the list publishes at once');
+  // 100 pods arrive one by one, 10 ms apart (each its own read from the socket).
+  for (let i = 0; i < 100; i++) {
+    w.emit({ type: 'ADDED', object: apiPod(`p${i}`, `u-${i}`, String(10 + i)) });
+    await Promise.resolve();
+    clock.step(10);
+  }
+  clock.step(50);
+  assert.equal(sets.length - 1, 20, `one SET per 50 ms window, not one per event (${sets.length - 1} SETs)`);
+  assert.equal(sets.at(-1)!.length, 100, 'the last SET holds every pod');
+  // A lone event is published within the window, not later.
+  w.emit({ type: 'DELETED', object: apiPod('p0', 'u-0', '200') });
+  clock.step(49);
+  assert.equal(sets.at(-1)!.length, 100);
+  clock.step(1);
+  assert.equal(sets.at(-1)!.length, 99);
+  await src.close();
+  w.emit({ type: 'DELETED', object: apiPod('p1', 'u-1', '201') });
+  clock.step(100);
+  assert.equal(sets.at(-1)!.length, 99, 'a closed source publishes nothing');
 });

@@ -2,7 +2,8 @@
  * NodeLease against a scripted LeaseStore and a fake clock: creation on 404 with the Node as
  * owner, renewal by PUT of the last lease (no GET), 409 → GET → PUT, a failure → the next renewal
  * starts over with a GET, the ownerReference added once the Node's UID is known, and the
- * start-to-start 10 s cadence with lateness reported.
+ * start-to-start 10 s cadence with lateness reported (due → the renewing write stamped and sent;
+ * a slow answer is request time, not lateness).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -150,8 +151,29 @@ test('run: renewals start every 10 s from the first; an overrun one pushes the n
   release();
   assert.equal(await clock.nextSleep(), 7_000, 'the next renewal stays on the 10 s schedule');
   assert.deepEqual(renewals.map((r) => r.ok), [true, true, true]);
-  // Lateness is due → answered: the slow answer made the third renewal 3 s late, all of it the request.
-  assert.deepEqual(renewals.map((r) => [r.latenessMs, r.requestMs]), [[0, 0], [0, 0], [3_000, 3_000]]);
+  // The slow answer is request time, not lateness: the renewal was stamped and sent on time.
+  assert.deepEqual(renewals.map((r) => [r.latenessMs, r.requestMs]), [[0, 0], [0, 0], [0, 3_000]]);
+  stop.abort();
+  await done;
+});
+
+test('run: a renewal that needs a GET first (409) is as late as its renewing PUT was stamped', async () => {
+  const { store, lease, clock, renewals } = setup();
+  const stop = new AbortController();
+  const done = lease.run(stop.signal);
+  assert.equal(await clock.nextSleep(), 10_000);
+  // Someone else wrote the lease: the next PUT is refused, the GET that follows answers in 2 s.
+  store.stored = { ...store.stored!, metadata: { ...store.stored!.metadata, resourceVersion: String(++store.rv) } };
+  const get = store.getLease.bind(store);
+  store.getLease = async () => {
+    clock.step(2_000);
+    return get();
+  };
+  clock.step(10_000);
+  assert.equal(await clock.nextSleep(), 8_000);
+  assert.deepEqual(store.ops.slice(-3).map((o) => o.op), ['update', 'get', 'update']);
+  assert.equal(store.stored!.spec.renewTime, microTime(clock.now()), 'renewTime stamped when the PUT went out, 2 s after due');
+  assert.deepEqual(renewals.map((r) => [r.latenessMs, r.requestMs, r.ok]), [[0, 0, true], [2_000, 2_000, true]]);
   stop.abort();
   await done;
 });
