@@ -83,6 +83,9 @@ export class ObjectWatches {
       clock: this.#o.clock,
       random: this.#o.random,
       logger: this.#o.logger.with({ watch: key }),
+      // One object per watch: a batch end costs one resync of its pods, so there is nothing to
+      // coalesce (the pod source's 50 ms window exists for its O(pods) merge).
+      batchWindowMs: 0,
       onList: (items) => {
         const raw = items.find((i) => typeof i === 'object' && i !== null) as Record<string, unknown> | undefined;
         this.#set(entry, raw === undefined ? { state: 'missing' } : { state: 'found', object: decode(resource, raw) }, raw === undefined ? '' : rvOf(raw));
