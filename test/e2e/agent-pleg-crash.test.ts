@@ -61,7 +61,7 @@ test('the PLEG thread terminated mid-burst is replaced and relisting within 2 s,
   const dir = path.join(root, 'manifests');
   fs.mkdirSync(dir);
   agent = new Agent({
-    config: { ...AGENT_DEFAULTS, containerRuntimeEndpoint: sim.endpoint, podManifestPath: dir, nodeName: 'n', workers: 2, maxPods: 1000, port: await freePort(), rootDir: root, podLogsDir: path.join(root, 'pods'), fileCheckFrequencyMs: 1_000 },
+    config: { ...AGENT_DEFAULTS, containerRuntimeEndpoint: sim.endpoint, podManifestPath: dir, nodeName: 'n', workers: 2, maxPods: 1000, port: 0, readOnlyPort: await freePort(), rootDir: root, podLogsDir: path.join(root, 'pods'), fileCheckFrequencyMs: 1_000 },
     clock: realClock,
     random: realRandom,
     logger: silentLogger,
