@@ -1,10 +1,10 @@
 /**
  * The PLEG thread terminated in the middle of a burst (it relists, inspects and writes the pod
  * cache all the time then; a termination inside a cache write leaves its locks to the agent's
- * recovery), three times, once a quarter, a half and three quarters of the pods run: each time a
- * replacement thread starts its resync relist within 2 s (it takes every pod whose cache entry
- * matches the listing from the cache with a PodSync, and inspects the others), the resync
- * completes, the pod workers keep starting pods meanwhile, and the burst converges with 0
+ * recovery), three times, once a quarter, a half and three quarters of the pods run: each time
+ * the replacement (the runner's warm standby thread) has reported its resync relist within 2 s
+ * of the termination (it takes every pod whose cache entry matches the listing from the cache
+ * with a PodSync, and inspects the others), the pod workers keep starting pods meanwhile, and the burst converges with 0
  * duplicates and 0 leftovers. The agent runs in-process (to reach its PLEG runner); the runtime
  * is a process. */
 import { after, test } from 'node:test';
@@ -21,14 +21,13 @@ import { freePort, pollUntil, runtimeView, writePodManifest } from './agent-harn
 
 const PODS = 100;
 const CRASHES = 3;
-/** From the termination to the replacement's resync relist starting (the thread replaced, listing). */
-const RELISTING_BOUND_MS = 2_000;
 /**
- * From the termination to that relist's report (every pod resynced). Beyond the 2 s target on
- * purpose: mid-burst the resync must inspect the pods in flux, and on this profile the runtime
- * answers those calls behind its own creates (measured 0.5–3.3 s on a loaded 2-core machine).
+ * From the termination to the replacement's resync relist reported (every pod resynced): the
+ * issue's 2 s. The replacement is the runner's warm spare (booted beforehand), so what remains
+ * is the 100 ms restart backoff, the activation message and one relist: ListPodSandbox +
+ * ListContainers, one entry decode per pod, and inspections only for the pods in flux.
  */
-const RESYNCED_BOUND_MS = 5_000;
+const RESYNCED_BOUND_MS = 2_000;
 
 let sim: SimRuntimeInstance | undefined;
 let agent: Agent | undefined;
@@ -62,7 +61,7 @@ test('the PLEG thread terminated mid-burst is replaced and relisting within 2 s,
   const dir = path.join(root, 'manifests');
   fs.mkdirSync(dir);
   agent = new Agent({
-    config: { ...AGENT_DEFAULTS, containerRuntimeEndpoint: sim.endpoint, podManifestPath: dir, nodeName: 'n', workers: 2, maxPods: 1000, port: await freePort(), rootDir: root, podLogsDir: path.join(root, 'pods'), fileCheckFrequencyMs: 1_000 },
+    config: { ...AGENT_DEFAULTS, containerRuntimeEndpoint: sim.endpoint, podManifestPath: dir, nodeName: 'n', workers: 2, maxPods: 1000, port: 0, readOnlyPort: await freePort(), rootDir: root, podLogsDir: path.join(root, 'pods'), fileCheckFrequencyMs: 1_000 },
     clock: realClock,
     random: realRandom,
     logger: silentLogger,
@@ -79,6 +78,10 @@ test('the PLEG thread terminated mid-burst is replaced and relisting within 2 s,
       const n = running(await runtimeView(sim!.endpoint));
       return n >= ((k + 1) * PODS) / 4 ? n : undefined;
     }, { what: `${k + 1}/4 of the pods running`, timeoutMs: 60_000, intervalMs: 10 });
+    // The product keeps a booted standby thread beside a relisting one (pleg-runner.ts): the
+    // replacement is that spare. After a replacement a new spare boots once the activated thread
+    // relisted; wait for it (bounded) so each crash exercises the path the agent normally takes.
+    await pollUntil(() => (pleg.standbyReady() ? true : undefined), { what: `a standby PLEG thread before crash ${k + 1}`, timeoutMs: 30_000, intervalMs: 10 });
     const before = pleg.threadId();
     const killedAt = realClock.monotonic();
     await pleg.terminateThread();
@@ -93,7 +96,6 @@ test('the PLEG thread terminated mid-burst is replaced and relisting within 2 s,
     const runningAfter = running(await runtimeView(sim.endpoint));
     figures.push(`crash ${k + 1}: thread ${before} → ${replaced}, replaced after ${Math.round(replacedMs)} ms, relist started ${Math.round(relistingMs)} ms and reported ${Math.round(resyncMs)} ms after the termination, running pods ${runningAtKill} → ${runningAfter}`);
     t.diagnostic(figures.at(-1)!);
-    assert.ok(relistingMs <= RELISTING_BOUND_MS, `crash ${k + 1}: relisting ${Math.round(relistingMs)} ms after the termination`);
     assert.ok(resyncMs <= RESYNCED_BOUND_MS, `crash ${k + 1}: resynced ${Math.round(resyncMs)} ms after the termination`);
   }
   assert.equal(pleg.restarts, CRASHES);

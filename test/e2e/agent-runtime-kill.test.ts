@@ -57,7 +57,7 @@ async function onSim(t: TestContext, keepState: boolean): Promise<void> {
   assert.deepEqual(r.final.deadSandboxes, [], 'the sim keeps no half-made sandbox');
   // Within 2 relist periods of the runtime's return (measured 0.8), with slack for this shared
   // 2-core machine; the periodic resync (60–90 s) or the 10 s error backoff fail it.
-  assert.ok(r.convergedMs <= 2 * RELIST_MS + NOISE_ALLOWANCE_MS, `converged ${Math.round(r.convergedMs)} ms after the runtime returned`);
+  assert.ok(r.convergedMs <= 2 * RELIST_MS + NOISE_ALLOWANCE_MS, `converged ${Math.round(r.convergedMs)} ms after the runtime returned; agent lines since:\n${r.logSinceReturn.join("\n")}`);
   assert.deepEqual(r.pleg, { status: 200, body: 'ok' });
 }
 

@@ -121,7 +121,7 @@ test('a worker thread killed mid-burst: replaced and owning its shard within 2 s
   const N = 240;
   for (let i = 0; i < N; i++) writePodManifest(mdir, `b-${i}`);
   agent2 = new Agent({
-    config: { ...AGENT_DEFAULTS, containerRuntimeEndpoint: sim2.endpoint, podManifestPath: mdir, nodeName: 'n', workers: 2, maxPods: 1_000, port: await freePort(), rootDir: root, podLogsDir: path.join(root, 'pods'), fileCheckFrequencyMs: 1_000 },
+    config: { ...AGENT_DEFAULTS, containerRuntimeEndpoint: sim2.endpoint, podManifestPath: mdir, nodeName: 'n', workers: 2, maxPods: 1_000, port: 0, readOnlyPort: await freePort(), rootDir: root, podLogsDir: path.join(root, 'pods'), fileCheckFrequencyMs: 1_000 },
     clock: realClock,
     random: realRandom,
     logger: process.env['CRASH_LOG'] ? createLogger({ verbosity: 4, sink: (l) => fs.appendFileSync(process.env['CRASH_LOG']!, l + '\n') }) : silentLogger,

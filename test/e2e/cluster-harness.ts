@@ -11,12 +11,87 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { after, before } from 'node:test';
 import { CoreV1Api, KubeConfig, Watch, type V1Pod } from '@kubernetes/client-node';
-import type { ControlPlane } from '../harness/apiserver-harness.js';
+import { startControlPlane, type ControlPlane, type StartControlPlaneOptions } from '../harness/apiserver-harness.js';
+import { startContainerd, type ContainerdInstance } from '../harness/containerd-harness.js';
 import { pollUntil } from '../harness/poll.js';
+import { startSimRuntime, type SimRuntimeInstance } from '../harness/sim-runtime-harness.js';
 import { startAgent, type AgentProcess } from './agent-harness.js';
 
 export const TEST_IMAGE = 'docker.io/local/busybox:1';
+
+export interface ClusterFixtureOptions {
+  /** Created once the control plane runs. */
+  namespace: string;
+  controlPlane?: StartControlPlaneOptions;
+  /** The runtime beside the control plane: the simulated one (zero profile, TEST_IMAGE; default) or a private containerd. */
+  runtime?: 'sim' | 'containerd';
+  /** After the control plane and the namespace, before the runtime (RBAC objects, ...). */
+  setup?: (cp: ControlPlane) => Promise<void>;
+  /** The after hook's last step, once everything is stopped (temp dirs, transcripts). */
+  teardown?: () => void;
+}
+
+/**
+ * One control plane, one runtime and the file's agent and watch recorder, set up by a `before`
+ * hook and torn down by an `after` hook that `clusterSimFixture` registers (the same for every
+ * cluster-* file): reading `cp`, `sim` or `ctrd` before the hook ran fails loudly. Tests store
+ * the agent and recorder they start in `agent` / `rec`, so the after hook stops them.
+ */
+export interface ClusterFixture {
+  readonly cp: ControlPlane;
+  /** runtime 'sim' only. */
+  readonly sim: SimRuntimeInstance;
+  /** runtime 'containerd' only. */
+  readonly ctrd: ContainerdInstance;
+  /** The runtime's CRI endpoint. */
+  readonly endpoint: string;
+  agent: AgentProcess | undefined;
+  rec: PodWatchRecorder | undefined;
+}
+
+export function clusterSimFixture(o: ClusterFixtureOptions): ClusterFixture {
+  let cp: ControlPlane | undefined;
+  let sim: SimRuntimeInstance | undefined;
+  let ctrd: ContainerdInstance | undefined;
+  const need = <T>(v: T | undefined, what: string): T => {
+    if (v === undefined) throw new Error(`cluster fixture: ${what} is not set up (read before the before hook ran, or for the other runtime)`);
+    return v;
+  };
+  const f: ClusterFixture = {
+    get cp() {
+      return need(cp, 'the control plane');
+    },
+    get sim() {
+      return need(sim, 'the simulated runtime');
+    },
+    get ctrd() {
+      return need(ctrd, 'containerd');
+    },
+    get endpoint() {
+      return need(sim?.endpoint ?? ctrd?.endpoint, 'the runtime');
+    },
+    agent: undefined,
+    rec: undefined,
+  };
+  before(async () => {
+    cp = await startControlPlane(o.controlPlane ?? {});
+    await cp.ensureNamespace(o.namespace);
+    await o.setup?.(cp);
+    if ((o.runtime ?? 'sim') === 'sim') sim = await startSimRuntime({ profile: 'zero', extraArgs: ['--image', TEST_IMAGE] });
+    else ctrd = await startContainerd();
+  }, { timeout: 30 * 60_000 });
+  after(async () => {
+    f.rec?.close();
+    await f.agent?.kill();
+    await sim?.stop();
+    await ctrd?.stop();
+    await cp?.stop();
+    o.teardown?.();
+  }, { timeout: 120_000 });
+  return f;
+}
 
 export interface ClusterAgentOptions {
   cp: ControlPlane;

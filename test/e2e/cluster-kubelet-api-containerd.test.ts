@@ -6,54 +6,41 @@
  * containerd's ReopenContainerLog with `kubectl logs` returning the newest lines. The kubectl
  * transcript is written next to the sim one.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startContainerd, type ContainerdInstance } from '../harness/containerd-harness.js';
-import { startControlPlane, type ControlPlane } from '../harness/apiserver-harness.js';
 import { promtoolCheckMetrics } from '../prometheus/prometheus-harness.js';
-import { freePort, pollUntil, type AgentProcess } from './agent-harness.js';
-import { apiPod, coreApi, createPods, isApiRunning, PodWatchRecorder, startClusterAgent } from './cluster-harness.js';
+import { freePort, pollUntil } from './agent-harness.js';
+import { apiPod, clusterSimFixture, coreApi, createPods, isApiRunning, PodWatchRecorder, startClusterAgent } from './cluster-harness.js';
 import { chatterSeqs, followLogs, kubectlRecorded, kubeletGet, waitForAgentNode, secureArgs } from './kubelet-api-e2e.js';
 
 const NS = 'kapi-ctrd';
 const NODE = 'node-kapi-ctrd';
 const NOBODY = 'no-permissions';
-let cp: ControlPlane | undefined;
-let ctrd: ContainerdInstance | undefined;
-let agent: AgentProcess | undefined;
-let rec: PodWatchRecorder | undefined;
 const transcript: string[] = [];
 const transcriptFile = path.join(process.env['SHARDLET_TRANSCRIPT_DIR'] ?? os.tmpdir(), 'shardlet-kubectl-transcript-containerd.txt');
 
-before(async () => {
-  cp = await startControlPlane({ kubeletClient: true, tokenUsers: [{ name: NOBODY, groups: [] }] });
-  await cp.ensureNamespace(NS);
-  ctrd = await startContainerd();
-}, { timeout: 30 * 60_000 });
-
-after(async () => {
-  rec?.close();
-  await agent?.kill();
-  await ctrd?.stop();
-  await cp?.stop();
-  fs.writeFileSync(transcriptFile, transcript.join('\n'));
-}, { timeout: 120_000 });
+const f = clusterSimFixture({
+  namespace: NS,
+  runtime: 'containerd',
+  controlPlane: { kubeletClient: true, tokenUsers: [{ name: NOBODY, groups: [] }] },
+  teardown: () => fs.writeFileSync(transcriptFile, transcript.join('\n')),
+});
 
 const CHATTER = 'i=0; while true; do i=$((i+1)); echo "chatter $i xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"; usleep 2000; done';
 
 test('containerd: kubectl logs variants, 401/403, resource metrics and summary, rotation through ReopenContainerLog', { timeout: 600_000 }, async (t) => {
-  assert.ok(cp && ctrd);
+  const { cp, ctrd } = f;
   const port = await freePort();
-  agent = await startClusterAgent({
+  const agent = (f.agent = await startClusterAgent({
     cp, nodeName: NODE, endpoint: ctrd.endpoint,
     extraArgs: [...secureArgs(cp, port), '--container-log-max-size', '256Ki', '--container-log-max-files', '3', '--container-log-monitor-interval', '1s'],
-  });
+  }));
   await waitForAgentNode(cp, NODE, port);
   const { core } = coreApi(cp.adminKubeconfig);
-  const r = (rec = new PodWatchRecorder(cp.adminKubeconfig, NS));
+  const r = (f.rec = new PodWatchRecorder(cp.adminKubeconfig, NS));
   await r.start();
   const opts = { imagePullPolicy: 'Never' as const, graceSeconds: 2 };
   const created = await createPods(core, [

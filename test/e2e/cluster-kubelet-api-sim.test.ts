@@ -11,50 +11,38 @@
  * The kubectl commands and their output are written to a transcript file (path in the test's
  * diagnostics).
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import { CriClient } from '../../src/shared/cri/cri-client.js';
-import { startControlPlane, type ControlPlane } from '../harness/apiserver-harness.js';
-import { startSimRuntime, type SimRuntimeInstance } from '../harness/sim-runtime-harness.js';
 import { promtoolCheckMetrics } from '../prometheus/prometheus-harness.js';
-import { freePort, pollUntil, type AgentProcess } from './agent-harness.js';
-import { apiPod, coreApi, createPods, isApiRunning, PodWatchRecorder, startClusterAgent, TEST_IMAGE } from './cluster-harness.js';
+import { freePort, pollUntil } from './agent-harness.js';
+import { apiPod, clusterSimFixture, coreApi, createPods, isApiRunning, PodWatchRecorder, startClusterAgent } from './cluster-harness.js';
 import { chatterSeqs, followLogs, kubectlRecorded, kubeletGet, waitForAgentNode, secureArgs } from './kubelet-api-e2e.js';
 
 const NS = 'kapi';
 const NODE = 'node-kapi';
 const READER = 'kubelet-reader';
 const NOBODY = 'no-permissions';
-let cp: ControlPlane | undefined;
-let sim: SimRuntimeInstance | undefined;
-let agent: AgentProcess | undefined;
-let rec: PodWatchRecorder | undefined;
 const transcript: string[] = [];
 const transcriptFile = path.join(process.env['SHARDLET_TRANSCRIPT_DIR'] ?? os.tmpdir(), 'shardlet-kubectl-transcript-sim.txt');
 
-before(async () => {
-  cp = await startControlPlane({ kubeletClient: true, tokenUsers: [{ name: READER, groups: [] }, { name: NOBODY, groups: [] }] });
-  await cp.ensureNamespace(NS);
-  const rbac = [
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'kubelet-api-reader' }, rules: [{ apiGroups: [''], resources: ['nodes/metrics', 'nodes/stats'], verbs: ['get'] }] },
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'kubelet-api-reader' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'kubelet-api-reader' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: READER }] },
-  ];
-  const r = await cp.kubectl(['apply', '-f', '-'], { stdin: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: rbac }) });
-  assert.equal(r.code, 0, r.stderr);
-  sim = await startSimRuntime({ profile: 'zero', extraArgs: ['--image', TEST_IMAGE] });
-}, { timeout: 30 * 60_000 });
-
-after(async () => {
-  rec?.close();
-  await agent?.kill();
-  await sim?.stop();
-  await cp?.stop();
-  fs.writeFileSync(transcriptFile, transcript.join('\n'));
-}, { timeout: 120_000 });
+const f = clusterSimFixture({
+  namespace: NS,
+  controlPlane: { kubeletClient: true, tokenUsers: [{ name: READER, groups: [] }, { name: NOBODY, groups: [] }] },
+  setup: async (cp) => {
+    const rbac = [
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'kubelet-api-reader' }, rules: [{ apiGroups: [''], resources: ['nodes/metrics', 'nodes/stats'], verbs: ['get'] }] },
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'kubelet-api-reader' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'kubelet-api-reader' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: READER }] },
+    ];
+    const r = await cp.kubectl(['apply', '-f', '-'], { stdin: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: rbac }) });
+    assert.equal(r.code, 0, r.stderr);
+  },
+  teardown: () => fs.writeFileSync(transcriptFile, transcript.join('\n')),
+});
 
 function tokenOf(kubeconfig: string): string {
   const kc = JSON.parse(fs.readFileSync(kubeconfig, 'utf8')) as { users: Array<{ user: { token: string } }> };
@@ -66,15 +54,15 @@ function withAnnotations(p: V1Pod, annotations: Record<string, string>): V1Pod {
 }
 
 test('kubectl logs / -f / --tail / --timestamps / --previous, 401/403, /metrics/resource and /stats/summary, rotation under 500 lines/s', { timeout: 600_000 }, async (t) => {
-  assert.ok(cp && sim);
+  const { cp, sim } = f;
   const port = await freePort();
-  agent = await startClusterAgent({
+  const agent = (f.agent = await startClusterAgent({
     cp, nodeName: NODE, endpoint: sim.endpoint,
     extraArgs: [...secureArgs(cp, port), '--container-log-max-size', '256Ki', '--container-log-max-files', '3', '--container-log-monitor-interval', '1s'],
-  });
+  }));
   await waitForAgentNode(cp, NODE, port);
   const { core } = coreApi(cp.adminKubeconfig);
-  const r = (rec = new PodWatchRecorder(cp.adminKubeconfig, NS));
+  const r = (f.rec = new PodWatchRecorder(cp.adminKubeconfig, NS));
   await r.start();
   const created = await createPods(core, [
     apiPod('hello', NS, NODE, { command: ['sh', '-c', 'echo hello one; echo two >&2; echo three; sleep 100000'] }),

@@ -6,15 +6,12 @@
  * most burst + qps·(t_j − t_i + receipt jitter) + 1 requests, and ≤ 5 requests/s averaged over the
  * run once the burst is spent — and every pod still reaches Running in the API.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startControlPlane, type ControlPlane } from '../harness/apiserver-harness.js';
-import { startSimRuntime, type SimRuntimeInstance } from '../harness/sim-runtime-harness.js';
-import type { AgentProcess } from './agent-harness.js';
-import { apiPod, coreApi, createPods, isApiRunning, PodWatchRecorder, startClusterAgent, TEST_IMAGE } from './cluster-harness.js';
+import { apiPod, clusterSimFixture, coreApi, createPods, isApiRunning, PodWatchRecorder, startClusterAgent } from './cluster-harness.js';
 
 const NS = 'qps';
 const NODE = 'node-qps';
@@ -29,29 +26,16 @@ const BURST = 10;
 const RECEIPT_JITTER_MS = 500;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-audit-'));
 const auditLog = path.join(dir, 'audit.log');
-let cp: ControlPlane | undefined;
-let sim: SimRuntimeInstance | undefined;
-let agent: AgentProcess | undefined;
-let rec: PodWatchRecorder | undefined;
-
-before(async () => {
-  const policy = path.join(dir, 'policy.yaml');
-  fs.writeFileSync(
-    policy,
-    `apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: ["RequestReceived"]\nrules:\n- level: Metadata\n  users: ["system:node:${NODE}"]\n- level: None\n`,
-  );
-  cp = await startControlPlane({ extraApiserverArgs: [`--audit-policy-file=${policy}`, `--audit-log-path=${auditLog}`, '--audit-log-mode=blocking'] });
-  await cp.ensureNamespace(NS);
-  sim = await startSimRuntime({ profile: 'zero', extraArgs: ['--image', TEST_IMAGE] });
-}, { timeout: 30 * 60_000 });
-
-after(async () => {
-  rec?.close();
-  await agent?.kill();
-  await sim?.stop();
-  await cp?.stop();
-  fs.rmSync(dir, { recursive: true, force: true });
-}, { timeout: 120_000 });
+const policy = path.join(dir, 'policy.yaml');
+fs.writeFileSync(
+  policy,
+  `apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: ["RequestReceived"]\nrules:\n- level: Metadata\n  users: ["system:node:${NODE}"]\n- level: None\n`,
+);
+const f = clusterSimFixture({
+  namespace: NS,
+  controlPlane: { extraApiserverArgs: [`--audit-policy-file=${policy}`, `--audit-log-path=${auditLog}`, '--audit-log-mode=blocking'] },
+  teardown: () => fs.rmSync(dir, { recursive: true, force: true }),
+});
 
 interface AuditEvent {
   auditID?: string;
@@ -86,11 +70,11 @@ function nodeRequests(): { atMs: number; what: string }[] {
 }
 
 test(`--kube-api-qps ${QPS}: the API server sees the agent's requests within the token bucket, and every pod converges`, { timeout: 300_000 }, async (t) => {
-  assert.ok(cp && sim);
+  const { cp, sim } = f;
   const { core } = coreApi(cp.adminKubeconfig);
-  const r = (rec = new PodWatchRecorder(cp.adminKubeconfig, NS));
+  const r = (f.rec = new PodWatchRecorder(cp.adminKubeconfig, NS));
   await r.start();
-  agent = await startClusterAgent({ cp, nodeName: NODE, endpoint: sim.endpoint, extraArgs: ['--kube-api-qps', String(QPS), '--kube-api-burst', String(BURST)] });
+  f.agent = await startClusterAgent({ cp, nodeName: NODE, endpoint: sim.endpoint, extraArgs: ['--kube-api-qps', String(QPS), '--kube-api-burst', String(BURST)] });
   const created = await createPods(core, Array.from({ length: N }, (_, i) => apiPod(`q-${String(i).padStart(2, '0')}`, NS, NODE)));
   const uids = created.map((p) => p.metadata!.uid!);
   await r.waitFor(() => (uids.every((u) => { const p = r.pods.get(u); return p !== undefined && isApiRunning(p); }) ? true : undefined), `${N} pods Running in the API at ${QPS} QPS`, 180_000);

@@ -14,34 +14,16 @@
  *     the old pod's status (its container name differs, so a leaked status is recognisable), and
  *     the old pod's containers are removed.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Pod } from '@kubernetes/client-node';
-import { startControlPlane, type ControlPlane } from '../harness/apiserver-harness.js';
-import { startSimRuntime, type SimRuntimeInstance } from '../harness/sim-runtime-harness.js';
-import { pollUntil, runtimeView, type AgentProcess } from './agent-harness.js';
-import { apiPod, coreApi, createPods, isApiRunning, PodWatchRecorder, startClusterAgent, sumApiserverRequests, TEST_IMAGE } from './cluster-harness.js';
+import { pollUntil, runtimeView } from './agent-harness.js';
+import { apiPod, clusterSimFixture, coreApi, createPods, isApiRunning, PodWatchRecorder, startClusterAgent, sumApiserverRequests } from './cluster-harness.js';
 
 const NS = 'core';
 const NODE = 'node-core';
 const N = 300;
-let cp: ControlPlane | undefined;
-let sim: SimRuntimeInstance | undefined;
-let agent: AgentProcess | undefined;
-let rec: PodWatchRecorder | undefined;
-
-before(async () => {
-  cp = await startControlPlane();
-  await cp.ensureNamespace(NS);
-  sim = await startSimRuntime({ profile: 'zero', extraArgs: ['--image', TEST_IMAGE] });
-}, { timeout: 30 * 60_000 });
-
-after(async () => {
-  rec?.close();
-  await agent?.kill();
-  await sim?.stop();
-  await cp?.stop();
-}, { timeout: 120_000 });
+const f = clusterSimFixture({ namespace: NS });
 
 /** Per pod UID: sandbox count and the highest container attempt in the runtime. */
 async function runtimeRestarts(endpoint: string, uids: Iterable<string>): Promise<string[]> {
@@ -66,11 +48,11 @@ function podStartRequests(metrics: string): number {
 }
 
 test('cluster mode on the sim: 300 pods → Running in the API; kubectl delete of 50; 410 relist; same-name recreation', { timeout: 600_000 }, async (t) => {
-  assert.ok(cp && sim);
+  const { cp, sim } = f;
   const { core } = coreApi(cp.adminKubeconfig);
-  const r = (rec = new PodWatchRecorder(cp.adminKubeconfig, NS));
+  const r = (f.rec = new PodWatchRecorder(cp.adminKubeconfig, NS));
   await r.start();
-  agent = await startClusterAgent({ cp, nodeName: NODE, endpoint: sim.endpoint });
+  const agent = (f.agent = await startClusterAgent({ cp, nodeName: NODE, endpoint: sim.endpoint }));
 
   // 1. 300 pods through the client library → Running in the API.
   const requestsBefore = podStartRequests(await cp.metricsText());
@@ -114,13 +96,13 @@ test('cluster mode on the sim: 300 pods → Running in the API; kubectl delete o
   assert.deepEqual(await runtimeRestarts(sim.endpoint, survivors), [], 'the other pods undisturbed');
   // The victims' runtime objects are removed once the API no longer lists them.
   await pollUntil(async () => {
-    const v = await runtimeView(sim!.endpoint);
+    const v = await runtimeView(sim.endpoint);
     return victims.every((p) => !v.has(p.metadata!.uid!)) ? true : undefined;
   }, { what: 'deleted pods removed from the runtime', timeoutMs: 60_000, intervalMs: 250 });
 
   // 3. Compaction + a broken watch → 410 → relist, nothing restarted.
-  const relistLog = (): number => agent!.logs.filter((l) => l.includes('resourceVersion expired (410), relisting')).length;
-  const listed = (): number => agent!.logs.filter((l) => l.includes('api pod source: listed')).length;
+  const relistLog = (): number => agent.logs.filter((l) => l.includes('resourceVersion expired (410), relisting')).length;
+  const listed = (): number => agent.logs.filter((l) => l.includes('api pod source: listed')).length;
   const relistsBefore = relistLog();
   const listsBefore = listed();
   await cp.compact();
@@ -140,7 +122,7 @@ test('cluster mode on the sim: 300 pods → Running in the API; kubectl delete o
   const newUid = fresh!.metadata!.uid!;
   assert.notEqual(newUid, oldUid);
   await r.waitFor(() => { const p = r.pods.get(newUid); return p && isApiRunning(p) ? true : undefined; }, 'the new "same" Running', 60_000);
-  await pollUntil(async () => ((await runtimeView(sim!.endpoint)).has(oldUid) ? undefined : true), { what: 'the old "same" removed from the runtime', timeoutMs: 60_000, intervalMs: 250 });
+  await pollUntil(async () => ((await runtimeView(sim.endpoint)).has(oldUid) ? undefined : true), { what: 'the old "same" removed from the runtime', timeoutMs: 60_000, intervalMs: 250 });
   const newHistory = r.history.get(newUid) ?? [];
   for (const s of newHistory) assert.ok(!s.containerNames.includes('old'), `the new pod showed the old pod's status: ${JSON.stringify(newHistory)}`);
   const now: V1Pod = await core.readNamespacedPod({ name: 'same', namespace: NS });

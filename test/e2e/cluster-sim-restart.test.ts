@@ -9,39 +9,20 @@
  *     a status go backwards (no Running → Pending, no terminal → anything), the deleted pod is
  *     cleaned up (containers stopped, object gone) and the Succeeded pod is never run.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { startControlPlane, type ControlPlane } from '../harness/apiserver-harness.js';
-import { startSimRuntime, type SimRuntimeInstance } from '../harness/sim-runtime-harness.js';
-import { pollUntil, runtimeView, type AgentProcess } from './agent-harness.js';
-import { apiPod, coreApi, createPods, isApiRunning, PodWatchRecorder, startClusterAgent, TEST_IMAGE } from './cluster-harness.js';
+import { pollUntil, runtimeView } from './agent-harness.js';
+import { apiPod, clusterSimFixture, coreApi, createPods, isApiRunning, PodWatchRecorder, startClusterAgent } from './cluster-harness.js';
 
 const NS = 'restart';
 const NODE = 'node-restart';
 const N = 150;
-let cp: ControlPlane | undefined;
-let sim: SimRuntimeInstance | undefined;
-let agent: AgentProcess | undefined;
-let rec: PodWatchRecorder | undefined;
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-cluster-root-'));
-
-before(async () => {
-  cp = await startControlPlane();
-  await cp.ensureNamespace(NS);
-  sim = await startSimRuntime({ profile: 'zero', extraArgs: ['--image', TEST_IMAGE] });
-}, { timeout: 30 * 60_000 });
-
-after(async () => {
-  rec?.close();
-  await agent?.kill();
-  await sim?.stop();
-  await cp?.stop();
-  fs.rmSync(root, { recursive: true, force: true });
-}, { timeout: 120_000 });
+const f = clusterSimFixture({ namespace: NS, teardown: () => fs.rmSync(root, { recursive: true, force: true }) });
 
 type RuntimeView = Awaited<ReturnType<typeof runtimeView>>;
 
@@ -55,11 +36,11 @@ function restartsIn(view: RuntimeView, uids: Iterable<string>): string[] {
 }
 
 test('cluster mode on the sim: apiserver killed mid-burst; agent SIGKILLed and restarted (adoption, deletion while down, terminal pod)', { timeout: 600_000 }, async (t) => {
-  assert.ok(cp && sim);
+  const { cp, sim } = f;
   const { core } = coreApi(cp.adminKubeconfig);
-  const r = (rec = new PodWatchRecorder(cp.adminKubeconfig, NS));
+  const r = (f.rec = new PodWatchRecorder(cp.adminKubeconfig, NS));
   await r.start();
-  agent = await startClusterAgent({ cp, nodeName: NODE, endpoint: sim.endpoint, rootDir: root });
+  let agent = (f.agent = await startClusterAgent({ cp, nodeName: NODE, endpoint: sim.endpoint, rootDir: root }));
   const allRunning = (uids: readonly string[]): true | undefined => (uids.every((u) => { const p = r.pods.get(u); return p !== undefined && isApiRunning(p); }) ? true : undefined);
 
   // 1. Kill the API server while the agent is starting pods.
@@ -70,7 +51,7 @@ test('cluster mode on the sim: apiserver killed mid-burst; agent SIGKILLed and r
   await cp.killApiserver();
   // The agent notices (its watch or a status write fails) before the server comes back.
   const failuresBefore = agent.logs.filter((l) => /watch failed|status write failed|list failed/.test(l)).length;
-  await pollUntil(() => (agent!.logs.filter((l) => /watch failed|status write failed|list failed/.test(l)).length > failuresBefore ? true : undefined), { what: 'the agent to see the API server gone', timeoutMs: 60_000, intervalMs: 100 });
+  await pollUntil(() => (agent.logs.filter((l) => /watch failed|status write failed|list failed/.test(l)).length > failuresBefore ? true : undefined), { what: 'the agent to see the API server gone', timeoutMs: 60_000, intervalMs: 100 });
   await cp.restartApiserver();
   await r.waitFor(() => allRunning(uids), `all ${N} pods Running in the API after the API server restart`, 180_000);
   t.diagnostic(`apiserver killed with ${runningAtKill}/${N} Running in the API; all converged`);
@@ -91,7 +72,7 @@ test('cluster mode on the sim: apiserver killed mid-burst; agent SIGKILLed and r
   );
   const kept = uids.slice(1);
 
-  agent = await startClusterAgent({ cp, nodeName: NODE, endpoint: sim.endpoint, rootDir: root });
+  agent = f.agent = await startClusterAgent({ cp, nodeName: NODE, endpoint: sim.endpoint, rootDir: root });
   // The deleted pod: terminated by the new agent, then DELETEd by it (the object disappears).
   await pollUntil(async () => {
     try {
@@ -104,7 +85,7 @@ test('cluster mode on the sim: apiserver killed mid-burst; agent SIGKILLed and r
   const goneView = (await runtimeView(sim.endpoint)).get(gone.metadata!.uid!);
   assert.ok(!goneView || goneView.containers.every((c) => c.state !== 'CONTAINER_RUNNING'), `deleted pod's containers stopped: ${JSON.stringify(goneView)}`);
   // A few relists for a wrong decision to show: wait until the agent reported PLEG relists past its start.
-  const relists = async (): Promise<number> => Number(/kubelet_pleg_relist_duration_seconds_count (\d+)/.exec((await agent!.get('/metrics')).body)?.[1] ?? 0);
+  const relists = async (): Promise<number> => Number(/kubelet_pleg_relist_duration_seconds_count (\d+)/.exec((await agent.get('/metrics')).body)?.[1] ?? 0);
   const r0 = await relists();
   await pollUntil(async () => ((await relists()) >= r0 + 3 ? true : undefined), { what: '3 PLEG relists after adoption', timeoutMs: 30_000, intervalMs: 200 });
   await r.waitFor(() => allRunning(kept), 'every adopted pod Running in the API', 60_000);

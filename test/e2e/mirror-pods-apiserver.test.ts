@@ -76,8 +76,9 @@ test('a static pod appears as a mirror pod owned by the Node, with its Running s
 test('kubectl delete of the mirror returns, and a new mirror appears', async () => {
   const before = await runningMirror('the mirror pod');
   const r = await cp!.kubectl(['-n', 'default', 'delete', 'pod', MIRROR, '--timeout=60s'], { timeoutMs: 90_000 });
-  // What the agent did says why a delete did not finish (a missed watch event, a refused DELETE, ...).
-  assert.equal(r.code, 0, `${r.stderr}\nagent log tail:\n${agent!.logs.filter((l) => /mirror|watch|api pod source|relist/i.test(l)).slice(-30).join('\n')}`);
+  // What the agent did says why a delete did not finish (a missed watch event, a refused DELETE,
+  // an API pod version that failed validation, a watch in backoff, ...): every error line too.
+  assert.equal(r.code, 0, `${r.stderr}\nagent log tail:\n${agent!.logs.filter((l) => /mirror|watch|api pod|validation|relist|"level":"error"/i.test(l)).slice(-40).join('\n')}`);
   const after = await runningMirror('a new mirror pod Running', (p) => p.metadata.uid !== before.metadata.uid);
   assert.equal(after.metadata.annotations?.['kubernetes.io/config.mirror'], before.metadata.annotations?.['kubernetes.io/config.mirror']);
   const v = await runtimeView(endpoint);

@@ -132,7 +132,7 @@ export interface RuntimeKillResult {
   final: Audit;
   /** The kept dead instances' ContainerStatus (exit code, startedAt, reason), '' when none. */
   keptDeadDetail: string;
-  /** The agent's error lines and runtime-return line from the runtime's return to convergence (why a pod was slow). */
+  /** The agent's error, failed-sync and runtime-return lines from the runtime's return to convergence (why a pod was slow). */
   logSinceReturn: string[];
   runtimePods: number;
   pleg: { status: number; body: string };
@@ -182,6 +182,6 @@ export async function runtimeKillScenario(o: RuntimeKillOptions): Promise<Runtim
   assert.ok(agent.pid > 0);
   const final = audit(view);
   const keptDeadDetail = final.keptDead.length > 0 ? await describeLeftovers(o.endpoint, final) : '';
-  const logSinceReturn = agent.logs.slice(logsAtReturn).filter((l) => l.includes('"level":"error"') || l.includes('runtime listed again')).slice(-30);
+  const logSinceReturn = agent.logs.slice(logsAtReturn).filter((l) => l.includes('"level":"error"') || l.includes('runtime listed again') || l.includes('syncPod failed')).slice(-30);
   return { runningAtKill: before.runningPods, downMs: returned - downAt, convergedMs, duplicatesSeen: [...seen], final, keptDeadDetail, logSinceReturn, runtimePods: view.size, pleg };
 }

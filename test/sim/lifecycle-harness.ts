@@ -15,14 +15,18 @@
  * counting wrapper. Calls that cannot wait on the clock (everything but ExecSync, StopContainer,
  * StopPodSandbox, PullImage and probe runs) are always awaited; clock-waitable ones are
  * considered parked on the clock when nothing at all progressed for PARK_TURNS event-loop turns
- * (an unparked round trip to the in-process server takes a handful of turns). No wall-clock
- * sleeps anywhere; a settle that never ends fails loudly after MAX_SETTLE_TURNS.
+ * (an unparked round trip to the in-process server takes a handful of turns). While a call that
+ * cannot wait on the clock is in flight, settle awaits the next start/finish instead of turning
+ * (bounded in real time). No wall-clock sleeps anywhere; a settle that never ends fails loudly
+ * after MAX_SETTLE_TURNS. Still counted in turns: deciding that nothing more will happen without
+ * time passing (idle) and that a clock-waitable call is parked — no component reports either.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { V1Container, V1ContainerStatus, V1Pod, V1PodSpec, V1PodStatus } from '@kubernetes/client-node';
 import { FakeClock } from '../../src/shared/clock/fake-clock.js';
+import { within } from '../harness/poll.js';
 import { applyApiDefaults } from '../../src/shared/manifest/pod-api-defaults.js';
 import { PodConfig } from '../../src/main/config/pod-config.js';
 import { ApiserverSource, type PodSetSink } from '../../src/shared/manifest/pod-update.js';
@@ -52,6 +56,8 @@ import { ProberManager } from '../../workers/prober/prober-manager.js';
 
 /** Turns without any progress after which in-flight clock-waitable calls count as parked on the clock. */
 const PARK_TURNS = 40;
+/** Real-time bound on a call that cannot wait on the clock (a hung call fails the test). */
+const AWAITED_BOUND_MS = 60_000;
 /** Turns after which a settle fails (a hung call, or a bug in the harness). */
 const MAX_SETTLE_TURNS = 200_000;
 /** CRI methods that may legitimately wait on the (fake) clock inside the simulated runtime. */
@@ -66,6 +72,12 @@ class Activity {
   /** Every tracked call, in order, with the clock time (for diagnostics). */
   readonly calls: string[] = [];
   now: () => number = () => 0;
+  #changeWaiters: (() => void)[] = [];
+
+  /** Resolves at the next start or finish of a tracked operation (a completion signal). */
+  nextChange(): Promise<void> {
+    return new Promise<void>((resolve) => this.#changeWaiters.push(resolve));
+  }
 
   track<T>(what: string, p: Promise<T>, waitable: boolean): Promise<T> {
     this.calls.push(`${this.now()} ${what}`);
@@ -82,6 +94,9 @@ class Activity {
     const n = (this.inFlight.get(what) ?? 0) + d;
     if (n === 0) this.inFlight.delete(what);
     else this.inFlight.set(what, n);
+    const w = this.#changeWaiters;
+    this.#changeWaiters = [];
+    for (const f of w) f();
   }
 }
 
@@ -326,7 +341,11 @@ export class LifecycleHarness {
     let still = 0;
     let seen = a.progress;
     for (let turn = 0; turn < MAX_SETTLE_TURNS; turn++) {
-      await new Promise<void>((r) => setImmediate(r));
+      if (a.awaited > 0) {
+        // A call that never waits on the clock is in flight: wait for it (or anything else) to
+        // start or finish — a completion signal, bounded in real time — instead of turning.
+        await within(a.nextChange(), `progress of the calls in flight ${JSON.stringify([...a.inFlight])}`, AWAITED_BOUND_MS);
+      } else await new Promise<void>((r) => setImmediate(r));
       if (a.progress !== seen) {
         seen = a.progress;
         still = 0;

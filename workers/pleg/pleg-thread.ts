@@ -1,6 +1,8 @@
 /**
  * PLEG thread entry: wires a CRI client, the attached pod cache and GenericPleg to the thread
- * protocol (pleg-protocol.ts). Thin on purpose; the logic is in generic-pleg.ts.
+ * protocol (pleg-protocol.ts). Thin on purpose; the logic is in generic-pleg.ts. A standby
+ * thread (opts.standby) wires everything, connects its channel, posts 'ready' and starts the
+ * PLEG only on 'activate'.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { realClock } from '../../src/shared/clock/clock.js';
@@ -37,7 +39,15 @@ function main(opts: PlegStartOptions): void {
     const h = pleg.healthy();
     post({ type: 'health', health: { healthy: h.healthy, reason: h.reason, lastRelistMs: pleg.lastRelistMs() ?? null, counters: pleg.counters() } });
   };
-  const healthTimer = setInterval(postHealth, opts.healthIntervalMs ?? PLEG_THREAD_DEFAULTS.healthIntervalMs);
+  let healthTimer: NodeJS.Timeout | undefined;
+  let started = false;
+  const start = (): void => {
+    if (started) return;
+    started = true;
+    healthTimer = setInterval(postHealth, opts.healthIntervalMs ?? PLEG_THREAD_DEFAULTS.healthIntervalMs);
+    pleg.start();
+    post({ type: 'started' });
+  };
   port.on('message', (m: unknown) => {
     if (!isPlegInbound(m)) {
       logger.error('pleg thread: unknown message', { message: JSON.stringify(m)?.slice(0, 200) });
@@ -46,6 +56,9 @@ function main(opts: PlegStartOptions): void {
     switch (m.type) {
       case 'ack':
         pleg.ackEvents(m.count);
+        return;
+      case 'activate':
+        start();
         return;
       case 'stop':
         clearInterval(healthTimer);
@@ -61,8 +74,13 @@ function main(opts: PlegStartOptions): void {
       }
     }
   });
-  pleg.start();
-  post({ type: 'started' });
+  if (!opts.standby) {
+    start();
+    return;
+  }
+  // Warm the channel (connection and HTTP/2 session) so the first relist after activation
+  // does not pay for it; a failure here is the runtime's, seen again by that relist.
+  void client.version().catch(() => undefined).finally(() => post({ type: 'ready' }));
 }
 
 try {

@@ -55,6 +55,11 @@ export interface ProbeWorkerDeps {
   readonly onStarted: (view: ContainerView) => void;
   /** The worker stopped itself (its container exited for good). */
   readonly onFinished: (worker: ProbeWorker) => void;
+  /**
+   * A probe run started (`+1`) or its outcome was applied, whatever it was (`-1`): results,
+   * updates and events of that run are out when `-1` comes.
+   */
+  readonly onRun: (delta: 1 | -1) => void;
 }
 
 export type ProbeWorkerPhase = 'idle' | 'probing' | 'held' | 'stopped';
@@ -186,10 +191,19 @@ export class ProbeWorker implements ScheduledProbe, ProbeTarget {
     this.#phase = 'probing';
     this.#probedId = this.containerId;
     this.#startedAt = this.#deps.clock.monotonic();
+    this.#deps.onRun(1);
     this.#deps.prober.run(this.spec, this).then(this.#onOutcome, this.#onCrash);
   }
 
   readonly #onOutcome = (o: ProbeOutcome): void => {
+    try {
+      this.#outcome(o);
+    } finally {
+      this.#deps.onRun(-1);
+    }
+  };
+
+  #outcome(o: ProbeOutcome): void {
     if (this.#phase === 'stopped') return;
     this.#phase = 'idle';
     // A probe of an instance that was replaced meanwhile says nothing about the new one.
@@ -198,11 +212,12 @@ export class ProbeWorker implements ScheduledProbe, ProbeTarget {
       this.#pendingTick = false;
       this.tick(false);
     }
-  };
+  }
 
   readonly #onCrash = (err: unknown): void => {
     this.#deps.logger.error('Probe crashed', { probeType: this.type, podUID: this.view.owner.uid, containerName: this.view.name, err: String(err) });
     if (this.#phase === 'probing') this.#phase = 'idle';
+    this.#deps.onRun(-1);
   };
 
   #apply(o: ProbeOutcome, seconds: number): void {

@@ -57,6 +57,11 @@ export interface ProberManagerDeps {
   userAgent?: string;
   /** See ProbeScheduler. Default 0. */
   batchWindowMs?: number;
+  /**
+   * Observer: the number of probe runs in flight changed (a run started, or its outcome was
+   * applied: its result, update and event are out). Tests await "every run done or parked".
+   */
+  onProbesInFlight?: (running: number) => void;
   /** Replaces the probe runner (tests). */
   prober?: Prober;
 }
@@ -79,6 +84,8 @@ export class ProberManager {
   readonly #results = new ProbeResultsStore();
   readonly #scheduler: ProbeScheduler;
   readonly #deps: ProbeWorkerDeps;
+  /** Probe runs started and not yet applied (onProbesInFlight). */
+  #running = 0;
   readonly #random: Random;
   readonly #hostIP: string;
   readonly #userAgent: string;
@@ -115,6 +122,10 @@ export class ProberManager {
       events: deps.events,
       onStarted: (view: ContainerView) => this.#triggerReadiness(view),
       onFinished: (w: ProbeWorker) => this.#finish(w),
+      onRun: (delta: 1 | -1) => {
+        this.#running += delta;
+        deps.onProbesInFlight?.(this.#running);
+      },
     });
   }
 

@@ -7,6 +7,7 @@
 import type { Logger } from '../../shared/logging/logger.js';
 import type { PodLifecycleEvent } from '../../shared/pleg/pod-lifecycle-event.js';
 import type { RuntimePodTracker } from './pod-housekeeping.js';
+import type { RuntimeReturnWindow } from './runtime-return-window.js';
 import type { PodWork, PodWorkerMirrors } from './pod-worker-mirrors.js';
 import type { WorkQueue } from './work-queue.js';
 
@@ -15,6 +16,8 @@ export interface PlegEventHandlerDeps {
   runtimePods: Pick<RuntimePodTracker, 'noteRuntimePod'>;
   workers: Pick<PodWorkerMirrors, 'entries'> & Pick<PodWork, 'resync'>;
   workQueue: Pick<WorkQueue, 'forget'>;
+  /** Opened at each return: failures right after it are retried soon (runtime-return-window.ts). */
+  returnWindow: Pick<RuntimeReturnWindow, 'open'>;
 }
 
 export class PlegEventHandler {
@@ -43,6 +46,7 @@ export class PlegEventHandler {
    * back to the backoff. Returns how many pods were retried.
    */
   handleRuntimeReturned(): number {
+    this.#d.returnWindow.open();
     let n = 0;
     for (const [uid, w] of this.#d.workers.entries()) {
       if (!w.failed) continue;

@@ -5,6 +5,7 @@
  *                           and the only sender of work to the dispatcher (PodWork)
  *   pod-config-handler.ts   source updates: ADD (admission) / UPDATE / DELETE / REMOVE
  *   pleg-event-handler.ts   PLEG batches and the runtime coming back
+ *   runtime-return-window.ts  failures right after the runtime came back: retried soon
  *   pod-result-handler.ts   pod workers' results and restarted shards
  *   pod-housekeeping.ts     runtime pods no source wants (orphans), pod files still needed
  * This class builds them over one set of dependencies and is what the sync loop, the agent and
@@ -27,6 +28,7 @@ import { PodHousekeeping } from './pod-housekeeping.js';
 import { PlegEventHandler } from './pleg-event-handler.js';
 import { PodResultHandler } from './pod-result-handler.js';
 import { PodWorkerMirrors, type WorkingPodCount } from './pod-worker-mirrors.js';
+import { RuntimeReturnWindow } from './runtime-return-window.js';
 import type { WorkQueue } from './work-queue.js';
 
 export interface PodLifecycleDeps {
@@ -66,8 +68,9 @@ export class PodLifecycle {
     const workers = (this.#workers = new PodWorkerMirrors({ logger, dispatcher: d.dispatcher, podManager, ...(d.networkError ? { networkError: d.networkError } : {}) }));
     this.#config = new PodConfigHandler({ logger, podManager, statusManager, workQueue, admitter: d.admitter, workers, ...(d.onPodStarted ? { onPodStarted: d.onPodStarted } : {}) });
     const housekeeping = (this.#housekeeping = new PodHousekeeping({ logger, sourcesReady: d.sourcesReady, cache: d.cache, podManager, workers, ...(d.onOrphan ? { onOrphan: d.onOrphan } : {}) }));
-    this.#pleg = new PlegEventHandler({ logger, runtimePods: housekeeping, workers, workQueue });
-    this.#results = new PodResultHandler({ clock, logger, workers, podManager, statusManager, workQueue, additions: this.#config, runtimePods: housekeeping });
+    const returnWindow = new RuntimeReturnWindow(clock);
+    this.#pleg = new PlegEventHandler({ logger, runtimePods: housekeeping, workers, workQueue, returnWindow });
+    this.#results = new PodResultHandler({ clock, logger, workers, podManager, statusManager, workQueue, additions: this.#config, runtimePods: housekeeping, returnWindow });
   }
 
   handleConfigUpdate(u: PodUpdate): void {

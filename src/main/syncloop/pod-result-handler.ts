@@ -13,6 +13,7 @@ import type { StatusManager } from '../status/status-manager.js';
 import type { PodAdditions } from './pod-config-handler.js';
 import type { RuntimePodTracker } from './pod-housekeeping.js';
 import type { PodWork, PodWorkerMirrors } from './pod-worker-mirrors.js';
+import type { RuntimeReturnWindow } from './runtime-return-window.js';
 import type { WorkQueue } from './work-queue.js';
 
 export interface PodResultHandlerDeps {
@@ -25,6 +26,8 @@ export interface PodResultHandlerDeps {
   /** A pod re-added during its kill is admitted again once its worker forgot it. */
   additions: PodAdditions;
   runtimePods: Pick<RuntimePodTracker, 'noteForgotten'>;
+  /** A failure right after the runtime came back is retried soon, not after its backoff. */
+  returnWindow: Pick<RuntimeReturnWindow, 'failedRequeueMs'>;
 }
 
 export class PodResultHandler {
@@ -55,7 +58,10 @@ export class PodResultHandler {
       } else if (!this.#d.podManager.has(msg.uid)) statusManager.remove(msg.uid);
       return;
     }
-    if (msg.requeueAfterMs !== undefined) workQueue.enqueue(msg.uid, this.#d.clock.monotonic(), msg.requeueAfterMs);
+    if (msg.requeueAfterMs !== undefined) {
+      const delay = msg.error !== undefined ? this.#d.returnWindow.failedRequeueMs(msg.requeueAfterMs) : msg.requeueAfterMs;
+      workQueue.enqueue(msg.uid, this.#d.clock.monotonic(), delay);
+    }
   }
 
   /**

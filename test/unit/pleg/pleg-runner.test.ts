@@ -3,7 +3,8 @@
  * is reported (onThreadExit, where the agent recovers its cache locks), replaced after the
  * backoff on the injected clock, and the replacement resyncs (its first relist takes every pod
  * whose cache entry matches the listing from the cache, with a PodSync each, and inspects the
- * others). Health is the one PLEG check, on the main thread's clock.
+ * others). Health is the one PLEG check, on the main thread's clock. With a warm spare (the
+ * default) the replacement is the standby thread, booted beforehand; without one, a cold start.
  * Real threads and real gRPC to the in-process simulated runtime; every wait is bounded.
  */
 import { test } from 'node:test';
@@ -39,7 +40,8 @@ class Signal<T> {
   }
 }
 
-test('a PLEG thread that dies is replaced after the backoff on the injected clock and resyncs', async () => {
+for (const warmSpare of [true, false]) {
+test(`a PLEG thread that dies is replaced after the backoff on the injected clock and resyncs (${warmSpare ? 'the warm spare is activated' : 'cold start'})`, async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pleg-runner-'));
   const rt = await SimulatedRuntime.start({ socketPath: path.join(dir, 'cri.sock'), preloadImages: ['registry.k8s.io/pause:3.9'] });
   const client = new CriClient({ endpoint: rt.endpoint, timeoutMs: 10_000 });
@@ -50,7 +52,9 @@ test('a PLEG thread that dies is replaced after the backoff on the injected cloc
   const events = new Signal<PodLifecycleEvent[]>();
   const relists = new Signal<boolean>();
   const exits = new Signal<number>();
+  const spares = new Signal<true>();
   const runner = await startPleg({
+    warmSpare, onSpareReady: () => spares.push(true),
     endpoint: rt.endpoint, cacheBuffer: cache.buffer, relistPeriodMs: 50, relistThresholdMs: 180_000,
     logger: silentLogger, clock, restartBackoff: { initialMs: 500, maxMs: 5_000 },
     onEvents: (e) => events.push(e),
@@ -66,6 +70,8 @@ test('a PLEG thread that dies is replaced after the backoff on the injected cloc
     assert.equal(runner.health().healthy, true);
     const first = runner.threadId();
     assert.ok(first !== undefined);
+    if (warmSpare) await spares.next(() => true, 'the standby thread booted');
+    assert.equal(runner.standbyReady(), warmSpare);
 
     const exited = exits.next(() => true, 'the thread exit');
     await runner.terminateThread();
@@ -79,10 +85,15 @@ test('a PLEG thread that dies is replaced after the backoff on the injected cloc
     assert.equal(runner.restarts, 0);
     clock.step(1);
     assert.equal(runner.restarts, 1);
+    assert.equal(runner.standbyReady(), false, 'the spare (if any) is the live thread now');
     await resync;
     const second = runner.threadId();
     assert.ok(second !== undefined && second !== first, 'a new thread');
     assert.equal(cache.reader.get(uid)?.status.sandboxes[0]?.id, sandboxId);
+    if (warmSpare) {
+      if (spares.seen.length < 2) await spares.next(() => spares.seen.length >= 2, 'a new standby thread once the activated one relisted');
+      assert.equal(runner.standbyReady(), true);
+    } else assert.equal(spares.seen.length, 0, 'no spare without warmSpare');
 
     // Past the threshold without a successful relist → unhealthy. The thread stamps relists with
     // the real monotonic clock, which may have overtaken the fake one on a loaded machine (the
@@ -92,8 +103,10 @@ test('a PLEG thread that dies is replaced after the backoff on the injected cloc
     assert.match(runner.health().reason, /^pleg was last seen active 3m\d+(\.\d+)?s ago; threshold is 3m0s$/);
   } finally {
     await runner.close();
+    assert.equal(runner.standbyReady(), false, 'close stops the spare too');
     client.close();
     await rt.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+}

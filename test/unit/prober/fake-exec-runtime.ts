@@ -29,6 +29,13 @@ export class FakeExecRuntime implements ExecRuntime {
   readonly #defaults = new Map<string, ExecStep>();
   /** Calls not yet answered. */
   inFlight = 0;
+  /**
+   * Calls waiting on the fake clock (a step's delay): counted down synchronously when their
+   * timer fires or they are cancelled, so right after a clock step the count already says which
+   * calls are about to answer. `onSleepingChange` observes it (ProbeActivity).
+   */
+  sleeping = 0;
+  onSleepingChange: (() => void) | undefined;
   #idleWaiters: (() => void)[] = [];
 
   constructor(clock: FakeClock) {
@@ -62,11 +69,7 @@ export class FakeExecRuntime implements ExecRuntime {
       const delay = step.delayMs ?? 0;
       if (delay > 0) {
         const limit = timeout > 0 ? Math.min(delay, timeout * 1000) : delay;
-        try {
-          await this.#clock.sleep(limit, opts?.signal);
-        } catch {
-          throw new CriError('ERR_CRI_CANCELLED', 'ExecSync', 'ExecSync: cancelled');
-        }
+        await this.#sleep(limit, opts?.signal);
         if (limit < delay) throw new CriError('ERR_CRI_DEADLINE_EXCEEDED', 'ExecSync', 'ExecSync: timeout');
       }
       if ('error' in step) throw new CriError(step.error, 'ExecSync', `ExecSync: scripted ${step.error}`);
@@ -79,6 +82,30 @@ export class FakeExecRuntime implements ExecRuntime {
         for (const f of w) f();
       }
     }
+  }
+
+  #sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const cancelled = (): CriError => new CriError('ERR_CRI_CANCELLED', 'ExecSync', 'ExecSync: cancelled');
+      if (signal?.aborted) return reject(cancelled());
+      this.#sleepingDelta(1);
+      const onAbort = (): void => {
+        timer.cancel();
+        this.#sleepingDelta(-1);
+        reject(cancelled());
+      };
+      const timer = this.#clock.setTimer(ms, () => {
+        signal?.removeEventListener('abort', onAbort);
+        this.#sleepingDelta(-1);
+        resolve();
+      });
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  #sleepingDelta(d: 1 | -1): void {
+    this.sleeping += d;
+    this.onSleepingChange?.();
   }
 
   /** Resolves once no call is in flight (at once if none is): every call answered or cancelled. */

@@ -9,7 +9,7 @@ import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
 import { ProberManager } from '../../../workers/prober/prober-manager.js';
 import type { ProbeResult, ProbeType, ProbeUpdate } from '../../../src/shared/protocol/probe-update.js';
 import { FakeExecRuntime } from './fake-exec-runtime.js';
-import { advance, execProbe, makePod, makeStatus } from './prober-fixtures.js';
+import { advance, execProbe, makePod, makeStatus, trackProbes } from './prober-fixtures.js';
 
 function setup(random = 0) {
   const clock = new FakeClock();
@@ -17,7 +17,7 @@ function setup(random = 0) {
   const updates: ProbeUpdate[] = [];
   const probes: Array<{ type: ProbeType; result: ProbeResult; seconds: number; container: string }> = [];
   const m = new ProberManager({
-    runtime: rt, clock, random: () => random,
+    runtime: rt, clock, random: () => random, onProbesInFlight: trackProbes(clock, rt).onProbesInFlight,
     onUpdate: (u) => updates.push(u),
     onProbe: (type, result, seconds, _pod, container) => probes.push({ type, result, seconds, container }),
   });

@@ -13,13 +13,13 @@ import type { ProbeUpdate } from '../../../src/shared/protocol/probe-update.js';
 import type { ProbeSpec } from '../../../workers/prober/probe-spec.js';
 import { FakeExecRuntime } from './fake-exec-runtime.js';
 import { within } from '../../harness/poll.js';
-import { advance, execProbe, makePod, makeStatus } from './prober-fixtures.js';
+import { advance, execProbe, makePod, makeStatus, trackProbes } from './prober-fixtures.js';
 
 function setup(random = 0.5) {
   const clock = new FakeClock();
   const rt = new FakeExecRuntime(clock);
   const updates: ProbeUpdate[] = [];
-  const m = new ProberManager({ runtime: rt, clock, random: () => random, onUpdate: (u) => updates.push(u) });
+  const m = new ProberManager({ runtime: rt, clock, random: () => random, onUpdate: (u) => updates.push(u), onProbesInFlight: trackProbes(clock, rt).onProbesInFlight });
   return { clock, rt, updates, m, t0: clock.now() };
 }
 
@@ -103,7 +103,7 @@ test('a terminating pod: readiness goes to failure, liveness and startup stop', 
   const clock = new FakeClock();
   const rt = new FakeExecRuntime(clock);
   const updates: ProbeUpdate[] = [];
-  const m = new ProberManager({ runtime: rt, clock, random: () => 0, onUpdate: (u) => updates.push(u) });
+  const m = new ProberManager({ runtime: rt, clock, random: () => 0, onUpdate: (u) => updates.push(u), onProbesInFlight: trackProbes(clock, rt).onProbesInFlight });
   const t0 = clock.now();
   m.addPod(makePod('p1', [{ name: 'app', startupProbe: execProbe({}, STARTUP), readinessProbe: execProbe({}, READY), livenessProbe: execProbe({}, LIVE) }]));
   m.updatePodStatus('p1', makeStatus('p1', [{ name: 'app', id: 'c1', startedAtMs: t0 }]));
@@ -139,7 +139,7 @@ test('HTTP/TCP probes go to the pod IP, or the host IP for host-network pods', a
       return Promise.resolve(PROBE_SUCCESS);
     },
   };
-  const m = new ProberManager({ runtime: new FakeExecRuntime(clock), clock, random: () => 0, onUpdate: () => {}, hostIP: '192.0.2.10', prober });
+  const m = new ProberManager({ runtime: new FakeExecRuntime(clock), clock, random: () => 0, onUpdate: () => {}, hostIP: '192.0.2.10', prober, onProbesInFlight: trackProbes(clock).onProbesInFlight });
   const c: V1Container = { name: 'app', livenessProbe: { tcpSocket: { port: 80 } } };
   m.addPod(makePod('pod', [c]));
   m.addPod(makePod('host', [c], { hostNetwork: true }));
@@ -168,7 +168,7 @@ test('1,000 pods with one probe each share one scheduler timer; ticks are spread
   const rt = new FakeExecRuntime(clock);
   let seed = 1;
   const random = (): number => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
-  const m = new ProberManager({ runtime: rt, clock, random, onUpdate: () => {} });
+  const m = new ProberManager({ runtime: rt, clock, random, onUpdate: () => {}, onProbesInFlight: trackProbes(clock, rt).onProbesInFlight });
   for (let i = 0; i < 1000; i++) {
     m.addPod(makePod(`p${i}`, [{ name: 'app', livenessProbe: execProbe() }]));
     m.updatePodStatus(`p${i}`, makeStatus(`p${i}`, [{ name: 'app', id: `c${i}`, startedAtMs: clock.now() }]));

@@ -205,6 +205,31 @@ test('the runtime listed again after failed relists: pods whose last sync failed
   assert.equal(lc.handleRuntimeReturned(), 0);
 });
 
+test('a retry right after the runtime returned that fails again (a worker channel not reconnected yet) is retried after 1 s, not its backoff; later failures keep the backoff', () => {
+  const { lc, sent, workQueue, clock } = setup();
+  lc.handleConfigUpdate({ op: 'ADD', source: 'file', pods: [pod('a'), pod('b')] });
+  const unreachable = { code: 'ERR_CREATE_POD_SANDBOX', message: 'Failed to create pod sandbox: RunPodSandbox: No connection established' };
+  const fail = (uid: string, requeueAfterMs: number): void =>
+    lc.handlePodResult({ kind: 'podResult', threadId: 1, uid, state: 'syncing', work: 'sync', durationMs: 1, error: unreachable, requeueAfterMs });
+  fail('a', 12_000);
+  assert.equal(lc.handleRuntimeReturned(), 1);
+  sent.length = 0;
+  // The retry fails on a thread whose channel is still in its reconnect backoff.
+  clock.step(100);
+  fail('a', 12_000);
+  clock.step(999);
+  assert.deepEqual(workQueue.takeDue(clock.monotonic()), []);
+  clock.step(1);
+  assert.deepEqual(workQueue.takeDue(clock.monotonic()), ['a'], 'retried one relist period later');
+  // Outside the window (5 s after the return) a failure keeps the backoff the worker asked for.
+  clock.step(5_000);
+  fail('b', 11_000);
+  clock.step(10_999);
+  assert.deepEqual(workQueue.takeDue(clock.monotonic()), []);
+  clock.step(1);
+  assert.deepEqual(workQueue.takeDue(clock.monotonic()), ['b']);
+});
+
 test('a pod already Succeeded or Failed in its source when first seen is never admitted or started, only terminated', () => {
   const { lc, sent, statusManager } = setup({ maxActive: 1 });
   const done = (uid: string, phase: 'Succeeded' | 'Failed'): V1Pod => ({ ...pod(uid), metadata: { ...pod(uid).metadata, annotations: { 'kubernetes.io/config.source': 'api' } }, status: { phase } });
