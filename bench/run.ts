@@ -13,6 +13,7 @@ import { buildCharts } from './charts.js';
 import { machineInfo } from './machine.js';
 import { Progress } from './progress.js';
 import { renderReport, summaryTable } from './report-md.js';
+import { memoryTable } from './report-memory.js';
 import type { BenchResults } from './results.js';
 import { runSuite, totalSteps } from './suite.js';
 
@@ -54,6 +55,8 @@ async function main(argv: string[]): Promise<number> {
   await fs.writeFile(path.join(cfg.outDir, 'report.md'), renderReport(results, charts));
   // The verdict and the summary on the terminal too (a new user never opened report.md).
   if (results.workloads.length > 0) process.stdout.write(`\n${summaryTable(results.workloads)}\n\n`);
+  const mem = memoryTable(results.workloads);
+  if (mem !== null) process.stdout.write(`Memory and relist at each size (agent process; per thread committed/used/external MiB):\n${mem}\n\n`);
   process.stdout.write(`bench: ${results.failures.length === 0 ? 'PASS' : `FAIL (${results.failures.length} correctness failure(s))`}\n`);
   process.stderr.write(`bench: ${results.durationS.toFixed(0)} s; report: ${path.join(cfg.outDir, 'report.md')}\n`);
   for (const s of results.skipped) process.stderr.write(`bench: not run: ${s}\n`);

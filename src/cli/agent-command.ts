@@ -7,6 +7,7 @@ import { Agent } from '../main/agent/agent.js';
 import { AGENT_USAGE, ConfigError, parseAgentConfig } from '../main/agent/agent-config.js';
 import { createLogger } from '../shared/logging/logger.js';
 import { startEmbeddedRuntime, type EmbeddedRuntime } from './embedded-runtime.js';
+import { HEAP_SNAPSHOT_DIR_ENV, HeapSnapshotConfigError, installHeapSnapshots } from './heap-snapshots.js';
 
 export async function run(argv: string[]): Promise<number> {
   let config;
@@ -24,6 +25,15 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const logger = createLogger({ verbosity: config.verbosity });
+  try {
+    // Before any thread starts, so every worker is seen (a memory diagnostic; see heap-snapshots.ts).
+    installHeapSnapshots(process.env[HEAP_SNAPSHOT_DIR_ENV], logger);
+  } catch (err) {
+    if (!(err instanceof HeapSnapshotConfigError)) throw err;
+    process.stderr.write(`shardlet agent: ${err.message}
+`);
+    return 2;
+  }
   let embedded: EmbeddedRuntime | undefined;
   if (config.containerRuntimeEndpoint === 'embedded') {
     embedded = await startEmbeddedRuntime(config.rootDir, (line) => logger.v(1).info('sim-runtime', { line }));

@@ -9,7 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadYaml } from '@kubernetes/client-node';
+import { load as loadYaml } from 'js-yaml';
 import { parseBytes } from '../../shared/resources/quantity.js';
 import { parseDurationMs } from '../../shared/clock/go-duration.js';
 import { computeNodeResources, NodeResourcesError } from '../node-status/node-resources.js';
@@ -367,6 +367,8 @@ export function parseAgentConfig(argv: readonly string[], readFile: (p: string) 
     let doc: unknown;
     try {
       doc = loadYaml(readFile(configPath));
+      // As client-node's loadYaml did before js-yaml was used directly (it pulled the whole client into the main thread).
+      if (!doc) throw new Error('Failed to load YAML');
     } catch (err) {
       fail(`--config ${configPath}`, err instanceof Error ? err.message.split('\n')[0]! : String(err));
     }

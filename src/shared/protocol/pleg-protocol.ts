@@ -15,6 +15,7 @@ import type { PlegCounters, RuntimeCounts } from '../../../workers/pleg/generic-
 
 export type { RuntimeCounts };
 import type { PodLifecycleEvent } from '../pleg/pod-lifecycle-event.js';
+import type { ThreadHeapSample } from '../metrics/thread-heap.js';
 
 export interface PlegStartOptions {
   /** CRI endpoint, unix:///path. */
@@ -65,6 +66,8 @@ export type PlegOutbound =
       discarded: number;
       /** Successful relists: what was listed (kubelet_running_pods / _containers). */
       runtimeCounts?: RuntimeCounts;
+      /** The PLEG thread's isolate after this relist (shardlet_thread_heap_bytes{thread="pleg"}). */
+      heap?: ThreadHeapSample;
     }
   | { type: 'health'; health: PlegHealthSnapshot }
   /** One JSON log line (logger.ts format), for the main thread's log sink. */
