@@ -20,7 +20,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { realClock } from '../src/shared/clock/clock.js';
 import { RunningLog, fetchMetricsText } from './agent-observer.js';
-import { readMemory, RELIST_METRIC } from './measure.js';
+import { readCpuSeconds, readMemory, RELIST_METRIC } from './measure.js';
 import { BENCH_IMAGE, ManifestDir } from './pod-manifests.js';
 import { waitRunning } from './pod-waits.js';
 import { freePort, startAgent, startSimRuntime } from './processes.js';
@@ -29,10 +29,11 @@ import { bucketDelta, histogramQuantile } from './stats.js';
 import { threadMemory, totalMiB, type ThreadMemoryRow } from './thread-memory.js';
 import { HEAP_SNAPSHOT_DIR_ENV } from '../src/cli/heap-snapshots.js';
 
-const USAGE = `usage: node dist/bench/memory-profile.js [--workers 0,2] [--pods 0,1000,5000] [--settle-s 8] [--snapshots DIR]
+const USAGE = `usage: node dist/bench/memory-profile.js [--workers 0,2] [--pods 0,1000,5000] [--settle-s 8] [--snapshots DIR] [--node-arg FLAG]...
   one agent per worker count on a fresh sim-runtime (zero profile); at each pod count (ascending):
   agent RSS, each thread's V8 heap (committed/used/external MiB) and relist p50/p99 after
-  --settle-s seconds of steady state; --snapshots DIR: one heap snapshot per thread per step
+  --settle-s seconds of steady state; --snapshots DIR: one heap snapshot per thread per step;
+  --node-arg: a flag for the agent's node process (V8 heap experiments, e.g. --max-semi-space-size=2)
 `;
 
 const clock = realClock;
@@ -45,6 +46,8 @@ interface Step {
   relistP50Ms: number | null;
   relistP99Ms: number | null;
   relists: number;
+  /** Agent CPU seconds (all threads) from the previous step's end to this one's: the burst plus both settle windows. */
+  cpuSeconds: number;
 }
 
 async function scrape(port: number): Promise<ParsedMetrics> {
@@ -77,7 +80,7 @@ async function snapshots(dir: string, pid: number, round: number): Promise<void>
   }
 }
 
-async function profileAgent(workers: number, podCounts: readonly number[], settleMs: number, snapDir: string | undefined): Promise<Step[]> {
+async function profileAgent(workers: number, podCounts: readonly number[], settleMs: number, snapDir: string | undefined, nodeArgs: readonly string[]): Promise<Step[]> {
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'shardlet-memprof-'));
   const socket = path.join(tmp, 'cri.sock');
   const manifestDir = path.join(tmp, 'manifests');
@@ -92,11 +95,12 @@ async function profileAgent(workers: number, podCounts: readonly number[], settl
   const port = await freePort();
   const agent = await startAgent({
     clock, endpoint: `unix://${socket}`, manifestDir, rootDir: path.join(tmp, 'root'), podLogsDir: path.join(tmp, 'pod-logs'), nodeName: 'memprof-node',
-    workers, maxPods: Math.max(110, Math.max(...podCounts) + 50), port, verbosity: 2, onStderrLine: log.onLine, logFile: path.join(tmp, 'agent.log'),
+    workers, maxPods: Math.max(110, Math.max(...podCounts) + 50), port, verbosity: 2, onStderrLine: log.onLine, logFile: path.join(tmp, 'agent.log'), nodeArgs,
   });
   try {
     const manifests = new ManifestDir(manifestDir, () => clock.monotonic());
     let round = 0;
+    let cpu0 = readCpuSeconds(agent.pid);
     for (const n of podCounts) {
       const add = n - manifests.live().length;
       if (add > 0) {
@@ -111,7 +115,9 @@ async function profileAgent(workers: number, podCounts: readonly number[], settl
       await clock.sleep(settleMs);
       const after = await scrape(port);
       const r = relistQuantiles(before, after);
-      steps.push({ workers, pods: n, rssMiB: readMemory(agent.pid).rssMiB, threads: threadMemory(after), relistP50Ms: r.p50, relistP99Ms: r.p99, relists: r.n });
+      const cpu1 = readCpuSeconds(agent.pid);
+      steps.push({ workers, pods: n, rssMiB: readMemory(agent.pid).rssMiB, threads: threadMemory(after), relistP50Ms: r.p50, relistP99Ms: r.p99, relists: r.n, cpuSeconds: cpu1 - cpu0 });
+      cpu0 = cpu1;
       if (agentSnapDir !== undefined) {
         await snapshots(agentSnapDir, agent.pid, ++round);
         await fs.writeFile(path.join(agentSnapDir, `step-${round}.json`), JSON.stringify({ round, pods: n }) + '\n');
@@ -130,18 +136,18 @@ function f(v: number | null, d = 1): string {
 }
 
 function render(steps: readonly Step[]): string {
-  const lines = ['| workers | pods | agent RSS MiB | Δ RSS per pod KiB | heap committed MiB (all threads) | per thread: committed / used / external MiB | relist p50 / p99 ms |', '| ---: | ---: | ---: | ---: | ---: | :--- | ---: |'];
+  const lines = ['| workers | pods | agent RSS MiB | Δ RSS per pod KiB | heap committed MiB (all threads) | per thread: committed / used / external MiB | relist p50 / p99 ms (relists) | agent CPU s since previous step |', '| ---: | ---: | ---: | ---: | ---: | :--- | ---: | ---: |'];
   for (const s of steps) {
     const prev = [...steps].reverse().find((p) => p.workers === s.workers && p.pods < s.pods);
     const perPod = prev && s.rssMiB !== null && prev.rssMiB !== null ? ((s.rssMiB - prev.rssMiB) * 1024) / (s.pods - prev.pods) : null;
     const threads = s.threads.map((t) => `${t.role === 'pod-worker' ? `w${t.thread}` : t.role} ${f(t.committedMiB)}/${f(t.usedMiB)}/${f(t.externalMiB)}`).join('; ');
-    lines.push(`| ${s.workers} | ${s.pods} | ${f(s.rssMiB)} | ${f(perPod)} | ${f(totalMiB(s.threads, 'committedMiB'))} | ${threads} | ${f(s.relistP50Ms)} / ${f(s.relistP99Ms)} (${s.relists}) |`);
+    lines.push(`| ${s.workers} | ${s.pods} | ${f(s.rssMiB)} | ${f(perPod)} | ${f(totalMiB(s.threads, 'committedMiB'))} | ${threads} | ${f(s.relistP50Ms)} / ${f(s.relistP99Ms)} (${s.relists}) | ${f(s.cpuSeconds, 2)} |`);
   }
   return lines.join('\n');
 }
 
 async function main(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { workers: { type: 'string', default: '0,2' }, pods: { type: 'string', default: '0,1000,5000' }, 'settle-s': { type: 'string', default: '8' }, snapshots: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } } });
+  const { values } = parseArgs({ args: argv, options: { workers: { type: 'string', default: '0,2' }, pods: { type: 'string', default: '0,1000,5000' }, 'settle-s': { type: 'string', default: '8' }, snapshots: { type: 'string' }, 'node-arg': { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h', default: false } } });
   if (values.help) {
     process.stdout.write(USAGE);
     return 0;
@@ -157,7 +163,9 @@ async function main(argv: string[]): Promise<number> {
   if (!(settle >= 1 && settle <= 600)) throw new Error('--settle-s: 1..600');
   const snapDir = values.snapshots === undefined ? undefined : path.resolve(values.snapshots);
   const steps: Step[] = [];
-  for (const w of workers) steps.push(...(await profileAgent(w, pods, settle * 1000, snapDir)));
+  const nodeArgs = values['node-arg'] ?? [];
+  for (const a of nodeArgs) if (!/^--[a-z0-9-]+(=[\w.-]+)?$/.test(a)) throw new Error(`--node-arg: a node or V8 flag like --max-semi-space-size=2, got ${JSON.stringify(a)}`);
+  for (const w of workers) steps.push(...(await profileAgent(w, pods, settle * 1000, snapDir, nodeArgs)));
   process.stdout.write(`load average (1 min) at the end: ${os.loadavg()[0]?.toFixed(2)} on ${os.availableParallelism()} cores\n\n${render(steps)}\n`);
   return 0;
 }
