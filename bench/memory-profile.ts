@@ -29,11 +29,12 @@ import { bucketDelta, histogramQuantile } from './stats.js';
 import { threadMemory, totalMiB, type ThreadMemoryRow } from './thread-memory.js';
 import { HEAP_SNAPSHOT_DIR_ENV } from '../src/cli/heap-snapshots.js';
 
-const USAGE = `usage: node dist/bench/memory-profile.js [--workers 0,2] [--pods 0,1000,5000] [--settle-s 8] [--snapshots DIR] [--node-arg FLAG]...
+const USAGE = `usage: node dist/bench/memory-profile.js [--workers 0,2] [--pods 0,1000,5000] [--settle-s 8] [--snapshots DIR] [--node-arg FLAG]... [--agent-arg FLAG]...
   one agent per worker count on a fresh sim-runtime (zero profile); at each pod count (ascending):
   agent RSS, each thread's V8 heap (committed/used/external MiB) and relist p50/p99 after
   --settle-s seconds of steady state; --snapshots DIR: one heap snapshot per thread per step;
-  --node-arg: a flag for the agent's node process (V8 heap experiments, e.g. --max-semi-space-size=2)
+  --node-arg: a flag for the agent's node process (V8 heap experiments, e.g. --max-semi-space-size=2);
+  --agent-arg: a flag for shardlet agent itself (e.g. --optimize-for-size)
 `;
 
 const clock = realClock;
@@ -80,7 +81,7 @@ async function snapshots(dir: string, pid: number, round: number): Promise<void>
   }
 }
 
-async function profileAgent(workers: number, podCounts: readonly number[], settleMs: number, snapDir: string | undefined, nodeArgs: readonly string[]): Promise<Step[]> {
+async function profileAgent(workers: number, podCounts: readonly number[], settleMs: number, snapDir: string | undefined, nodeArgs: readonly string[], agentArgs: readonly string[]): Promise<Step[]> {
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'shardlet-memprof-'));
   const socket = path.join(tmp, 'cri.sock');
   const manifestDir = path.join(tmp, 'manifests');
@@ -95,7 +96,7 @@ async function profileAgent(workers: number, podCounts: readonly number[], settl
   const port = await freePort();
   const agent = await startAgent({
     clock, endpoint: `unix://${socket}`, manifestDir, rootDir: path.join(tmp, 'root'), podLogsDir: path.join(tmp, 'pod-logs'), nodeName: 'memprof-node',
-    workers, maxPods: Math.max(110, Math.max(...podCounts) + 50), port, verbosity: 2, onStderrLine: log.onLine, logFile: path.join(tmp, 'agent.log'), nodeArgs,
+    workers, maxPods: Math.max(110, Math.max(...podCounts) + 50), port, verbosity: 2, onStderrLine: log.onLine, logFile: path.join(tmp, 'agent.log'), nodeArgs, extraArgs: agentArgs,
   });
   try {
     const manifests = new ManifestDir(manifestDir, () => clock.monotonic());
@@ -147,7 +148,7 @@ function render(steps: readonly Step[]): string {
 }
 
 async function main(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { workers: { type: 'string', default: '0,2' }, pods: { type: 'string', default: '0,1000,5000' }, 'settle-s': { type: 'string', default: '8' }, snapshots: { type: 'string' }, 'node-arg': { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h', default: false } } });
+  const { values } = parseArgs({ args: argv, options: { workers: { type: 'string', default: '0,2' }, pods: { type: 'string', default: '0,1000,5000' }, 'settle-s': { type: 'string', default: '8' }, snapshots: { type: 'string' }, 'node-arg': { type: 'string', multiple: true }, 'agent-arg': { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h', default: false } } });
   if (values.help) {
     process.stdout.write(USAGE);
     return 0;
@@ -164,8 +165,9 @@ async function main(argv: string[]): Promise<number> {
   const snapDir = values.snapshots === undefined ? undefined : path.resolve(values.snapshots);
   const steps: Step[] = [];
   const nodeArgs = values['node-arg'] ?? [];
-  for (const a of nodeArgs) if (!/^--[a-z0-9-]+(=[\w.-]+)?$/.test(a)) throw new Error(`--node-arg: a node or V8 flag like --max-semi-space-size=2, got ${JSON.stringify(a)}`);
-  for (const w of workers) steps.push(...(await profileAgent(w, pods, settle * 1000, snapDir, nodeArgs)));
+  const agentArgs = values['agent-arg'] ?? [];
+  for (const a of [...nodeArgs, ...agentArgs]) if (!/^--[a-z0-9-]+(=[\w.-]+)?$/.test(a)) throw new Error(`--node-arg/--agent-arg: one --flag or --flag=value, got ${JSON.stringify(a)}`);
+  for (const w of workers) steps.push(...(await profileAgent(w, pods, settle * 1000, snapDir, nodeArgs, agentArgs)));
   process.stdout.write(`load average (1 min) at the end: ${os.loadavg()[0]?.toFixed(2)} on ${os.availableParallelism()} cores\n\n${render(steps)}\n`);
   return 0;
 }

@@ -70,3 +70,17 @@ test('kubelet API flags: --port is the secure port (10250), --read-only-port the
   assert.throws(() => parseAgentConfig(['--pod-manifest-path', '/x', '--container-log-max-files', '1'], read), /at least 2/);
   assert.throws(() => parseAgentConfig(['--pod-manifest-path', '/x', '--port', '10255'], read), /must differ from --read-only-port/);
 });
+
+test('--optimize-for-size: off by default, on as a bare flag or from the config file', () => {
+  const files: Record<string, string> = { '/size.yaml': 'staticPodPath: /m\noptimizeForSize: true\n', '/empty.yaml': '' };
+  const r = (p: string): string => {
+    const t = files[p];
+    if (t === undefined) throw Object.assign(new Error(`ENOENT: ${p}`), { code: 'ENOENT' });
+    return t;
+  };
+  assert.equal((parseAgentConfig(['--pod-manifest-path', '/x'], r) as AgentConfig).optimizeForSize, false);
+  assert.equal((parseAgentConfig(['--pod-manifest-path', '/x', '--optimize-for-size'], r) as AgentConfig).optimizeForSize, true);
+  assert.equal((parseAgentConfig(['--config', '/size.yaml'], r) as AgentConfig).optimizeForSize, true);
+  // An empty config file is refused as before (js-yaml now parses it, not client-node's loadYaml).
+  assert.throws(() => parseAgentConfig(['--config', '/empty.yaml', '--pod-manifest-path', '/x'], r), /--config \/empty.yaml: Failed to load YAML/);
+});
