@@ -148,6 +148,8 @@ export interface BenchConfig {
    * (`DIR/<session>/`, one .cpuprofile per thread); undefined = no profiling.
    */
   agentCpuProfDir: string | undefined;
+  /** `--agent-arg FLAG` (repeatable): extra `shardlet agent` flags for every session (e.g. --optimize-for-size). */
+  agentArgs: string[];
 }
 
 function csvInts(flag: string, v: string | undefined): number[] | undefined {
@@ -178,6 +180,8 @@ export const BENCH_USAGE = `usage: npm run bench -- [options]
   --out DIR                 output folder (default bench/results/<timestamp>/)
   --keep                    keep the agents' and runtimes' temp dirs
   --agent-cpu-prof DIR      run each agent under --cpu-prof (one .cpuprofile per thread)
+  --agent-arg FLAG          an extra shardlet agent flag for every session, repeatable
+                            (e.g. --agent-arg=--optimize-for-size)
   --agent-script FILE       a stand-in agent script (the bench's self-tests)
 `;
 
@@ -204,8 +208,12 @@ export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig 
       keep: { type: 'boolean', default: false },
       'agent-script': { type: 'string' },
       'agent-cpu-prof': { type: 'string' },
+      'agent-arg': { type: 'string', multiple: true },
     },
   });
+  const agentArgs = values['agent-arg'] ?? [];
+  // Flags only (no paths, no positional values): one `--flag` or `--flag=value` each.
+  for (const a of agentArgs) if (!/^--[a-z0-9-]+(=[\w.,:-]+)?$/.test(a)) throw new BenchConfigError(`--agent-arg must be one --flag or --flag=value, got ${JSON.stringify(a)}`);
   const profile = values.profile;
   if (profile !== 'quick' && profile !== 'full') throw new BenchConfigError(`--profile must be quick or full, got ${JSON.stringify(profile)}`);
   const d = PROFILES[profile];
@@ -257,5 +265,6 @@ export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig 
     keepTemp: values.keep,
     agentScript: values['agent-script'] === undefined ? undefined : path.resolve(values['agent-script']),
     agentCpuProfDir: values['agent-cpu-prof'] === undefined ? undefined : path.resolve(values['agent-cpu-prof']),
+    agentArgs,
   };
 }

@@ -142,7 +142,8 @@ export function renderReport(r: BenchResults, charts: readonly { file: string; t
   out.push(`Machine: ${m.cpuModel}, ${m.cores} cores, ${fmt(m.memoryGiB)} GiB memory, Node ${m.node}, ${m.platform} ${m.kernel}.${load}`, '');
   out.push(
     `Matrix: workers ${r.matrix.workers.join(', ')}; pod counts ${r.matrix.podCounts.join(', ')}; sim profiles ${r.matrix.profiles.join(', ')}; ` +
-      `churn ${r.matrix.churnPodsPerSec} pods/s (sim/zero) and ${r.matrix.slowChurnPodsPerSec} pods/s (sim/containerd) for ${r.matrix.churnSeconds} s; steady window ${r.matrix.steadySeconds} s.`,
+      `churn ${r.matrix.churnPodsPerSec} pods/s (sim/zero) and ${r.matrix.slowChurnPodsPerSec} pods/s (sim/containerd) for ${r.matrix.churnSeconds} s; steady window ${r.matrix.steadySeconds} s.` +
+      (r.matrix.agentArgs !== undefined && r.matrix.agentArgs.length > 0 ? ` Every agent ran with ${r.matrix.agentArgs.map((a) => `\`${a}\``).join(' ')}.` : ''),
     '',
   );
   if (r.failures.length > 0) {
