@@ -29,6 +29,8 @@ export async function run(argv: string[]): Promise<number> {
   // Before any worker thread exists: each isolate reads V8's flags when it is created (the main
   // thread's heap growth follows it from its next collection on).
   if (config.optimizeForSize) v8.setFlagsFromString('--optimize-for-size');
+  // A validated integer (agent-config.ts), never text from elsewhere.
+  if (config.heapGrowingPercent > 0) v8.setFlagsFromString(`--heap-growing-percent=${config.heapGrowingPercent}`);
   try {
     // Before any thread starts, so every worker is seen (a memory diagnostic; see heap-snapshots.ts).
     installHeapSnapshots(process.env[HEAP_SNAPSHOT_DIR_ENV], logger);

@@ -35,6 +35,12 @@ export interface AgentConfig {
    * CPU in bursts (+30–50%). Off by default; README, Performance.
    */
   optimizeForSize: boolean;
+  /**
+   * V8's --heap-growing-percent for every thread (0 = V8's own heuristic): after a full
+   * collection a heap may grow to (1 + N/100) × its live size before the next. 30 measured RSS
+   * at 5,000 pods 722 → 485 MiB with 2 threads, for +15–35% agent CPU in bursts. README, Performance.
+   */
+  heapGrowingPercent: number;
   syncFrequencyMs: number;
   fileCheckFrequencyMs: number;
   httpCheckFrequencyMs: number;
@@ -103,6 +109,7 @@ export const AGENT_DEFAULTS: Readonly<AgentConfig> = Object.freeze({
   maxPods: 110,
   workers: Math.min(os.availableParallelism(), 4),
   optimizeForSize: false,
+  heapGrowingPercent: 0,
   syncFrequencyMs: 60_000,
   fileCheckFrequencyMs: 20_000,
   httpCheckFrequencyMs: 20_000,
@@ -152,6 +159,7 @@ const FIELDS = {
   'max-pods': ['maxPods', 'int'],
   workers: ['workers', 'int'],
   'optimize-for-size': ['optimizeForSize', 'bool'],
+  'heap-growing-percent': ['heapGrowingPercent', 'int'],
   'sync-frequency': ['syncFrequency', 'duration'],
   'file-check-frequency': ['fileCheckFrequency', 'duration'],
   'http-check-frequency': ['httpCheckFrequency', 'duration'],
@@ -223,6 +231,8 @@ Runs the node agent. Flags take precedence over --config.
   --client-ca-file FILE              CA bundle for x509 client-certificate authentication
   --optimize-for-size[=BOOL]         V8 keeps every thread's heap near its live size: much less memory
                                      at thousands of pods, more CPU in bursts (default false)
+  --heap-growing-percent N           V8 heaps grow to (1 + N/100) × live before a full collection;
+                                     0 = V8's heuristic (default 0; 30: less memory, some CPU)
   --anonymous-auth[=BOOL]            unauthenticated requests become system:anonymous (default false)
   --authentication-token-webhook[=BOOL]  check bearer tokens with TokenReview (needs --kubeconfig)
   --authentication-token-webhook-cache-ttl DUR  (default 2m)
@@ -316,6 +326,7 @@ const KEY_OF: Record<string, keyof AgentConfig> = {
   maxPods: 'maxPods',
   workers: 'workers',
   optimizeForSize: 'optimizeForSize',
+  heapGrowingPercent: 'heapGrowingPercent',
   syncFrequency: 'syncFrequencyMs',
   fileCheckFrequency: 'fileCheckFrequencyMs',
   httpCheckFrequency: 'httpCheckFrequencyMs',
@@ -422,6 +433,7 @@ function validate(c: AgentConfig): void {
   }
   if (c.maxPods < 1) fail('--max-pods', 'must be at least 1');
   if (c.workers > 64) fail('--workers', `must be at most 64, got ${c.workers}`);
+  if (c.heapGrowingPercent > 1000) fail('--heap-growing-percent', `must be in [0, 1000], got ${c.heapGrowingPercent}`);
   if (c.port > 65535) fail('--port', `must be at most 65535, got ${c.port}`);
   if (c.readOnlyPort > 65535) fail('--read-only-port', `must be at most 65535, got ${c.readOnlyPort}`);
   if (c.port !== 0 && c.port === c.readOnlyPort) fail('--port', `must differ from --read-only-port (${c.readOnlyPort})`);
