@@ -10,7 +10,8 @@
  *     ({@link startThreadHeapSampler}, wired in pod-worker-factory.ts), and once at start;
  *   - the PLEG thread: with each relist report (pleg-protocol 'relist' `heap`), recorded by main
  *     as thread="pleg" (one PLEG thread at a time; a replacement overwrites the series).
- * The manifest decoder thread is not sampled (it holds no pod state; see the README for its cost).
+ * The manifest decoder thread is not sampled (it holds no pod state; it starts with the first
+ * manifest decode and is in the process RSS only).
  */
 import v8 from 'node:v8';
 import type { Clock, TimerHandle } from '../clock/clock.js';
