@@ -56,10 +56,11 @@ export interface ProfileDefaults {
 const ALL: SessionWorkloads = Object.freeze({ steady: true, churn: true });
 
 export const PROFILES: Readonly<Record<ProfileName, Readonly<ProfileDefaults>>> = Object.freeze({
-  // Sized to finish in about 3 minutes on an idle 2-core machine (a 1,000-pod session with
+  // Sized to finish in about 4–5 minutes on an idle 2-core machine (a 1,000-pod session with
   // every workload takes ~40 s there; burst + steady + mass delete ~30 s): every worker count
   // at 100 pods, inline vs 2 threads at 1,000 pods, churn at both counts on 2 threads, one
-  // session on the containerd-latency profile and one on real containerd.
+  // session on the containerd-latency profile, one at 5,000 pods (memory and relist at that
+  // size) and one on real containerd.
   quick: Object.freeze<ProfileDefaults>({
     workers: [0, 1, 2, 4],
     sim: [
@@ -69,6 +70,9 @@ export const PROFILES: Readonly<Record<ProfileName, Readonly<ProfileDefaults>>> 
       { profile: 'zero', pods: 1000, workers: [2], ...ALL },
       // One configuration on the containerd-latency profile: each session there takes ~19 s.
       { profile: 'containerd', pods: 100, workers: [2], ...ALL },
+      // Memory and relist at 5,000 running pods (issue 15): burst, steady state (RSS, per-thread
+      // heaps, relist p50/p99), mass delete; no churn. ~60 s on an idle 2-core machine.
+      { profile: 'zero', pods: 5000, workers: [2], steady: true, churn: false },
     ],
     flagWorkers: [0, 1, 2, 4],
     flagPods: { zero: [100, 1000], containerd: [100] },
@@ -144,6 +148,8 @@ export interface BenchConfig {
    * (`DIR/<session>/`, one .cpuprofile per thread); undefined = no profiling.
    */
   agentCpuProfDir: string | undefined;
+  /** `--agent-arg FLAG` (repeatable): extra `shardlet agent` flags for every session (e.g. --optimize-for-size). */
+  agentArgs: string[];
 }
 
 function csvInts(flag: string, v: string | undefined): number[] | undefined {
@@ -161,7 +167,7 @@ function positive(flag: string, v: string | undefined, dflt: number): number {
 }
 
 export const BENCH_USAGE = `usage: npm run bench -- [options]
-  --profile quick|full      the matrix (quick: < 3 min on 2 cores; full: every worker count,
+  --profile quick|full      the matrix (quick: ~5 min on 2 cores; full: every worker count,
                             100–5,000 pods, both sim profiles, 60 s steady state)
   --workers 0,1,2,4         worker threads (0 = inline); with --pods/--sim-profiles, a flag
   --pods 100,1000           rebuilds the sim matrix as a plain cross product
@@ -176,6 +182,8 @@ export const BENCH_USAGE = `usage: npm run bench -- [options]
   --out DIR                 output folder (default bench/results/<timestamp>/)
   --keep                    keep the agents' and runtimes' temp dirs
   --agent-cpu-prof DIR      run each agent under --cpu-prof (one .cpuprofile per thread)
+  --agent-arg FLAG          an extra shardlet agent flag for every session, repeatable
+                            (e.g. --agent-arg=--optimize-for-size)
   --agent-script FILE       a stand-in agent script (the bench's self-tests)
 `;
 
@@ -202,8 +210,12 @@ export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig 
       keep: { type: 'boolean', default: false },
       'agent-script': { type: 'string' },
       'agent-cpu-prof': { type: 'string' },
+      'agent-arg': { type: 'string', multiple: true },
     },
   });
+  const agentArgs = values['agent-arg'] ?? [];
+  // Flags only (no paths, no positional values): one `--flag` or `--flag=value` each.
+  for (const a of agentArgs) if (!/^--[a-z0-9-]+(=[\w.,:-]+)?$/.test(a)) throw new BenchConfigError(`--agent-arg must be one --flag or --flag=value, got ${JSON.stringify(a)}`);
   const profile = values.profile;
   if (profile !== 'quick' && profile !== 'full') throw new BenchConfigError(`--profile must be quick or full, got ${JSON.stringify(profile)}`);
   const d = PROFILES[profile];
@@ -255,5 +267,6 @@ export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig 
     keepTemp: values.keep,
     agentScript: values['agent-script'] === undefined ? undefined : path.resolve(values['agent-script']),
     agentCpuProfDir: values['agent-cpu-prof'] === undefined ? undefined : path.resolve(values['agent-cpu-prof']),
+    agentArgs,
   };
 }

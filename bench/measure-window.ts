@@ -12,6 +12,7 @@ import { agentWindow, readCpuSeconds, readMemory, type AgentWindow } from './mea
 import { parsePromText, type ParsedMetrics } from './prom-text.js';
 import type { RuntimeService } from '../src/shared/cri/runtime-service.js';
 import { opCountsBetween, readOpCounts, type OpCounts } from './runtime-op-counts.js';
+import { threadMemory, type ThreadMemoryRow } from './thread-memory.js';
 
 export interface WindowTarget {
   clock: Clock;
@@ -29,6 +30,10 @@ export interface WindowResult extends AgentWindow {
   runtimeCpuSeconds: number | null;
   rssMiB: number | null;
   peakRssMiB: number | null;
+  /** Each agent thread's V8 isolate at the end (from the end scrape). */
+  threads: ThreadMemoryRow[];
+  /** The sim-runtime's VmRSS at the end (null when the bench does not own the runtime). */
+  runtimeRssMiB: number | null;
   /** CRI calls the runtime received in the window, per method (null: the runtime does not count). */
   criCalls: OpCounts | null;
   /** Problems reading the agent's metrics (the window is still reported). */
@@ -61,11 +66,12 @@ export async function beginWindow(t: WindowTarget): Promise<OpenWindow> {
       const agentCpuSeconds = readCpuSeconds(t.agentPid) - cpu0;
       const runtimeCpuSeconds = rt0 === null || t.runtimePid === null ? null : readCpuSeconds(t.runtimePid) - rt0;
       const mem = readMemory(t.agentPid);
+      const runtimeRssMiB = t.runtimePid === null ? null : readMemory(t.runtimePid).rssMiB;
       const ops1 = ops0 && t.cri ? await readOpCounts(t.cri) : null;
       const after = await scrape(t.agentPort, notes);
       const w: AgentWindow = before && after ? agentWindow(before, after) : { eventLoopDelayMs: null, relist: null };
       if (before && after && w.eventLoopDelayMs === null) notes.push('agent /metrics has no shardlet_main_event_loop_delay_seconds');
-      return { ...w, durationMs, agentCpuSeconds, runtimeCpuSeconds, rssMiB: mem.rssMiB, peakRssMiB: mem.hwmMiB, criCalls: ops0 && ops1 ? opCountsBetween(ops0, ops1) : null, notes };
+      return { ...w, durationMs, agentCpuSeconds, runtimeCpuSeconds, rssMiB: mem.rssMiB, peakRssMiB: mem.hwmMiB, threads: after ? threadMemory(after) : [], runtimeRssMiB, criCalls: ops0 && ops1 ? opCountsBetween(ops0, ops1) : null, notes };
     },
   };
 }

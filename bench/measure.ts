@@ -106,7 +106,8 @@ export function agentWindow(before: ParsedMetrics, after: ParsedMetrics): AgentW
     const mainThreadShare = mainThreadSeconds !== null && sum > 0 ? mainThreadSeconds / sum : null;
     const mainThreadMetric = mainThreadSeconds === null ? null : PLEG_MAIN_METRIC;
     const p99 = histogramQuantile(delta, 0.99);
-    relist = { count, meanMs: (sum / count) * 1000, p99Ms: Number.isFinite(p99) ? p99 * 1000 : null, mainThreadMsPerRelist: mainThreadSeconds === null ? null : (mainThreadSeconds / count) * 1000, mainThreadShare, mainThreadMetric };
+    const p50 = histogramQuantile(delta, 0.5);
+    relist = { count, meanMs: (sum / count) * 1000, p50Ms: Number.isFinite(p50) ? p50 * 1000 : null, p99Ms: Number.isFinite(p99) ? p99 * 1000 : null, mainThreadMsPerRelist: mainThreadSeconds === null ? null : (mainThreadSeconds / count) * 1000, mainThreadShare, mainThreadMetric };
   }
   return { eventLoopDelayMs, relist };
 }

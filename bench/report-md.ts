@@ -4,6 +4,7 @@
  * workload. Pure: results in, Markdown out. Missing values print as "–", never as 0.
  */
 import { clusterSection } from './report-cluster.js';
+import { memoryTable } from './report-memory.js';
 import { configLabel, type BenchResults, type CeilingResult, type WorkloadKind, type WorkloadResult } from './results.js';
 
 const WORKLOAD_TITLES: Readonly<Record<WorkloadKind, string>> = Object.freeze({
@@ -49,10 +50,10 @@ export function workloadTable(kind: WorkloadKind, rows: readonly WorkloadResult[
   const sorted = sortRows(rows);
   if (kind === 'steady') {
     return table(
-      ['configuration', 'pods', 'CPU cores', 'ELD p50 ms', 'ELD p99 ms', 'ELD max ms', 'relist mean ms', 'relist p99 ms', 'main-thread PLEG ms/relist', 'main-thread share', 'RSS MiB'],
+      ['configuration', 'pods', 'CPU cores', 'ELD p50 ms', 'ELD p99 ms', 'ELD max ms', 'relist mean ms', 'relist p50 ms', 'relist p99 ms', 'main-thread PLEG ms/relist', 'main-thread share', 'RSS MiB'],
       sorted.map((r) => [
         configLabel(r), String(r.podCount), fmt(r.cpuCores, 3), fmt(r.eventLoopDelayMs?.p50), fmt(r.eventLoopDelayMs?.p99), fmt(r.eventLoopDelayMs?.max),
-        fmt(r.relist?.meanMs), fmt(r.relist?.p99Ms), fmt(r.relist?.mainThreadMsPerRelist, 2), pct(r.relist?.mainThreadShare ?? null), fmt(r.rssMiB),
+        fmt(r.relist?.meanMs), fmt(r.relist?.p50Ms ?? null), fmt(r.relist?.p99Ms), fmt(r.relist?.mainThreadMsPerRelist, 2), pct(r.relist?.mainThreadShare ?? null), fmt(r.rssMiB),
       ]),
     );
   }
@@ -88,12 +89,13 @@ export function summaryTable(results: readonly WorkloadResult[]): string {
     rows.set(k, row);
   }
   return table(
-    ['configuration', 'pods', 'burst pods/s', 'of ceiling', 'startup p99 ms', 'burst ELD p99 ms', 'burst CPU ms/pod', 'burst CRI calls/pod', 'burst relist mean ms', 'main-thread PLEG ms/relist (share)', 'steady CPU cores', 'churn pods/s', 'churn p99 ms', 'delete pods/s (to stopped)', 'RSS MiB'],
+    ['configuration', 'pods', 'burst pods/s', 'of ceiling', 'startup p99 ms', 'burst ELD p99 ms', 'burst CPU ms/pod', 'burst CRI calls/pod', 'burst relist mean ms', 'main-thread PLEG ms/relist (share)', 'steady CPU cores', 'steady relist p50 / p99 ms', 'churn pods/s', 'churn p99 ms', 'delete pods/s (to stopped)', 'RSS MiB'],
     [...rows.entries()].map(([k, w]) => {
       const [label = '', pods = ''] = k.split('|');
       return [
         label, pods, fmt(w.burst?.podsPerSec), pct(w.burst?.ceilingFraction ?? null), fmt(w.burst?.startupMs?.p99),
         fmt(w.burst?.eventLoopDelayMs?.p99), fmt(w.burst?.cpuMsPerPod, 2), fmt(w.burst?.criCallsPerPod, 2), fmt(w.burst?.relist?.meanMs), plegMain(w.burst), fmt(w.steady?.cpuCores, 3),
+        w.steady?.relist ? `${fmt(w.steady.relist.p50Ms ?? null)} / ${fmt(w.steady.relist.p99Ms)}` : '–',
         fmt(w.churn?.podsPerSec), fmt(w.churn?.startupMs?.p99), fmt(w['mass-delete']?.podsPerSec), fmt((w.steady ?? w.burst)?.rssMiB),
       ];
     }),
@@ -140,7 +142,8 @@ export function renderReport(r: BenchResults, charts: readonly { file: string; t
   out.push(`Machine: ${m.cpuModel}, ${m.cores} cores, ${fmt(m.memoryGiB)} GiB memory, Node ${m.node}, ${m.platform} ${m.kernel}.${load}`, '');
   out.push(
     `Matrix: workers ${r.matrix.workers.join(', ')}; pod counts ${r.matrix.podCounts.join(', ')}; sim profiles ${r.matrix.profiles.join(', ')}; ` +
-      `churn ${r.matrix.churnPodsPerSec} pods/s (sim/zero) and ${r.matrix.slowChurnPodsPerSec} pods/s (sim/containerd) for ${r.matrix.churnSeconds} s; steady window ${r.matrix.steadySeconds} s.`,
+      `churn ${r.matrix.churnPodsPerSec} pods/s (sim/zero) and ${r.matrix.slowChurnPodsPerSec} pods/s (sim/containerd) for ${r.matrix.churnSeconds} s; steady window ${r.matrix.steadySeconds} s.` +
+      (r.matrix.agentArgs !== undefined && r.matrix.agentArgs.length > 0 ? ` Every agent ran with ${r.matrix.agentArgs.map((a) => `\`${a}\``).join(' ')}.` : ''),
     '',
   );
   if (r.failures.length > 0) {
@@ -172,6 +175,11 @@ export function renderReport(r: BenchResults, charts: readonly { file: string; t
     const notes = rows.flatMap((w) => w.notes.map((n) => `${configLabel(w)} @${w.podCount}: ${n}`));
     for (const n of notes) out.push(`- ${n}`);
     if (notes.length > 0) out.push('');
+  }
+  const mem = memoryTable(r.workloads);
+  if (mem !== null) {
+    out.push('## Memory and relist at each size (end of the steady-state window; the agent process only)', '', mem, '');
+    out.push('Threads: main, pleg (the PLEG thread), wN (pod-worker thread N). committed = V8 heap pages resident; used = objects (live and not yet collected); external = ArrayBuffers and other off-heap memory V8 tracks. RSS beyond the committed heaps is code, native (gRPC/HTTP/2, libuv) and allocator memory. The pod cache SharedArrayBuffer is counted once, in RSS, as its pages are touched.', '');
   }
   if (charts.length > 0) {
     out.push('## Charts', '');

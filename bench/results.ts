@@ -4,6 +4,7 @@
  */
 import type { Summary } from './stats.js';
 import type { ClusterSessionResult } from './cluster-session.js';
+import type { ThreadMemoryRow } from './thread-memory.js';
 
 export type WorkloadKind = 'burst' | 'steady' | 'churn' | 'mass-delete';
 
@@ -48,6 +49,10 @@ export interface WorkloadResult extends ConfigurationId {
   /** Agent VmRSS (MiB) at the end of the window, and VmHWM (peak). */
   rssMiB: number | null;
   peakRssMiB: number | null;
+  /** Each thread's V8 isolate at the end of the window (shardlet_thread_heap_bytes); [] when the agent does not expose it. */
+  threads?: ThreadMemoryRow[];
+  /** The sim-runtime's VmRSS (MiB) at the end of the window (null: not the bench's process). */
+  runtimeRssMiB?: number | null;
   /** CRI calls the runtime received in the window, per method (sim runtime only; null otherwise). */
   criCalls: Record<string, number> | null;
   /** All of criCalls over the workload's pods (null for steady or without counts). */
@@ -59,6 +64,8 @@ export interface WorkloadResult extends ConfigurationId {
 export interface RelistStats {
   count: number;
   meanMs: number | null;
+  /** From the histogram's buckets (linear interpolation inside a bucket). */
+  p50Ms?: number | null;
   p99Ms: number | null;
   /** Main-thread ms spent handling PLEG event batches, per relist (the relist runs on the PLEG thread). */
   mainThreadMsPerRelist: number | null;
@@ -99,7 +106,7 @@ export interface BenchResults {
    */
   loadAverage1m?: { start: number; end: number };
   /** The matrix as run (for the report header). */
-  matrix: { workers: number[]; podCounts: number[]; profiles: string[]; churnPodsPerSec: number; slowChurnPodsPerSec: number; steadySeconds: number; churnSeconds: number };
+  matrix: { workers: number[]; podCounts: number[]; profiles: string[]; churnPodsPerSec: number; slowChurnPodsPerSec: number; steadySeconds: number; churnSeconds: number; agentArgs?: string[] };
   workloads: WorkloadResult[];
   ceilings: CeilingResult[];
   /** Correctness failures: any entry makes the run fail (exit 1). */

@@ -14,6 +14,7 @@ import { machineInfo } from './machine.js';
 import { Progress } from './progress.js';
 import { leaseTable } from './report-cluster.js';
 import { renderReport, summaryTable } from './report-md.js';
+import { memoryTable } from './report-memory.js';
 import type { BenchResults } from './results.js';
 import { runSuite, totalSteps } from './suite.js';
 
@@ -46,7 +47,7 @@ async function main(argv: string[]): Promise<number> {
     durationS: (realClock.monotonic() - t0) / 1000,
     machine: machineInfo(),
     loadAverage1m: { start: loadAtStart, end: os.loadavg()[0] ?? 0 },
-    matrix: { workers: cfg.workers, podCounts: cfg.podCounts, profiles: cfg.simProfiles, churnPodsPerSec: cfg.churnPodsPerSec, slowChurnPodsPerSec: cfg.slowChurnPodsPerSec, steadySeconds: cfg.steadySeconds, churnSeconds: cfg.churnSeconds },
+    matrix: { workers: cfg.workers, podCounts: cfg.podCounts, profiles: cfg.simProfiles, churnPodsPerSec: cfg.churnPodsPerSec, slowChurnPodsPerSec: cfg.slowChurnPodsPerSec, steadySeconds: cfg.steadySeconds, churnSeconds: cfg.churnSeconds, agentArgs: cfg.agentArgs },
     ...outcome,
   };
   const charts = buildCharts(results);
@@ -56,6 +57,8 @@ async function main(argv: string[]): Promise<number> {
   // The verdict and the summary on the terminal too (a new user never opened report.md).
   if (results.workloads.length > 0) process.stdout.write(`\n${summaryTable(results.workloads)}\n\n`);
   if ((results.cluster ?? []).length > 0) process.stdout.write(`Node lease during the cluster-mode bursts:\n${leaseTable(results.cluster ?? []).join('\n')}\n\n`);
+  const mem = memoryTable(results.workloads);
+  if (mem !== null) process.stdout.write(`Memory and relist at each size (agent process; per thread committed/used/external MiB):\n${mem}\n\n`);
   process.stdout.write(`bench: ${results.failures.length === 0 ? 'PASS' : `FAIL (${results.failures.length} correctness failure(s))`}\n`);
   process.stderr.write(`bench: ${results.durationS.toFixed(0)} s; report: ${path.join(cfg.outDir, 'report.md')}\n`);
   for (const s of results.skipped) process.stderr.write(`bench: not run: ${s}\n`);

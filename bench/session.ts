@@ -75,6 +75,7 @@ export async function runSession(deps: SessionDeps): Promise<SessionOutcome> {
       verbosity: 2,
       ...(cfg.agentScript !== undefined ? { agentScript: cfg.agentScript } : {}),
       nodeArgs,
+      extraArgs: cfg.agentArgs,
       onStderrLine: log.onLine,
       logFile: path.join(cfg.outDir, 'logs', `${fileLabel}.log`),
     });

@@ -68,6 +68,8 @@ function result(ctx: SessionContext, workload: WorkloadKind, pods: number, podCo
     runtimeCpuSeconds: w.runtimeCpuSeconds,
     rssMiB: w.rssMiB,
     peakRssMiB: w.peakRssMiB,
+    threads: w.threads,
+    runtimeRssMiB: w.runtimeRssMiB,
     criCalls: w.criCalls,
     criCallsPerPod: w.criCalls === null || workload === 'steady' || pods === 0 ? null : totalCalls(w.criCalls) / pods,
     durationS: w.durationMs / 1000,

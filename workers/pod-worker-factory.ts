@@ -5,6 +5,7 @@
  * (`--workers 0`), so the same code runs either way.
  */
 import type { V1Pod } from '@kubernetes/client-node';
+import { isMainThread } from 'node:worker_threads';
 import { realClock, realRandom, type Clock, type Random } from '../src/shared/clock/clock.js';
 import { CriClient } from '../src/shared/cri/cri-client.js';
 import { createLogger, stderrSink, type Logger } from '../src/shared/logging/logger.js';
@@ -13,6 +14,7 @@ import { EmptyDirEvictionMonitor } from './eviction/empty-dir-eviction.js';
 import { KubeRuntimeSyncer } from './kuberuntime/kuberuntime-syncer.js';
 import type { PodEventRecorder } from './kuberuntime/pod-events.js';
 import { createWorkerMetrics } from './metrics/worker-metrics.js';
+import { startThreadHeapSampler } from '../src/shared/metrics/thread-heap.js';
 import { createThreadProber } from './prober/thread-prober.js';
 import { PodWorkerHost } from './pod-worker-host.js';
 import type { PodWorkerThreadConfig, WorkerToMain } from '../src/shared/protocol/pod-worker-protocol.js';
@@ -40,6 +42,8 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
   const metrics = createWorkerMetrics({ arena: config.metricsBuffer, threadId });
   // The per-thread load series exist from the thread's start (a thread with no pods reads 0).
   metrics.threadLoad(0, 0);
+  // This isolate's heap (inline, the main thread samples itself at each scrape).
+  const heapSampler = isMainThread ? undefined : startThreadHeapSampler({ recorder: metrics.recorder, thread: String(threadId), role: 'pod-worker', clock });
   // This thread writes its own log lines to stderr: count the ones a full disk drops.
   if (env.logger === undefined) stderrSink.observeDrops(() => metrics.logLineDropped());
   const cri = new CriClient({
@@ -140,6 +144,7 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
   return new PodWorkerHost(
     workers,
     () => {
+      heapSampler?.stop();
       prober.close();
       eviction.close();
       cri.close();

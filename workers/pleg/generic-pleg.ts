@@ -271,7 +271,7 @@ export class GenericPleg {
       }
     }
 
-    const changed = new Map<string, PodLifecycleEvent[]>();
+    const changed = new Map<string, readonly PodLifecycleEvent[]>();
     for (const uid of this.#records.uids()) {
       const events = this.#records.computeEvents(uid);
       if (events.length === 0 && !this.#reinspect.has(uid)) continue;

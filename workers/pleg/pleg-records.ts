@@ -18,12 +18,47 @@ export interface PodSnapshot {
   pod: RelistPod;
 }
 
-export function snapshotOf(pod: RelistPod): PodSnapshot {
+export function snapshotOf(pod: RelistPod, previous?: PodSnapshot): PodSnapshot {
+  // Steady state (the listing shows exactly the states of the previous snapshot): share its
+  // map, so a relist of thousands of unchanged pods allocates no map per pod. Maps are never
+  // mutated after they are built, so sharing one between snapshots is safe.
+  if (previous !== undefined && sameStates(pod, previous.states)) return { id: pod.id, states: previous.states, pod };
   const states = new Map<string, PlegContainerState>();
   for (const c of pod.containers) states.set(c.id, containerPlegState(c.state));
   for (const s of pod.sandboxes) if (!states.has(s.id)) states.set(s.id, sandboxPlegState(s.state));
   return { id: pod.id, states, pod };
 }
+
+/**
+ * Whether building a snapshot of `pod` would give exactly `states` (same ids, same states).
+ * Every listed id must be in `states` with the state it would get, and the listed ids must be
+ * as many as the entries: so the listing is counted by distinct ids (an id listed twice — a
+ * broken runtime — is never taken for the steady case; a pod has a handful of objects, so the
+ * quadratic duplicate checks cost less than a map).
+ */
+function sameStates(pod: RelistPod, states: ReadonlyMap<string, PlegContainerState>): boolean {
+  let n = 0;
+  const cs = pod.containers;
+  for (let i = 0; i < cs.length; i++) {
+    const c = cs[i]!;
+    for (let j = 0; j < i; j++) if (cs[j]!.id === c.id) return false;
+    if (states.get(c.id) !== containerPlegState(c.state)) return false;
+    n++;
+  }
+  const ss = pod.sandboxes;
+  for (let i = 0; i < ss.length; i++) {
+    const s = ss[i]!;
+    for (let j = 0; j < i; j++) if (ss[j]!.id === s.id) return false;
+    // An id listed as a container too keeps the container's state (snapshotOf's rule).
+    if (cs.some((c) => c.id === s.id)) continue;
+    if (states.get(s.id) !== sandboxPlegState(s.state)) return false;
+    n++;
+  }
+  return n === states.size;
+}
+
+/** No events: shared, never mutated (callers only read and spread it). */
+const NO_EVENTS: readonly PodLifecycleEvent[] = Object.freeze([]);
 
 interface PodRecord {
   old: PodSnapshot | undefined;
@@ -38,7 +73,7 @@ export class PodRecords {
     for (const r of this.#records.values()) r.current = undefined;
     for (const [uid, pod] of pods) {
       const r = this.#records.get(uid);
-      if (r) r.current = snapshotOf(pod);
+      if (r) r.current = snapshotOf(pod, r.old);
       else this.#records.set(uid, { old: undefined, current: snapshotOf(pod) });
     }
   }
@@ -61,9 +96,12 @@ export class PodRecords {
   }
 
   /** The pod's events between old and current, over every id in either (containers, then sandboxes). */
-  computeEvents(uid: string): PodLifecycleEvent[] {
+  computeEvents(uid: string): readonly PodLifecycleEvent[] {
     const r = this.#records.get(uid);
-    if (!r) return [];
+    if (!r) return NO_EVENTS;
+    // Unchanged since the delivered snapshot (the common case of a steady relist): no events,
+    // without building the union of ids.
+    if (r.old !== undefined && r.current !== undefined && r.old.states === r.current.states) return NO_EVENTS;
     const ids = new Set<string>([...(r.old?.states.keys() ?? []), ...(r.current?.states.keys() ?? [])]);
     const events: PodLifecycleEvent[] = [];
     for (const cid of ids) {

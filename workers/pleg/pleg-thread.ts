@@ -9,6 +9,7 @@ import { realClock } from '../../src/shared/clock/clock.js';
 import { CriClient } from '../../src/shared/cri/cri-client.js';
 import { createLogger } from '../../src/shared/logging/logger.js';
 import { attachPodCache } from '../../src/shared/pod-cache/pod-cache-create.js';
+import { sampleThreadHeap } from '../../src/shared/metrics/thread-heap.js';
 import { GenericPleg, GENERIC_PLEG_DEFAULTS } from './generic-pleg.js';
 import { PLEG_THREAD_DEFAULTS, isPlegInbound, type PlegOutbound, type PlegStartOptions } from '../../src/shared/protocol/pleg-protocol.js';
 
@@ -31,7 +32,7 @@ function main(opts: PlegStartOptions): void {
     eventCapacity: opts.eventCapacity ?? GENERIC_PLEG_DEFAULTS.eventCapacity,
     inspectConcurrency: opts.inspectConcurrency ?? GENERIC_PLEG_DEFAULTS.inspectConcurrency,
     sink: (r) => {
-      post({ type: 'relist', ...r });
+      post({ type: 'relist', ...r, heap: sampleThreadHeap() });
       postHealth();
     },
   });

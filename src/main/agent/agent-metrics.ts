@@ -13,6 +13,7 @@ import * as sm from '../../shared/metrics/shardlet-metrics.js';
 import type { PodCacheStats } from '../../shared/pod-cache/pod-cache.js';
 import { createMetricsSystem, type ContainerStateLabel, type MetricsSystem } from '../metrics/main-metrics.js';
 import { PodCacheMetrics } from '../metrics/pod-cache-metrics.js';
+import { recordThreadHeap, sampleThreadHeap } from '../../shared/metrics/thread-heap.js';
 import type { RelistObservation } from '../pleg/pleg-runner.js';
 import { isStaticPod } from '../pod-manager/pod-manager.js';
 import type { WorkingPodCount } from '../syncloop/pod-worker-mirrors.js';
@@ -35,7 +36,7 @@ export function closeAgentMetrics(metrics: MetricsSystem): void {
  * What one relist report sets: kubelet_pleg_relist_duration_seconds / _interval_seconds,
  * kubelet_pleg_last_seen_seconds, kubelet_pleg_discard_events, and kubelet_running_pods /
  * kubelet_running_containers{container_state} from the relist's listing, as the kubelet's PLEG
- * does (every runtime pod, orphans included).
+ * does (every runtime pod, orphans included); and the PLEG thread's heap (shardlet_thread_heap_bytes).
  */
 export function relistObserver(metrics: MetricsSystem, clock: Clock): (r: RelistObservation) => void {
   const rec = metrics.main.recorder;
@@ -48,6 +49,7 @@ export function relistObserver(metrics: MetricsSystem, clock: Clock): (r: Relist
       metrics.main.runningPods.set(r.runtimeCounts.runningPods);
       for (const [state, n] of Object.entries(r.runtimeCounts.containers) as [ContainerStateLabel, number][]) metrics.main.runningContainers(state).set(n);
     }
+    if (r.heap) recordThreadHeap(rec, 'pleg', 'pleg', r.heap);
   };
 }
 
@@ -59,7 +61,7 @@ export interface PodCountsSource {
 
 /**
  * At each collection: kubelet_desired_pods, kubelet_working_pods, kubelet_active_pods (by
- * static) and the pod cache's slots and totals (shardlet_pod_cache_*). The cache's counters are
+ * static), the pod cache's slots and totals (shardlet_pod_cache_*) and the main thread's heap. The cache's counters are
  * observed once now too, so they exist before the first scrape.
  */
 export function observeAtCollect(metrics: MetricsSystem, pods: PodCountsSource, cache: { stats(): PodCacheStats }): void {
@@ -75,5 +77,6 @@ export function observeAtCollect(metrics: MetricsSystem, pods: PodCountsSource, 
     metrics.main.activePods(true).set(activeStatic);
     metrics.main.activePods(false).set(active.length - activeStatic);
     cacheMetrics.observe(cache.stats());
+    recordThreadHeap(metrics.main.recorder, '0', 'main', sampleThreadHeap());
   });
 }

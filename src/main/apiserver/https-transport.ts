@@ -13,7 +13,6 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { ApiError } from './api-errors.js';
 import type { ApiRequest, ApiResponse, ApiTransport } from './api-transport.js';
 
@@ -41,6 +40,9 @@ export class HttpsTransport implements ApiTransport {
 
   /** Reads the kubeconfig; throws ApiError ERR_API_KUBECONFIG naming what is wrong. */
   static async fromKubeconfig(opts: HttpsTransportOptions): Promise<HttpsTransport> {
+    // Loaded here, not at module load: client-node's config module pulls in most of the client
+    // (~25 MiB of main-thread heap), which a standalone agent never needs.
+    const { KubeConfig } = await import('@kubernetes/client-node/dist/config.js');
     const kc = new KubeConfig();
     try {
       kc.loadFromFile(opts.kubeconfigPath);

@@ -43,6 +43,7 @@ import type { AttachTask, PodUpdateMessage, PodWorkerThreadConfig, ShardInbound,
 import type { PodDispatcher, PodDispatcherEvents } from './pod-dispatcher.js';
 import { shardOf } from './shard-table.js';
 import { UpdateCoalescer } from './update-coalescer.js';
+import { WORKER_HEAP_LIMITS } from './worker-heap-limits.js';
 
 export interface PoolDispatcherOptions {
   threads: number;
@@ -126,6 +127,8 @@ export class PoolDispatcher implements PodDispatcher {
       // 'sync' would freeze an idle worker's timers and gRPC streams.
       atomics: 'disabled',
       workerData: o.workerData,
+      // A capped young generation (worker-heap-limits.ts); Piscina passes it to each Worker.
+      resourceLimits: { ...WORKER_HEAP_LIMITS },
       // One attach task per thread: place it on a thread that serves none.
       loadBalancer: (_task, workers) => workers.find((w) => w.currentUsage === 0 && !w.terminating && !w.destroyed) ?? null,
     });

@@ -35,6 +35,8 @@ import { stderrSink, type Logger } from '../../shared/logging/logger.js';
 import type { PodLifecycleEvent } from '../../shared/pleg/pod-lifecycle-event.js';
 import type { PlegOutbound, PlegStartOptions, RuntimeCounts } from '../../shared/protocol/pleg-protocol.js';
 import { plegHealth, type PlegHealth } from '../../shared/pleg/pleg-health.js';
+import type { ThreadHeapSample } from '../../shared/metrics/thread-heap.js';
+import { WORKER_HEAP_LIMITS } from '../dispatch/worker-heap-limits.js';
 
 /** One relist as the PLEG thread reported it (observed on the main thread). */
 export interface RelistObservation {
@@ -43,6 +45,8 @@ export interface RelistObservation {
   intervalSeconds: number | null;
   discarded: number;
   runtimeCounts?: RuntimeCounts;
+  /** The PLEG thread's isolate after the relist. */
+  heap?: ThreadHeapSample;
 }
 
 export interface PlegRunnerOptions extends PlegStartOptions {
@@ -121,7 +125,7 @@ export function startPleg(o: PlegRunnerOptions): Promise<PlegRunner> {
           spareBroken = false;
           ensureSpare();
         }
-        onRelist?.({ ok: m.ok, durationSeconds: m.durationSeconds, intervalSeconds: m.intervalSeconds, discarded: m.discarded, ...(m.runtimeCounts ? { runtimeCounts: m.runtimeCounts } : {}) });
+        onRelist?.({ ok: m.ok, durationSeconds: m.durationSeconds, intervalSeconds: m.intervalSeconds, discarded: m.discarded, ...(m.runtimeCounts ? { runtimeCounts: m.runtimeCounts } : {}), ...(m.heap ? { heap: m.heap } : {}) });
         if (m.events.length > 0) {
           onEvents(m.events);
           w.postMessage({ type: 'ack', count: m.events.length });
@@ -181,7 +185,7 @@ export function startPleg(o: PlegRunnerOptions): Promise<PlegRunner> {
 
   /** Creates a thread; `standby` ones become the spare, the others the live thread. */
   const spawn = (standby: boolean): void => {
-    const w = new Worker(PLEG_THREAD_FILE, { workerData: { ...start, standby } satisfies PlegStartOptions });
+    const w = new Worker(PLEG_THREAD_FILE, { workerData: { ...start, standby } satisfies PlegStartOptions, resourceLimits: { ...WORKER_HEAP_LIMITS } });
     const id = w.threadId;
     const done = exitOf(w);
     if (standby) spare = { w, ready: false, exited: done };

@@ -177,10 +177,24 @@ export const logLinesDroppedTotal = defineMetric({
   type: 'counter', labelNames: [], observedOn: 'main',
 });
 
+/**
+ * What each thread's V8 isolate holds (src/shared/metrics/thread-heap.ts), so a pod's and a
+ * thread's memory cost can be read per thread (process RSS is one number for all threads).
+ * `role`: main | pod-worker | pleg. `kind`: committed (heap pages in RAM), used (live objects
+ * and garbage not yet collected), external (off-heap memory V8 knows of: ArrayBuffers, Buffers).
+ * Pod-worker threads and the PLEG thread refresh their series every few seconds; main at scrape.
+ */
+export const threadHeapBytes = defineMetric({
+  name: 'shardlet_thread_heap_bytes',
+  help: 'Memory of one thread\'s V8 isolate in bytes, by kind: committed (heap pages resident), used (heap objects), external (ArrayBuffers and other off-heap memory V8 tracks). Sampled every few seconds on pod-worker and PLEG threads, at scrape on main.',
+  type: 'gauge', labelNames: ['thread', 'role', 'kind'], observedOn: 'pod-worker',
+});
+
 export const SHARDLET_METRICS = Object.freeze([
   threadPodsOwned, threadQueueDepth, threadBusySeconds, threadRestartsTotal, syncLoopIterationDuration,
   eventLoopDelay, plegEventsMainThreadSeconds, cacheSlotsUsed, cacheSlotsCapacity, cacheFullTotal, cacheOversizeTotal,
   cacheTrimmedTotal, cacheUnstoredPods, metricsSeriesDropped,
   apiRequestsTotal, podStatusPatchesTotal, podStatusCoalescedTotal, logLinesDroppedTotal,
   heartbeatRequestsTotal, nodeLeaseRenewLateness, nodeLeaseRenewRequestDuration, nodeStatusUpdatesTotal, mirrorPodOperationsTotal, eventsTotal,
+  threadHeapBytes,
 ]);

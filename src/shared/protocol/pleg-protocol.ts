@@ -18,6 +18,7 @@
  */
 import type { WireError } from '../cri/cri-errors.js';
 import type { PodLifecycleEvent } from '../pleg/pod-lifecycle-event.js';
+import type { ThreadHeapSample } from '../metrics/thread-heap.js';
 
 /** The PLEG's counters (GenericPleg.counters()), carried by every health snapshot. */
 export interface PlegCounters {
@@ -100,6 +101,8 @@ export type PlegOutbound =
       discarded: number;
       /** Successful relists: what was listed (kubelet_running_pods / _containers). */
       runtimeCounts?: RuntimeCounts;
+      /** The PLEG thread's isolate after this relist (shardlet_thread_heap_bytes{thread="pleg"}). */
+      heap?: ThreadHeapSample;
     }
   | { type: 'health'; health: PlegHealthSnapshot }
   /** One JSON log line (logger.ts format), for the main thread's log sink. */

@@ -70,3 +70,21 @@ test('kubelet API flags: --port is the secure port (10250), --read-only-port the
   assert.throws(() => parseAgentConfig(['--pod-manifest-path', '/x', '--container-log-max-files', '1'], read), /at least 2/);
   assert.throws(() => parseAgentConfig(['--pod-manifest-path', '/x', '--port', '10255'], read), /must differ from --read-only-port/);
 });
+
+test('--optimize-for-size and --heap-growing-percent: off by default, set by flag or config file, bounded', () => {
+  const files: Record<string, string> = { '/size.yaml': 'staticPodPath: /m\noptimizeForSize: true\n', '/empty.yaml': '' };
+  const r = (p: string): string => {
+    const t = files[p];
+    if (t === undefined) throw Object.assign(new Error(`ENOENT: ${p}`), { code: 'ENOENT' });
+    return t;
+  };
+  assert.equal((parseAgentConfig(['--pod-manifest-path', '/x'], r) as AgentConfig).optimizeForSize, false);
+  assert.equal((parseAgentConfig(['--pod-manifest-path', '/x', '--optimize-for-size'], r) as AgentConfig).optimizeForSize, true);
+  assert.equal((parseAgentConfig(['--config', '/size.yaml'], r) as AgentConfig).optimizeForSize, true);
+  assert.equal((parseAgentConfig(['--pod-manifest-path', '/x'], r) as AgentConfig).heapGrowingPercent, 0);
+  assert.equal((parseAgentConfig(['--pod-manifest-path', '/x', '--heap-growing-percent', '30'], r) as AgentConfig).heapGrowingPercent, 30);
+  assert.throws(() => parseAgentConfig(['--pod-manifest-path', '/x', '--heap-growing-percent', '5000'], r), /--heap-growing-percent: must be in \[0, 1000\]/);
+  assert.throws(() => parseAgentConfig(['--pod-manifest-path', '/x', '--heap-growing-percent', '-1'], r), /--heap-growing-percent/);
+  // An empty config file is refused as before (js-yaml now parses it, not client-node's loadYaml).
+  assert.throws(() => parseAgentConfig(['--config', '/empty.yaml', '--pod-manifest-path', '/x'], r), /--config \/empty.yaml: Failed to load YAML/);
+});

@@ -6,18 +6,18 @@ import { render } from '../../../bench/progress.js';
 
 const NOW = new Date('2025-02-03T04:05:06.789Z');
 
-test('quick profile: every worker count at 100 pods, inline vs 2 threads at 1000, churn on 2 threads, one containerd-profile and one real session', () => {
+test('quick profile: every worker count at 100 pods, inline vs 2 threads at 1000, churn on 2 threads, 5000 pods on 2 threads, one containerd-profile and one real session', () => {
   const c = parseBenchArgs([], NOW);
   assert.equal(c.profile, 'quick');
   assert.equal(c.outDir, path.resolve('bench/results/2025-02-03T04-05-06-789Z'));
   const label = (s: (typeof c.sessions)[number]): string => `${s.pods}/${s.workers}${s.steady ? '+steady' : ''}${s.churn ? '+churn' : ''}`;
   const sim = c.sessions.filter((s) => s.runtime === 'sim');
-  assert.deepEqual(sim.filter((s) => s.profile === 'zero').map(label), ['100/0+steady', '100/1+steady', '100/2+steady+churn', '100/4+steady', '1000/0+steady', '1000/2+steady+churn']);
+  assert.deepEqual(sim.filter((s) => s.profile === 'zero').map(label), ['100/0+steady', '100/1+steady', '100/2+steady+churn', '100/4+steady', '1000/0+steady', '1000/2+steady+churn', '5000/2+steady']);
   assert.deepEqual(sim.filter((s) => s.profile === 'containerd').map(label), ['100/2+steady+churn']);
   assert.deepEqual(c.sessions.filter((s) => s.runtime === 'containerd').map(label), ['50/2']);
-  assert.deepEqual(c.ceilings.map((x) => `${x.runtime}/${x.profile}/${x.pods}`), ['sim/zero/100', 'sim/zero/1000', 'sim/containerd/100', 'containerd/real/50']);
+  assert.deepEqual(c.ceilings.map((x) => `${x.runtime}/${x.profile}/${x.pods}`), ['sim/zero/100', 'sim/zero/1000', 'sim/containerd/100', 'sim/zero/5000', 'containerd/real/50']);
   assert.deepEqual(c.workers, [0, 1, 2, 4]);
-  assert.deepEqual(c.podCounts, [50, 100, 1000]);
+  assert.deepEqual(c.podCounts, [50, 100, 1000, 5000]);
 });
 
 test('full profile covers 100…5000 pods on both sim profiles and 60 s steady state', () => {

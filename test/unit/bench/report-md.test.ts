@@ -80,8 +80,8 @@ test('summary: one row per configuration and pod count, each workload\'s key col
   const summary = md.slice(md.indexOf('## Summary'), md.indexOf('## Raw-CRI ceiling'));
   const rows = summary.split('\n').filter((l) => l.startsWith('| sim/'));
   assert.equal(rows.length, new Set(results().workloads.map((w) => `${w.workers}|${w.podCount}`)).size);
-  assert.ok(rows.includes('| sim/zero w=0 (inline) | 100 | 250.0 | 50% | 31.3 | 12.5 | 10.00 | – | 40.0 | 2.00 (5%) | 0.500 | – | – | 300.0 | 80.0 |'), rows.join('\n'));
-  assert.ok(rows.includes('| sim/zero w=2 | 1000 | 400.0 | 50% | 31.3 | 12.5 | 10.00 | – | – | – | – | – | – | – | 80.0 |'), rows.join('\n'));
+  assert.ok(rows.includes('| sim/zero w=0 (inline) | 100 | 250.0 | 50% | 31.3 | 12.5 | 10.00 | – | 40.0 | 2.00 (5%) | 0.500 | – / 8.0 | – | – | 300.0 | 80.0 |'), rows.join('\n'));
+  assert.ok(rows.includes('| sim/zero w=2 | 1000 | 400.0 | 50% | 31.3 | 12.5 | 10.00 | – | – | – | – | – | – | – | – | 80.0 |'), rows.join('\n'));
 });
 
 test('the load average is printed, with a warning when it exceeds the core count', () => {
@@ -108,4 +108,25 @@ test('charts: a CDF per runtime and pod count, throughput, ELD and RSS', () => {
   assert.ok(thr.includes('>sim/zero w=0 (inline)<') && thr.includes('>sim/zero w=2<'));
   const thw = charts.find((c) => c.file === 'throughput-vs-workers.svg')?.svg ?? '';
   assert.ok(thw.includes('>sim/zero 100 pods<') && thw.includes('>sim/zero 1000 pods<'), 'one series per profile and pod count');
+});
+
+test('memory table: per configuration and size, the steady window (else the burst): agent and runtime RSS, each thread\'s heap, relist p50/p99', () => {
+  const threads = [
+    { thread: '0', role: 'main', committedMiB: 40, usedMiB: 30, externalMiB: 4 },
+    { thread: 'pleg', role: 'pleg', committedMiB: 20, usedMiB: 15, externalMiB: 3 },
+    { thread: '3', role: 'pod-worker', committedMiB: 18, usedMiB: 11, externalMiB: 3.6 },
+  ];
+  const md = renderReport(results({
+    workloads: [
+      row({ workers: 2, podCount: 5000, pods: 5000, rssMiB: 500, threads: [], runtimeRssMiB: 90 }),
+      row({ workers: 2, podCount: 5000, pods: 5000, workload: 'steady', rssMiB: 520, peakRssMiB: 610, runtimeRssMiB: 95, threads, relist: { count: 9, meanMs: 30, p50Ms: 25, p99Ms: 48, mainThreadMsPerRelist: null, mainThreadShare: null, mainThreadMetric: null } }),
+      row({ workers: 0, podCount: 100, rssMiB: 80 }),
+    ],
+  }));
+  const section = md.slice(md.indexOf('## Memory and relist'));
+  const rows = section.split('\n').filter((l) => l.startsWith('| sim/'));
+  assert.deepEqual(rows, [
+    '| sim/zero w=0 (inline) | 100 | burst | 80.0 | 90.0 | – | – | – | – / – |',
+    '| sim/zero w=2 | 5000 | steady | 520.0 | 610.0 | 95.0 | 78.0 | main 40/30/4; pleg 20/15/3; w3 18/11/4 | 25.0 / 48.0 |',
+  ]);
 });
