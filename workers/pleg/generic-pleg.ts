@@ -30,8 +30,10 @@
  *
  * Deliberate differences from the kubelet:
  *   - a pod whose `set` lost to a newer entry (a pod worker published after this relist's t)
- *     still gets its events but is reinspected next relist, so the cache converges to the
- *     newest listed state even though "newer timestamp wins";
+ *     still gets its events; if that entry does not name exactly the listed objects in their
+ *     listed states, the next relist compares it with its own listing and reinspects the pod
+ *     only if they still disagree, so the cache converges to the newest listed state even
+ *     though "newer timestamp wins" (without reinspecting every pod a burst started);
  *   - events are bounded by unacknowledged count (eventCapacity, the kubelet's channel
  *     capacity 1000): the consumer acks what it took. A pod whose events do not fit has them
  *     counted as discarded (kubelet_pleg_discard_events) but keeps its old record, so they
@@ -129,6 +131,15 @@ export class GenericPleg {
   readonly #builder: BulkPodStatusBuilder;
   /** Pods whose status fetch failed (or was not delivered) last relist: inspect again. */
   #reinspect = new Set<string>();
+  /**
+   * Pods whose cache write lost to a newer worker-published entry that did not agree with the
+   * listing (the worker finished after the listing: its entry names more, or newer, objects).
+   * Not reinspected at once: the next relist compares that entry with its own listing and
+   * reinspects only if they still disagree (the runtime moved on from what the worker saw).
+   */
+  #recheck = new Set<string>();
+  /** Rechecks whose entry was re-published after the relist began: carried to the next relist. */
+  readonly #carriedRecheck = new Set<string>();
   /** Pods that get a PodSync event with this relist even without container events. */
   readonly #forceSync = new Set<string>();
   /** IPs last written per pod, when no cacheReader is given. */
@@ -280,6 +291,22 @@ export class GenericPleg {
       this.#recoveriesSeen = recoveries;
       for (const uid of pods.keys()) this.#reinspect.add(uid);
     }
+    // Pods whose set lost to a disagreeing newer entry last relist: judged on this listing.
+    for (const uid of this.#recheck) {
+      if (this.#reinspect.has(uid)) continue;
+      const listed = pods.get(uid);
+      if (!listed) continue;
+      try {
+        const entry = this.#cacheReader?.get(uid);
+        if (entry && !entry.error && entry.timestampMs >= timestampMs) this.#carriedRecheck.add(uid); // published again since: judge next relist
+        else if (!this.#newerEntryAgrees(uid, listed)) this.#reinspect.add(uid);
+      } catch (err) {
+        this.#podError(uid, err);
+        this.#reinspect.add(uid);
+      }
+    }
+    this.#recheck = new Set();
+
     // Objects a worker published that the runtime lost (restarted without them) while the pod
     // itself is still listed: the records saw no change, so only the entry shows it.
     for (const uid of pods.keys()) {
@@ -317,6 +344,8 @@ export class GenericPleg {
     }
 
     const needsReinspection = new Set<string>();
+    /** Pods whose set lost to a newer entry that disagrees with this listing (see #recheck). */
+    const recheck = new Set<string>();
     let unstored = 0;
     const out: PodLifecycleEvent[] = [];
     let room = Math.max(0, this.#capacity - this.#inFlight);
@@ -350,8 +379,8 @@ export class GenericPleg {
             needsReinspection.add(uid);
             continue;
           }
-          if (stored === 'stale') needsReinspection.add(uid);
-          else this.#checkedTs.set(uid, timestampMs);
+          if (stored !== 'stale') this.#checkedTs.set(uid, timestampMs);
+          else if (!this.#newerEntryAgrees(uid, this.#records.getCurrent(uid)?.pod)) recheck.add(uid);
           this.#logExits(events, result.status);
           if (this.#forceSync.has(uid) && deliver.length === 0) deliver.push({ id: uid, type: 'PodSync', data: '' });
         }
@@ -424,6 +453,9 @@ export class GenericPleg {
       this.#log.error('Event channel is full, discard this relist() cycle event', { discarded });
     }
     this.#reinspect = needsReinspection;
+    for (const uid of this.#carriedRecheck) if (!needsReinspection.has(uid)) recheck.add(uid);
+    this.#carriedRecheck.clear();
+    this.#recheck = recheck;
     this.#inFlight += out.length;
     report(true, out, discarded);
   }
@@ -496,6 +528,22 @@ export class GenericPleg {
     for (const s of listed.sandboxes) ids.add(s.id);
     for (const c of listed.containers) ids.add(c.id);
     return entry.status.sandboxes.some((s) => !ids.has(s.id)) || entry.status.containers.some((c) => !ids.has(c.id));
+  }
+
+  /**
+   * After a `set` lost to a newer entry (a pod worker published after this relist began): that
+   * entry agrees with this listing when it is error-free and names exactly the listed objects in
+   * their listed states. Then the cache already holds the newest listed state (the worker's own
+   * answers) and the pod needs no reinspection; else it is reinspected next relist, so the cache
+   * converges to what the runtime lists. During a burst nearly every pod's worker publishes
+   * while a relist runs: reinspecting them all cost a PodSandboxStatus and a ContainerStatus per
+   * started pod.
+   */
+  #newerEntryAgrees(uid: string, listed: RelistPod | undefined): boolean {
+    const entry = listed ? this.#cacheReader?.get(uid) : undefined;
+    if (!listed || !entry || entry.error || !matchesListing(entry.status, listed)) return false;
+    this.#checkedTs.set(uid, entry.timestampMs);
+    return true;
   }
 
   /** 'full': no slot and the cache cannot grow (logged once per relist by the caller, not per pod). */

@@ -435,6 +435,58 @@ test('objects a pod worker published in their listed state are not inspected; ev
   assert.equal(reader.get('A')?.status.containers.find((c) => c.id === 'c2')?.exitCode, 3);
 });
 
+test('a worker publishing mid-relist (its set wins) costs no reinspection when the next listing agrees; a disagreeing one is reinspected', async () => {
+  const { runtime, reader, writer, relist, clock } = setup();
+  assert.deepEqual(await relist(), [], 'past the first relist');
+  const { getPodStatus } = await import('../../../workers/runtime-status/get-pod-status.js');
+  // The burst race: the relist lists A's sandbox alone; while it inspects it, A's worker creates
+  // and starts its container and publishes the pod's full status, stamped after the relist began.
+  const inspect = runtime.podSandboxStatus.bind(runtime);
+  let raced = false;
+  runtime.podSandboxStatus = async (id: string) => {
+    const res = await inspect(id);
+    if (!raced) {
+      raced = true;
+      runtime.addContainer('c1', 's1', 'app');
+      runtime.start('c1');
+      writer.set('A', await getPodStatus(runtime, 'A', 'a', 'default'), null, clock.now() + 1);
+    }
+    return res;
+  };
+  runtime.addSandbox('s1', 'A');
+  assert.deepEqual(await relist(), [['ContainerStarted', 's1']]);
+  assert.ok(raced);
+  assert.deepEqual(reader.get('A')?.status.containers.map((c) => c.id), ['c1'], 'the worker\'s newer entry stands');
+  const calls = { ...runtime.calls };
+  assert.deepEqual(await relist(), [['ContainerStarted', 'c1']]);
+  assert.equal(runtime.calls.podSandboxStatus, calls.podSandboxStatus, 'no PodSandboxStatus: the entry agrees with this listing');
+  assert.equal(runtime.calls.containerStatus, calls.containerStatus, 'no ContainerStatus: c1 taken from the entry');
+  assert.deepEqual(await relist(), []);
+  assert.equal(runtime.calls.podSandboxStatus + runtime.calls.containerStatus, calls.podSandboxStatus + calls.containerStatus);
+
+  // Same race for pod B, but its container exits before the next relist: the entry (RUNNING)
+  // disagrees with the listing (EXITED), so B is reinspected and the cache follows the runtime.
+  raced = false;
+  runtime.podSandboxStatus = async (id: string) => {
+    const res = await inspect(id);
+    if (!raced && id === 's2') {
+      raced = true;
+      runtime.addContainer('c2', 's2', 'app');
+      runtime.start('c2');
+      writer.set('B', await getPodStatus(runtime, 'B', 'b', 'default'), null, clock.now() + 1);
+    }
+    return res;
+  };
+  runtime.addSandbox('s2', 'B');
+  await relist();
+  runtime.exit('c2', 7);
+  const before = { ...runtime.calls };
+  assert.deepEqual(await relist(), [['ContainerDied', 'c2']]);
+  assert.equal(runtime.calls.podSandboxStatus, before.podSandboxStatus + 1, 'B reinspected: its sandbox');
+  assert.equal(runtime.calls.containerStatus, before.containerStatus + 1, 'and its container');
+  assert.deepEqual(reader.get('B')?.status.containers.map((c) => [c.id, c.state, c.exitCode]), [['c2', 'CONTAINER_EXITED', 7]]);
+});
+
 test('an error entry or a pod marked for reinspection is inspected, not taken from its entry', async () => {
   const { runtime, writer, relist, clock } = setup();
   await relist();
