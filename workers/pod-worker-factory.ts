@@ -15,7 +15,7 @@ import { createWorkerMetrics } from './metrics/worker-metrics.js';
 import { createThreadProber } from './prober/thread-prober.js';
 import { PodWorkerHost } from './pod-worker-host.js';
 import type { PodWorkerThreadConfig, WorkerToMain } from '../src/shared/protocol/pod-worker-protocol.js';
-import { freshStatusRefresher } from './fresh-status.js';
+import { freshStatusRefresher, publishProgress } from './fresh-status.js';
 import { PodWorkers } from './pod-workers.js';
 import { PodApiObjectStore } from './volumes/api-object-store.js';
 import { systemTmpfsMounter } from './volumes/tmpfs-mounter.js';
@@ -82,6 +82,7 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     runtimeName: config.runtimeName,
     metrics,
     ...(events ? { events } : {}),
+    publishProgress: (status) => publishProgress(cache.writer, clock, status),
   });
   // Beyond the kubelet: the pod's own fresh status, published right after its CRI calls.
   const refreshStatus = freshStatusRefresher({ runtime: cri, cache, clock });
