@@ -40,3 +40,17 @@ export function freshStatusRefresher(d: FreshStatusDeps): StatusRefresher {
     return status;
   };
 }
+
+/**
+ * A mid-sync status (sync-pod.ts `publishProgress`: a sandbox just created, a container just started),
+ * stamped now: true as of the answers just received, and older than the post-sync status that
+ * follows. Best effort: a full cache or a newer entry leaves the cache as it is (the PLEG then
+ * inspects the sandbox as before).
+ */
+export function publishProgress(writer: Pick<PodCacheWriter, 'set'>, clock: Pick<Clock, 'monotonic'>, status: RuntimePodStatus): void {
+  try {
+    writer.set(status.uid, status, null, cacheNow(clock));
+  } catch {
+    // Nothing lost: this entry only spares the PLEG an inspection.
+  }
+}

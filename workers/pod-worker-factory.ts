@@ -18,7 +18,7 @@ import { startThreadHeapSampler } from '../src/shared/metrics/thread-heap.js';
 import { createThreadProber } from './prober/thread-prober.js';
 import { PodWorkerHost } from './pod-worker-host.js';
 import type { PodWorkerThreadConfig, WorkerToMain } from '../src/shared/protocol/pod-worker-protocol.js';
-import { freshStatusRefresher } from './fresh-status.js';
+import { freshStatusRefresher, publishProgress } from './fresh-status.js';
 import { PodWorkers } from './pod-workers.js';
 import { PodApiObjectStore } from './volumes/api-object-store.js';
 import { systemTmpfsMounter } from './volumes/tmpfs-mounter.js';
@@ -87,6 +87,7 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     runtimeName: config.runtimeName,
     metrics,
     ...(events ? { events } : {}),
+    publishProgress: (status) => publishProgress(cache.writer, clock, status),
   });
   // The eviction manager's emptyDir sizeLimit check, for this thread's pods. Its kill is the
   // kubelet's killPodFunc: the status first, then a kill with grace 0 through the pod's own loop.

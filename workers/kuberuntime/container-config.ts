@@ -17,6 +17,7 @@ import type { ContainerConfig, LinuxContainerResources } from '../../src/shared/
 import { expandCommandAndArgs, makeEnvironmentVariables, type EnvContext } from './container-env.js';
 import { newContainerAnnotations, newContainerLabels } from './labels.js';
 import { cpuMillisOrZero, unitValueOrZero } from '../../src/shared/resources/quantity.js';
+import { containerLogFileOf } from '../../src/shared/kubetypes/pod-log-paths.js';
 import { namespaceOptionsForPod } from './sandbox-config.js';
 
 export const MIN_CPU_SHARES = 2;
@@ -27,7 +28,7 @@ export const MIN_CPU_QUOTA_US = 1000;
 
 /** `<containerName>/<restartCount>.log` (the kubelet's BuildContainerLogsPath). */
 export function containerLogPath(containerName: string, restartCount: number): string {
-  return path.join(containerName, `${restartCount}.log`);
+  return containerLogFileOf(containerName, restartCount);
 }
 
 export function milliCPUToShares(milli: number): number {

@@ -3,6 +3,7 @@
  * validation (a missing or bad field fails construction with an error naming it).
  */
 import { IMAGE_VIEW_DEFAULTS } from './image-view.js';
+import type { RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 import type { Clock, Random } from '../../src/shared/clock/clock.js';
 import type { ImageService, RuntimeService } from '../../src/shared/cri/runtime-service.js';
 import type { Logger } from '../../src/shared/logging/logger.js';
@@ -72,6 +73,12 @@ export interface KubeRuntimeSyncerDeps {
   volumeRetryMs?: number;
   /** How long an ImageStatus answer is trusted by the thread's image view (image-view.ts; 0: always ask). */
   imageViewTtlMs?: number;
+  /**
+   * Publishes the pod's runtime status mid-sync, when a new sandbox was created and after each
+   * container started, from the answers so far (see sync-pod.ts). Best effort; absent: only the
+   * post-sync status is published (fresh-status.ts).
+   */
+  publishProgress?: (status: RuntimePodStatus) => void;
 }
 
 export const KUBERUNTIME_DEFAULTS = Object.freeze({
@@ -84,7 +91,7 @@ export const KUBERUNTIME_DEFAULTS = Object.freeze({
   imageViewTtlMs: IMAGE_VIEW_DEFAULTS.ttlMs,
 });
 
-type OptionalDeps = 'probeResults' | 'metrics' | 'onOperation' | 'events' | 'volumes' | 'apiObjects';
+type OptionalDeps = 'probeResults' | 'metrics' | 'onOperation' | 'events' | 'volumes' | 'apiObjects' | 'publishProgress';
 export type ResolvedDeps = Required<Omit<KubeRuntimeSyncerDeps, OptionalDeps>> & Pick<KubeRuntimeSyncerDeps, OptionalDeps>;
 
 export function resolveDeps(deps: KubeRuntimeSyncerDeps): ResolvedDeps {

@@ -66,6 +66,7 @@ export class KubeRuntimeSyncer implements PodSyncer {
       crashBackoff: this.#crashBackoff, puller: this.#puller,
       podLogsDir: d.podLogsDir, logDirs: d.logDirs, probes: d.probeResults, metrics: d.metrics,
       ...(d.events ? { events: d.events } : {}),
+      ...(deps.publishProgress ? { publishProgress: deps.publishProgress } : {}),
     };
   }
 

@@ -11,6 +11,7 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { NamespaceOption, PodSandboxConfig, PortMapping } from '../../src/shared/cri/cri-types.js';
+import { podLogsDirectoryOf } from '../../src/shared/kubetypes/pod-log-paths.js';
 import { newPodAnnotations, newPodLabels } from './labels.js';
 import { appContainers, initContainers, isHostNetwork, podName, podNamespace, podUID } from './pod-spec.js';
 
@@ -23,7 +24,7 @@ const HOSTNAME_MAX = 63;
  * mkdir and rm of this path goes through (pod-log-dirs.ts).
  */
 export function podLogsDirectory(podLogsDir: string, pod: V1Pod): string {
-  return `${podLogsDir.replace(/\/+$/, '') || '/'}/${podNamespace(pod)}_${podName(pod)}_${podUID(pod)}`.replace(/^\/\//, '/');
+  return podLogsDirectoryOf(podLogsDir, podNamespace(pod), podName(pod), podUID(pod));
 }
 
 export function namespaceOptionsForPod(pod: V1Pod): Required<NamespaceOption> {

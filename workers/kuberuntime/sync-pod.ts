@@ -36,6 +36,14 @@ export interface SyncRunDeps extends StartDeps {
   logDirs: PodLogDirs;
   probes?: ProbeResultsReader | undefined;
   metrics?: KuberuntimeMetrics | undefined;
+  /**
+   * Called when a new sandbox is known (before any container is created) and after each
+   * container started, with the pod's status as the answers so far tell it, when they tell it
+   * all (`derivable`). The factory publishes it to the pod cache: a relist that lists those
+   * objects mid-sync then takes their details from that entry instead of a PodSandboxStatus or
+   * ContainerStatus call (bulk-pod-status.ts).
+   */
+  publishProgress?: ((status: RuntimePodStatus) => void) | undefined;
 }
 
 export interface SyncRunResult {
@@ -134,6 +142,7 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
     }
   }
   if (!actions.createSandbox && !actions.killPod && sandboxId === '') return result;
+  if (newSandbox !== undefined && derivable && deps.publishProgress) deps.publishProgress(postSyncStatus(identityOf(pod), status, newSandbox, []));
 
   const starts =
     actions.nextInitContainerToStart !== undefined
@@ -152,8 +161,10 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
     }
     if (out.ok) {
       result.startResults.push({ containerName: container.name });
-      if (out.started) started.push(out.started);
-      else derivable = false;
+      if (out.started) {
+        started.push(out.started);
+        if (derivable && deps.publishProgress) deps.publishProgress(postSyncStatus(identityOf(pod), status, newSandbox, started));
+      } else derivable = false;
       continue;
     }
     const f = out.failure;
@@ -164,9 +175,13 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
     if (actions.nextInitContainerToStart !== undefined) break;
   }
   if (derivable && result.failures.length === 0 && (newSandbox !== undefined || started.length > 0)) {
-    result.after = postSyncStatus({ uid: podUID(pod), name: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '' }, status, newSandbox, started);
+    result.after = postSyncStatus(identityOf(pod), status, newSandbox, started);
   }
   return result;
+}
+
+function identityOf(pod: V1Pod): { uid: string; name: string; namespace: string } {
+  return { uid: podUID(pod), name: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '' };
 }
 
 function isStartFailure(r: SyncFailure['reason']): r is Exclude<SyncFailure['reason'], 'CreatePodSandboxError' | 'KillPodSandboxError' | 'KillContainerError' | 'RemoveError' | 'FailedMount'> {

@@ -35,8 +35,10 @@
  *
  * Deliberate differences from the kubelet:
  *   - a pod whose `set` lost to a newer entry (a pod worker published after this relist's t)
- *     still gets its events but is reinspected next relist, so the cache converges to the
- *     newest listed state even though "newer timestamp wins";
+ *     still gets its events; if that entry does not name exactly the listed objects in their
+ *     listed states, the next relist compares it with its own listing and reinspects the pod
+ *     only if they still disagree, so the cache converges to the newest listed state even
+ *     though "newer timestamp wins" (without reinspecting every pod a burst started);
  *   - events are bounded by unacknowledged count (eventCapacity, the kubelet's channel
  *     capacity 1000): the consumer acks what it took. A pod whose events do not fit has them
  *     counted as discarded (kubelet_pleg_discard_events) but keeps its old record, so they
@@ -113,6 +115,15 @@ export class GenericPleg {
   readonly #builder: BulkPodStatusBuilder;
   /** Pods whose status fetch failed (or was not delivered) last relist: inspect again. */
   #reinspect = new Set<string>();
+  /**
+   * Pods whose cache write lost to a newer worker-published entry that did not agree with the
+   * listing (the worker finished after the listing: its entry names more, or newer, objects).
+   * Not reinspected at once: the next relist compares that entry with its own listing and
+   * reinspects only if they still disagree (the runtime moved on from what the worker saw).
+   */
+  #recheck = new Set<string>();
+  /** Rechecks whose entry was re-published after the relist began: carried to the next relist. */
+  readonly #carriedRecheck = new Set<string>();
   /** Pods that get a PodSync event with this relist even without container events. */
   readonly #forceSync = new Set<string>();
   #lastRelistMs: number | undefined;
@@ -256,6 +267,21 @@ export class GenericPleg {
       this.#recoveriesSeen = recoveries;
       for (const uid of pods.keys()) this.#reinspect.add(uid);
     }
+    // Pods whose set lost to a disagreeing newer entry last relist: judged on this listing.
+    for (const uid of this.#recheck) {
+      if (this.#reinspect.has(uid)) continue;
+      const listed = pods.get(uid);
+      if (!listed) continue;
+      try {
+        if (this.#sync.publishedSince(uid, timestampMs)) this.#carriedRecheck.add(uid); // published again since: judge next relist
+        else if (!this.#sync.newerEntryAgrees(uid, listed)) this.#reinspect.add(uid);
+      } catch (err) {
+        this.#podError(uid, err);
+        this.#reinspect.add(uid);
+      }
+    }
+    this.#recheck = new Set();
+
     // Objects a worker published that the runtime lost (restarted without them) while the pod
     // itself is still listed: the records saw no change, so only the entry shows it.
     for (const uid of pods.keys()) {
@@ -293,6 +319,8 @@ export class GenericPleg {
     }
 
     const needsReinspection = new Set<string>();
+    /** Pods whose set lost to a newer entry that disagrees with this listing (see #recheck). */
+    const recheck = new Set<string>();
     let unstored = 0;
     const out: PodLifecycleEvent[] = [];
     let room = Math.max(0, this.#capacity - this.#inFlight);
@@ -327,8 +355,8 @@ export class GenericPleg {
             needsReinspection.add(uid);
             continue;
           }
-          if (stored === 'stale') needsReinspection.add(uid);
-          else this.#sync.markChecked(uid, timestampMs);
+          if (stored !== 'stale') this.#sync.markChecked(uid, timestampMs);
+          else if (!this.#sync.newerEntryAgrees(uid, this.#records.getCurrent(uid)?.pod)) recheck.add(uid);
           this.#logExits(events, result.status);
           if (this.#forceSync.has(uid) && deliver.length === 0) deliver.push({ id: uid, type: 'PodSync', data: '' });
         }
@@ -387,6 +415,9 @@ export class GenericPleg {
       this.#log.error('Event channel is full, discard this relist() cycle event', { discarded });
     }
     this.#reinspect = needsReinspection;
+    for (const uid of this.#carriedRecheck) if (!needsReinspection.has(uid)) recheck.add(uid);
+    this.#carriedRecheck.clear();
+    this.#recheck = recheck;
     this.#inFlight += out.length;
     report(true, out, discarded);
   }

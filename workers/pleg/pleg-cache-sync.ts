@@ -93,6 +93,28 @@ export class PlegCacheSync {
     }
   }
 
+  /**
+   * After a `store` lost to a newer entry (a pod worker published after this relist began): that
+   * entry agrees with this listing when it is error-free and names exactly the listed objects in
+   * their listed states. Then the cache already holds the newest listed state (the worker's own
+   * answers) and the pod needs no reinspection (it is marked checked); else the caller rechecks
+   * it next relist. During a burst nearly every pod's worker publishes while a relist runs:
+   * reinspecting them all cost a PodSandboxStatus and a ContainerStatus per started pod.
+   * A reader error is thrown (the caller counts it for that pod).
+   */
+  newerEntryAgrees(uid: string, listed: RelistPod | undefined): boolean {
+    const entry = listed ? this.#reader?.get(uid) : undefined;
+    if (!listed || !entry || entry.error || !matchesListing(entry.status, listed)) return false;
+    this.#checkedTs.set(uid, entry.timestampMs);
+    return true;
+  }
+
+  /** Whether an error-free entry was published at or after `ts` (a reader error is thrown). */
+  publishedSince(uid: string, ts: number): boolean {
+    const entry = this.#reader?.get(uid);
+    return entry !== undefined && !entry.error && entry.timestampMs >= ts;
+  }
+
   /** Whether the pod's cache entry shows any sandbox or container. */
   hadObjects(uid: string): boolean {
     const e = this.#reader?.get(uid);

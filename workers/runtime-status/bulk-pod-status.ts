@@ -134,6 +134,13 @@ export class BulkPodStatusBuilder {
       }
       for (const c of pod.containers) {
         if (this.#containers.get(c.id)?.state === c.state) continue;
+        if (c.state === 'CONTAINER_CREATED') {
+          // Created, never started: ContainerStatus would add nothing the listing lacks (no
+          // start or finish time, no exit code; image and creation time are listed). A burst
+          // lists many containers between CreateContainer and StartContainer.
+          this.#containers.set(c.id, { state: c.state, details: listOnlyDetails(c) });
+          continue;
+        }
         const known = published ? entryOf()?.containers.find((x) => x.id === c.id && x.state === c.state) : undefined;
         if (known) {
           this.#containers.set(c.id, {

@@ -14,6 +14,7 @@ import { parseBytes } from '../../shared/resources/quantity.js';
 import { parseDurationMs } from '../../shared/clock/go-duration.js';
 import { computeNodeResources, NodeResourcesError } from '../node-status/node-resources.js';
 import { NodeLabelError, parseTaints, validateNodeLabels, type Taint } from '../node-status/node-labels.js';
+import { defaultWorkerThreads } from './worker-threads-policy.js';
 
 export interface AgentConfig {
   podManifestPath: string | undefined;
@@ -107,7 +108,7 @@ export const AGENT_DEFAULTS: Readonly<AgentConfig> = Object.freeze({
   containerRuntimeEndpoint: 'embedded',
   nodeName: os.hostname().toLowerCase(),
   maxPods: 110,
-  workers: Math.min(os.availableParallelism(), 4),
+  workers: defaultWorkerThreads(os.availableParallelism()),
   optimizeForSize: false,
   heapGrowingPercent: 0,
   syncFrequencyMs: 60_000,
@@ -216,7 +217,7 @@ Runs the node agent. Flags take precedence over --config.
                                      simulated runtime with its state under --root-dir
   --node-name NAME                   node name (default: hostname)
   --max-pods N                       max pods on this node (default 110)
-  --workers N                        pod-worker threads; 0 = inline on the main thread (default min(cores, 4))
+  --workers N                        pod-worker threads; 0 = inline on the main thread (default: 0 on ≤ 2 cores, else min(cores, 4))
   --sync-frequency DUR               max period between pod resyncs (default 1m)
   --file-check-frequency DUR         manifest dir full resync period (default 20s)
   --http-check-frequency DUR         manifest URL poll period (default 20s)

@@ -231,7 +231,7 @@ export class Agent {
       config: c, clock, logger, runtime: cri, metrics, podManager, statusManager, syncLoop: loop, pleg, cache: cache.reader, reviews: cluster?.reviews(),
     }));
     if (c.containerLogMaxSize > 0) {
-      this.#logRotation = new ContainerLogRotation({ runtime: cri, clock, logger, maxSizeBytes: c.containerLogMaxSize, maxFiles: c.containerLogMaxFiles, intervalMs: c.containerLogMonitorIntervalMs });
+      this.#logRotation = new ContainerLogRotation({ runtime: cri, clock, logger, maxSizeBytes: c.containerLogMaxSize, maxFiles: c.containerLogMaxFiles, intervalMs: c.containerLogMonitorIntervalMs, podLogsDir: c.podLogsDir });
     }
     await servers.start();
 

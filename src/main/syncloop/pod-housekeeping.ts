@@ -65,12 +65,15 @@ export class PodHousekeeping implements RuntimePodTracker {
       if (entry === undefined || entry.timestampMs > at) this.#forgottenAt.delete(uid);
     }
     for (const uid of this.#runtimePods) {
+      // A pod a source or a worker knows is no orphan: its cache entry is not decoded (every 2 s
+      // for every pod, that decoding was most of a steady node's main-thread time). It stays in
+      // the set until it is known no more; then its entry decides.
+      if (podManager.has(uid) || workers.has(uid)) continue;
       const entry = cache.get(uid);
       if (!hasRuntimeObjects(entry)) {
-        if (!workers.has(uid)) this.#runtimePods.delete(uid);
+        this.#runtimePods.delete(uid);
         continue;
       }
-      if (podManager.has(uid) || workers.has(uid)) continue;
       // Removed by its worker after this entry's relist began: not an orphan (see #forgottenAt).
       if (this.#forgottenAt.has(uid)) continue;
       const pod: V1Pod = { metadata: { uid, name: entry.status.name, namespace: entry.status.namespace }, spec: { containers: [], terminationGracePeriodSeconds: ORPHAN_GRACE_PERIOD_SECONDS } };

@@ -10,6 +10,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { clampTimerMs } from '../clock/clock.js';
 import { CriError, criErrorFromGrpc } from './cri-errors.js';
+import { CriListMemo } from './cri-list-memo.js';
 import { CRI_FLOW_CONTROL_WINDOW, loadCriProto, MAX_MESSAGE_BYTES } from './cri-proto.js';
 import type { CallOptions, ContainerLogService, CriOperationHook, ImageService, RuntimeService } from './runtime-service.js';
 import type * as T from './cri-types.js';
@@ -103,7 +104,18 @@ export class CriClient implements RuntimeService, ContainerLogService, ImageServ
       'grpc.initial_reconnect_backoff_ms': CRI_RECONNECT_BACKOFF.initialMs,
       'grpc.max_reconnect_backoff_ms': CRI_RECONNECT_BACKOFF.maxMs,
     };
-    this.#runtime = new proto.RuntimeServiceClient(this.endpoint, grpc.credentials.createInsecure(), channelOptions);
+    // The two lists the PLEG repeats every second decode only what changed (cri-list-memo.ts);
+    // the memos are this client's own, so the stub class is built per client.
+    const rt = proto.runtime;
+    const memoized = (method: string, listField: string): grpc.MethodDefinition<unknown, unknown> => {
+      const def = rt[method] as grpc.MethodDefinition<unknown, unknown>;
+      return { ...def, responseDeserialize: new CriListMemo({ deserialize: def.responseDeserialize, listField }).deserialize };
+    };
+    const RuntimeClient = grpc.makeGenericClientConstructor(
+      { ...rt, ListPodSandbox: memoized('ListPodSandbox', 'items'), ListContainers: memoized('ListContainers', 'containers') },
+      'RuntimeService',
+    );
+    this.#runtime = new RuntimeClient(this.endpoint, grpc.credentials.createInsecure(), channelOptions);
     // The image stub shares the runtime stub's channel: one connection per client.
     this.#image = new proto.ImageServiceClient(this.endpoint, grpc.credentials.createInsecure(), {
       ...channelOptions,

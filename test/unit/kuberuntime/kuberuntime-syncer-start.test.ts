@@ -342,3 +342,38 @@ test('liveness probe failure kills and restarts the container; readiness gates R
   await h.sync(pod);
   assert.deepEqual(h.take(), ['StopContainer app 30', 'CreateContainer app', 'StartContainer app']);
 });
+
+test('publishProgress: the new sandbox before any container, then the pod after each container start, each as the runtime has it then', async (t) => {
+  const published: Array<{ sandboxes: string[]; containers: string[]; calls: number }> = [];
+  let h: ReturnType<typeof makeHarness> | undefined;
+  h = makeHarness({
+    publishProgress: (s) => published.push({
+      sandboxes: s.sandboxes.map((x) => `${x.id}:${x.state}`),
+      containers: s.containers.map((x) => `${x.name}:${x.state}`),
+      calls: h!.rt.calls.length,
+    }),
+  });
+  t.after(h.cleanup);
+  // Present on the node: each start's answers (ImageStatus, Create, Start) then tell it all.
+  h.rt.addImage('busybox:1');
+  const pod = makePod({ containers: [container('a', { command: ['sleep'] }), container('b', { command: ['sleep'] })] });
+  await h.sync(pod);
+  const calls = h.take();
+  const sandboxId = h.rt.podStatus('uid-web').sandboxes[0]!.id;
+  assert.deepEqual(published.map(({ sandboxes, containers }) => ({ sandboxes, containers })), [
+    { sandboxes: [`${sandboxId}:SANDBOX_READY`], containers: [] },
+    { sandboxes: [`${sandboxId}:SANDBOX_READY`], containers: ['a:CONTAINER_RUNNING'] },
+    { sandboxes: [`${sandboxId}:SANDBOX_READY`], containers: ['a:CONTAINER_RUNNING', 'b:CONTAINER_RUNNING'] },
+  ]);
+  // Each is published right after the answer that made it true: before the next creation.
+  assert.deepEqual(published.map((p) => calls[p.calls - 1]?.split(' ')[0]), ['PodSandboxStatus', 'StartContainer', 'StartContainer']);
+  assert.ok(calls.indexOf('CreateContainer a') >= published[0]!.calls, 'the sandbox is published before CreateContainer');
+  // What was published agrees with the runtime after the sync (the PLEG compares them).
+  const rt = h.rt.podStatus('uid-web');
+  assert.deepEqual(rt.containers.map((c) => `${c.name}:${c.state}`).sort(), ['a:CONTAINER_RUNNING', 'b:CONTAINER_RUNNING']);
+
+  // A sync that creates nothing publishes nothing.
+  published.length = 0;
+  await h.sync(pod);
+  assert.deepEqual(published, []);
+});

@@ -110,3 +110,45 @@ test('a container\'s log path is asked once (ContainerStatus), not on every pass
     await h.close();
   }
 });
+
+test('with podLogsDir, the log path of a container with kubelet labels is derived (no ContainerStatus); unlabelled, hostile-labelled or missing-file ones are asked', async () => {
+  const h = await startHarness();
+  try {
+    const podLogsDir = path.join(h.dir, 'pods');
+    const kubelet = (ns: string, name: string, uid: string, container: string) => ({
+      labels: { 'io.kubernetes.pod.namespace': ns, 'io.kubernetes.pod.name': name, 'io.kubernetes.pod.uid': uid, 'io.kubernetes.container.name': container },
+      // The sim writes log lines only when asked to (a 1-byte limit then rotates every file).
+      annotations: { 'io.kubernetes.container.restartCount': '0', 'sim.shardlet.io/log-lines-per-second': '100' },
+    });
+    // As shardlet creates them: log directory <podLogsDir>/<ns>_<name>_<uid>, log path <container>/0.log.
+    const ours = kubelet('default', 'web', 'uid-1', 'app');
+    const { containerId: derivedId } = await runPod(h, ['sleep', '3600'], { logPath: 'app/0.log', ...ours }, { logDirectory: path.join(podLogsDir, 'default_web_uid-1') });
+    // Kubelet labels, but the runtime was told another directory: the derived file is not there.
+    const { containerId: elsewhereId } = await runPod(h, ['sleep', '3600'], { logPath: 'app/0.log', ...kubelet('default', 'other', 'uid-2', 'app') }, { logDirectory: path.join(h.dir, 'elsewhere') });
+    // Labels that would climb out of podLogsDir: never used as a path.
+    const { containerId: hostileId } = await runPod(h, ['sleep', '3600'], { logPath: 'app/0.log', ...kubelet('..', '..', '..', 'app') }, { logDirectory: path.join(h.dir, 'h') });
+    // No kubelet labels at all (another CRI client's container).
+    const { containerId: plainId } = await runPod(h, ['sleep', '3600'], { logPath: 'app/0.log', annotations: { 'sim.shardlet.io/log-lines-per-second': '100' } }, { logDirectory: path.join(h.dir, 'plain') });
+    const statusCalls: string[] = [];
+    const runtime = {
+      listContainers: (f?: Parameters<typeof h.client.listContainers>[0]) => h.client.listContainers(f),
+      containerStatus: async (id: string) => {
+        statusCalls.push(id);
+        return h.client.containerStatus(id);
+      },
+      reopenContainerLog: (id: string) => h.client.reopenContainerLog(id),
+    };
+    // A 1-byte limit: every container with a log file is rotated, which shows the path each one got.
+    h.clock.step(1000);
+    const rotation = new ContainerLogRotation({ runtime, clock: h.clock, logger: silentLogger, maxSizeBytes: 1, maxFiles: 2, intervalMs: 1000, podLogsDir });
+    await rotation.rotateOnce();
+    assert.deepEqual(statusCalls.sort(), [elsewhereId, hostileId, plainId].sort(), 'no ContainerStatus for the one whose derived file exists');
+    assert.ok(!statusCalls.includes(derivedId));
+    const rotated = fs.readdirSync(path.join(podLogsDir, 'default_web_uid-1', 'app'));
+    assert.ok(rotated.some((n) => n.startsWith('0.log.')), `the derived path was rotated: ${rotated.join(', ')}`);
+    assert.ok(fs.readdirSync(path.join(h.dir, 'elsewhere', 'app')).some((n) => n.startsWith('0.log.')), 'the asked path was rotated');
+    await rotation.close();
+  } finally {
+    await h.close();
+  }
+});

@@ -110,6 +110,7 @@ test('objects that vanish between list and status are left out, not errors', asy
   const { runtime, reader, relist } = setup();
   runtime.addSandbox('s1', 'A');
   runtime.addContainer('c1', 's1', 'app');
+  runtime.start('c1'); // a created, never started container is not inspected at all
   runtime.failStatusOf.set('c1', new CriError('ERR_CRI_NOT_FOUND', 'ContainerStatus', 'gone'));
   await relist();
   assert.equal(reader.get('A')?.error, null);
@@ -333,6 +334,19 @@ test('a pod seen only by a failed inspection, then lost by the runtime, gets a P
   assert.equal(reader.get('A'), undefined);
 });
 
+test('a created, never started container is taken from its listing; once running it is inspected', async () => {
+  const { runtime, reader, relist } = setup();
+  runtime.addSandbox('s1', 'A');
+  runtime.addContainer('c1', 's1', 'app');
+  assert.deepEqual(await relist(), [['ContainerStarted', 's1']], 'ContainerChanged (created) is not sent');
+  assert.equal(runtime.calls.containerStatus, 0, 'no ContainerStatus for a created container');
+  assert.deepEqual(reader.get('A')?.status.containers.map((c) => [c.id, c.state, c.startedAtNs, c.exitCode, c.image]), [['c1', 'CONTAINER_CREATED', '0', 0, 'busybox:1']]);
+  runtime.start('c1');
+  assert.deepEqual(await relist(), [['ContainerStarted', 'c1']]);
+  assert.equal(runtime.calls.containerStatus, 1, 'inspected once it runs');
+  assert.notEqual(reader.get('A')?.status.containers[0]?.startedAtNs, '0');
+});
+
 test('a cache error on one pod skips that pod only: the relist completes, others get their events', async () => {
   const { runtime, relist, pleg } = setup({
     cache: (w) => ({
@@ -392,8 +406,9 @@ test('a replacement PLEG resyncs from the cache: matching entries get a PodSync 
   ], 'A from the cache; B, C, D, E inspected with their cold-start events');
   const inspections = runtime.calls.podSandboxStatus + runtime.calls.containerStatus - inspectionsBefore;
   // Objects whose entry names them in their listed state take their details from it (the dead
-  // PLEG inspected them): B's exited container, C (error entry: 2), D's new container, E.
-  assert.equal(inspections, 5, 'cB, sC+cC, cD2 and sE; none of A, nor sB, sD, cD');
+  // PLEG inspected them): B's exited container, C (error entry: 2), E. D's new container was
+  // created and never started: its listing says all an inspection would (bulk-pod-status.ts).
+  assert.equal(inspections, 4, 'cB, sC+cC and sE; none of A, nor sB, sD, cD, cD2');
   assert.equal(pleg.counters().inspectsFromPublishedTotal, 3, 'sB, sD and cD from their entries');
   assert.equal(reader.get('C')?.error, null, 'the error entry was rewritten');
   assert.equal(reader.get('B')?.status.containers[0]?.state, 'CONTAINER_EXITED');
@@ -433,6 +448,58 @@ test('objects a pod worker published in their listed state are not inspected; ev
   assert.deepEqual(await relist(), [['ContainerDied', 'c2']]);
   assert.equal(runtime.calls.containerStatus, calls + 1);
   assert.equal(reader.get('A')?.status.containers.find((c) => c.id === 'c2')?.exitCode, 3);
+});
+
+test('a worker publishing mid-relist (its set wins) costs no reinspection when the next listing agrees; a disagreeing one is reinspected', async () => {
+  const { runtime, reader, writer, relist, clock } = setup();
+  assert.deepEqual(await relist(), [], 'past the first relist');
+  const { getPodStatus } = await import('../../../workers/runtime-status/get-pod-status.js');
+  // The burst race: the relist lists A's sandbox alone; while it inspects it, A's worker creates
+  // and starts its container and publishes the pod's full status, stamped after the relist began.
+  const inspect = runtime.podSandboxStatus.bind(runtime);
+  let raced = false;
+  runtime.podSandboxStatus = async (id: string) => {
+    const res = await inspect(id);
+    if (!raced) {
+      raced = true;
+      runtime.addContainer('c1', 's1', 'app');
+      runtime.start('c1');
+      writer.set('A', await getPodStatus(runtime, 'A', 'a', 'default'), null, clock.now() + 1);
+    }
+    return res;
+  };
+  runtime.addSandbox('s1', 'A');
+  assert.deepEqual(await relist(), [['ContainerStarted', 's1']]);
+  assert.ok(raced);
+  assert.deepEqual(reader.get('A')?.status.containers.map((c) => c.id), ['c1'], 'the worker\'s newer entry stands');
+  const calls = { ...runtime.calls };
+  assert.deepEqual(await relist(), [['ContainerStarted', 'c1']]);
+  assert.equal(runtime.calls.podSandboxStatus, calls.podSandboxStatus, 'no PodSandboxStatus: the entry agrees with this listing');
+  assert.equal(runtime.calls.containerStatus, calls.containerStatus, 'no ContainerStatus: c1 taken from the entry');
+  assert.deepEqual(await relist(), []);
+  assert.equal(runtime.calls.podSandboxStatus + runtime.calls.containerStatus, calls.podSandboxStatus + calls.containerStatus);
+
+  // Same race for pod B, but its container exits before the next relist: the entry (RUNNING)
+  // disagrees with the listing (EXITED), so B is reinspected and the cache follows the runtime.
+  raced = false;
+  runtime.podSandboxStatus = async (id: string) => {
+    const res = await inspect(id);
+    if (!raced && id === 's2') {
+      raced = true;
+      runtime.addContainer('c2', 's2', 'app');
+      runtime.start('c2');
+      writer.set('B', await getPodStatus(runtime, 'B', 'b', 'default'), null, clock.now() + 1);
+    }
+    return res;
+  };
+  runtime.addSandbox('s2', 'B');
+  await relist();
+  runtime.exit('c2', 7);
+  const before = { ...runtime.calls };
+  assert.deepEqual(await relist(), [['ContainerDied', 'c2']]);
+  assert.equal(runtime.calls.podSandboxStatus, before.podSandboxStatus + 1, 'B reinspected: its sandbox');
+  assert.equal(runtime.calls.containerStatus, before.containerStatus + 1, 'and its container');
+  assert.deepEqual(reader.get('B')?.status.containers.map((c) => [c.id, c.state, c.exitCode]), [['c2', 'CONTAINER_EXITED', 7]]);
 });
 
 test('an error entry or a pod marked for reinspection is inspected, not taken from its entry', async () => {

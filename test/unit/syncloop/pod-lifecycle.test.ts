@@ -132,6 +132,26 @@ test('housekeeping does not kill a just-removed pod again from a relist that beg
   assert.deepEqual(sent.map((m) => [m.uid, m.kill?.reason]), [['a', 'orphaned']]);
 });
 
+test('housekeeping decodes no cache entry of a pod a source or worker knows; only unknown ones are read', () => {
+  const { lc, sent, cache } = setup();
+  const reads: string[] = [];
+  const realGet = cache.get.bind(cache);
+  cache.get = (uid: string) => (reads.push(uid), realGet(uid));
+  const status = { ...emptyPodStatus('x', 'p-x', 'default'), sandboxes: [{ id: 's', state: 'SANDBOX_READY' as const, createdAtNs: '1', attempt: 0, ip: '', ips: [], hostNetwork: true }] };
+  lc.handleConfigUpdate({ op: 'ADD', source: 'file', pods: [pod('a'), pod('b')] });
+  for (const uid of ['a', 'b', 'gone', 'orphan']) lc.handlePlegEvents([{ id: uid, type: 'ContainerStarted', data: 'c' }]);
+  cache.set('a', { status, error: null, timestampMs: 1 });
+  cache.set('orphan', { status, error: null, timestampMs: 1 });
+  sent.length = 0;
+  reads.length = 0;
+  lc.housekeeping();
+  assert.deepEqual(reads.sort(), ['gone', 'orphan'], 'known pods a and b are not read');
+  assert.deepEqual(sent.map((m) => [m.uid, m.kill?.reason]), [['orphan', 'orphaned']]);
+  reads.length = 0;
+  lc.housekeeping();
+  assert.deepEqual(reads, [], "'gone' (no runtime objects) left the set; the orphan now has a worker (its kill)");
+});
+
 test('a restarted shard gets every one of its pods again, kills included', () => {
   const { lc, sent, clock } = setup();
   const uids = Array.from({ length: 40 }, (_, i) => `u${i}`);
