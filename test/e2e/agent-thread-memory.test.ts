@@ -77,5 +77,9 @@ test('every thread reports its heap on /metrics, and pod-worker and PLEG threads
   const live = workers.filter((w) => w.threadId > 0);
   const capped = live.filter((w) => w.resourceLimits?.maxYoungGenerationSizeMb === WORKER_HEAP_LIMITS.maxYoungGenerationSizeMb);
   for (const id of podWorkerIds) assert.ok(capped.some((w) => String(w.threadId) === id), `pod-worker thread ${id} has the young-generation cap`);
-  assert.equal(capped.length, THREADS + 1, `pod workers + the PLEG thread capped; limits seen: ${JSON.stringify(live.map((w) => [w.threadId, w.resourceLimits?.maxYoungGenerationSizeMb]))}`);
+  // The PLEG runner also boots a standby PLEG thread after the first relist (pleg-runner.ts): it
+  // may or may not exist yet, but every thread other than the one decoder carries the cap.
+  const seen = JSON.stringify(live.map((w) => [w.threadId, w.resourceLimits?.maxYoungGenerationSizeMb]));
+  assert.ok(capped.length >= THREADS + 1, `pod workers + the PLEG thread capped; limits seen: ${seen}`);
+  assert.equal(live.length - capped.length, 1, `only the manifest decoder thread is uncapped; limits seen: ${seen}`);
 });
