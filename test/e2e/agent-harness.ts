@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import { CriClient } from '../../src/shared/cri/cri-client.js';
-import { removeAgentRoot } from '../harness/agent-root.js';
+import { removeAgentRoot, removeAgentRootWhenIdle } from '../harness/agent-root.js';
 import { pollUntil } from '../harness/poll.js';
 
 export { removeAgentRoot };
@@ -103,11 +103,12 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
   });
   // A temp root the harness made goes with the process, however it ends (stop, kill, crash,
   // failed start); a root the caller gave is the caller's (a restarted agent must find its
-  // state, pod volumes included). tmpfs volumes a killed agent left mounted are detached first.
+  // state, pod volumes included). tmpfs volumes a killed agent left mounted are detached first;
+  // a root the runtime still writes into is removed when the test process exits.
   const ownRoot = o.rootDir === undefined;
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code) => {
-      if (ownRoot) removeAgentRoot(root);
+      if (ownRoot) removeAgentRootWhenIdle(root);
       resolve(code);
     }),
   );
