@@ -108,8 +108,13 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
   const ownRoot = o.rootDir === undefined;
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code) => {
-      if (ownRoot) removeAgentRootWhenIdle(root);
-      resolve(code);
+      // resolve() in finally: an exit handler that threw would leave every await of `exited`
+      // (stop, kill, the file's after() hook) hanging, and with it the whole test run.
+      try {
+        if (ownRoot) removeAgentRootWhenIdle(root);
+      } finally {
+        resolve(code);
+      }
     }),
   );
   let dead = false;
