@@ -23,9 +23,19 @@ const dir = process.argv[1];
 installHeapSnapshots(dir, silentLogger);
 const w = new Worker('globalThis.kept = Array.from({ length: 1000 }, (_, i) => ({ i })); setInterval(() => {}, 1000);', { eval: true });
 await new Promise((r) => w.once('online', r));
-process.kill(process.pid, 'SIGUSR2');
 const done = path.join(dir, 'done-1.json');
-for (let i = 0; i < 600 && !fs.existsSync(done); i++) await new Promise((r) => setTimeout(r, 100));
+// The index is renamed into place when the round is complete: wait for that rename (bounded).
+const written = new Promise((resolve, reject) => {
+  const bound = setTimeout(() => reject(new Error('no heap snapshot index within 60 s')), 60_000);
+  const watcher = fs.watch(dir, (_event, name) => {
+    if (name !== 'done-1.json' || !fs.existsSync(done)) return;
+    clearTimeout(bound);
+    watcher.close();
+    resolve(undefined);
+  });
+});
+process.kill(process.pid, 'SIGUSR2');
+await written;
 process.stdout.write(fs.readFileSync(done, 'utf8'));
 await w.terminate();
 `;
