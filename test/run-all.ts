@@ -21,6 +21,10 @@
  * Arguments filter test files by substring of their path (long ones included when they match).
  * A long run still going LONG_RUN_GRACE_MS after step 3 ended is killed and fails the run
  * (each long test has its own node:test timeout well below that).
+ * Every `node --test` run gets `--test-timeout` (TEST_TIMEOUT_MS): a test or a hook that never
+ * ends (an after() awaiting a promise nobody resolves) fails its file after that long instead of
+ * hanging the run until CI's limit. It is above what any test without its own `timeout` option
+ * takes; a test or hook with one keeps it (the long token-refresh test has 15 and 30 min).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -31,6 +35,8 @@ import { fileURLToPath } from 'node:url';
 const distTest = path.dirname(fileURLToPath(import.meta.url));
 const LONG_DIR = `${path.sep}e2e-long${path.sep}`;
 const LONG_RUN_GRACE_MS = 20 * 60_000;
+const TEST_TIMEOUT_MS = 10 * 60_000;
+const TEST_FLAGS = ['--test', '--test-concurrency=1', `--test-timeout=${TEST_TIMEOUT_MS}`];
 
 function findTests(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
@@ -107,13 +113,13 @@ async function main(): Promise<number> {
   }
   const long = files.filter((f) => f.includes(LONG_DIR));
   const main = files.filter((f) => !f.includes(LONG_DIR));
-  const longArgs = ['--test', '--test-concurrency=1', ...long];
+  const longArgs = [...TEST_FLAGS, ...long];
   let background: BackgroundRun | undefined;
   if (long.length > 0) {
     process.stdout.write(`\n${commandLine(process.execPath, longArgs)} (in the background; output below when it ends)\n`);
     background = startBackground(process.execPath, longArgs);
   }
-  let failed = main.length > 0 ? run(process.execPath, ['--test', '--test-concurrency=1', ...main]) !== 0 : false;
+  let failed = main.length > 0 ? run(process.execPath, [...TEST_FLAGS, ...main]) !== 0 : false;
   if (background) {
     const code = await background.finish(LONG_RUN_GRACE_MS);
     process.stdout.write(`\n${commandLine(process.execPath, longArgs)} (ran concurrently; exit ${code})\n${background.output()}`);
@@ -122,7 +128,7 @@ async function main(): Promise<number> {
   }
   const unit = files.filter((f) => f.includes(`${path.sep}unit${path.sep}`));
   if (unit.length > 0 && process.env['SHARDLET_SKIP_NODE24'] !== '1') {
-    failed = run('npx', ['-y', 'node@24', '--test', '--test-concurrency=1', ...unit]) !== 0 || failed;
+    failed = run('npx', ['-y', 'node@24', ...TEST_FLAGS, ...unit]) !== 0 || failed;
   }
   return failed ? 1 : 0;
 }
