@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { parsePin, CpuPinningError, type CpuPinning } from './cpu-pinning.js';
 
 export class BenchConfigError extends Error {
   readonly code = 'ERR_BENCH_CONFIG';
@@ -150,6 +151,8 @@ export interface BenchConfig {
   agentCpuProfDir: string | undefined;
   /** `--agent-arg FLAG` (repeatable): extra `shardlet agent` flags for every session (e.g. --optimize-for-size). */
   agentArgs: string[];
+  /** `--pin RUNTIME:AGENT`: sim runtimes on one CPU set, agents (and the ceiling's client) on another. */
+  pin: CpuPinning | undefined;
 }
 
 function csvInts(flag: string, v: string | undefined): number[] | undefined {
@@ -185,6 +188,9 @@ export const BENCH_USAGE = `usage: npm run bench -- [options]
   --agent-arg FLAG          an extra shardlet agent flag for every session, repeatable
                             (e.g. --agent-arg=--optimize-for-size)
   --agent-script FILE       a stand-in agent script (the bench's self-tests)
+  --pin RUNTIME:AGENT       CPU sets (taskset lists, e.g. 0:1 or 0-1:2-3) for the sim runtime and
+                            for the agent and the ceiling's client: the thread-scaling curve
+                            (e.g. --pin 0:1 --workers 0,1,2 --no-real --no-cluster). Sim sections only
 `;
 
 /** `now` names the default output folder (bench/results/<timestamp>/). */
@@ -211,8 +217,15 @@ export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig 
       'agent-script': { type: 'string' },
       'agent-cpu-prof': { type: 'string' },
       'agent-arg': { type: 'string', multiple: true },
+      pin: { type: 'string' },
     },
   });
+  let pin: CpuPinning | undefined;
+  try {
+    pin = values.pin === undefined ? undefined : parsePin(values.pin);
+  } catch (err) {
+    throw err instanceof CpuPinningError ? new BenchConfigError(err.message.startsWith('--pin') ? err.message : `--pin: ${err.message}`) : err;
+  }
   const agentArgs = values['agent-arg'] ?? [];
   // Flags only (no paths, no positional values): one `--flag` or `--flag=value` each.
   for (const a of agentArgs) if (!/^--[a-z0-9-]+(=[\w.,:-]+)?$/.test(a)) throw new BenchConfigError(`--agent-arg must be one --flag or --flag=value, got ${JSON.stringify(a)}`);
@@ -268,5 +281,6 @@ export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig 
     agentScript: values['agent-script'] === undefined ? undefined : path.resolve(values['agent-script']),
     agentCpuProfDir: values['agent-cpu-prof'] === undefined ? undefined : path.resolve(values['agent-cpu-prof']),
     agentArgs,
+    pin,
   };
 }

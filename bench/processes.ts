@@ -16,6 +16,7 @@ import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { Clock } from '../src/shared/clock/clock.js';
 import { CriClient } from '../src/shared/cri/cri-client.js';
+import { pinnedCommand } from './cpu-pinning.js';
 
 export class BenchProcessError extends Error {
   readonly code = 'ERR_BENCH_PROCESS';
@@ -40,6 +41,8 @@ export interface SpawnOptions {
   onStderrLine?: (line: string) => void;
   /** Raw stderr is also appended to this file, for post-mortems. */
   logFile?: string;
+  /** Run the process on these CPUs only (a `taskset -c` list; `--pin`); undefined = anywhere. */
+  cpus?: string;
 }
 
 function manage(name: string, child: ChildProcess, opts: SpawnOptions): ManagedProcess {
@@ -111,7 +114,7 @@ export interface SimRuntimeOptions extends SpawnOptions {
 
 export async function startSimRuntime(opts: SimRuntimeOptions): Promise<ManagedProcess> {
   const args = [SHARDLET_MAIN, 'sim-runtime', '--socket', opts.socket, '--profile', opts.profile, ...(opts.images ?? []).flatMap((i) => ['--image', i]), ...(opts.extraArgs ?? [])];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(...pinnedCommand(opts.cpus, process.execPath, args), { stdio: ['ignore', 'pipe', 'pipe'] });
   const proc = manage(`sim-runtime(${opts.profile})`, child, opts);
   const client = new CriClient({ endpoint: `unix://${opts.socket}`, timeoutMs: 2000 });
   try {
@@ -169,7 +172,7 @@ export function agentArgs(o: AgentOptions): string[] {
 }
 
 export async function startAgent(opts: AgentOptions): Promise<ManagedProcess> {
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...agentArgs(opts)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(...pinnedCommand(opts.cpus, process.execPath, [...(opts.nodeArgs ?? []), ...agentArgs(opts)]), { stdio: ['ignore', 'pipe', 'pipe'] });
   const proc = manage(`agent(workers=${opts.workers})`, child, opts);
   await waitReady(proc, opts.clock, opts.readyTimeoutMs ?? 30_000, 100, '/healthz 200', async () => {
     const res = await fetch(`http://127.0.0.1:${opts.port}/healthz`, { signal: AbortSignal.timeout(2000) });

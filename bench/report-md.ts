@@ -143,7 +143,8 @@ export function renderReport(r: BenchResults, charts: readonly { file: string; t
   out.push(
     `Matrix: workers ${r.matrix.workers.join(', ')}; pod counts ${r.matrix.podCounts.join(', ')}; sim profiles ${r.matrix.profiles.join(', ')}; ` +
       `churn ${r.matrix.churnPodsPerSec} pods/s (sim/zero) and ${r.matrix.slowChurnPodsPerSec} pods/s (sim/containerd) for ${r.matrix.churnSeconds} s; steady window ${r.matrix.steadySeconds} s.` +
-      (r.matrix.agentArgs !== undefined && r.matrix.agentArgs.length > 0 ? ` Every agent ran with ${r.matrix.agentArgs.map((a) => `\`${a}\``).join(' ')}.` : ''),
+      (r.matrix.agentArgs !== undefined && r.matrix.agentArgs.length > 0 ? ` Every agent ran with ${r.matrix.agentArgs.map((a) => `\`${a}\``).join(' ')}.` : '') +
+      (r.matrix.pin !== undefined ? ` CPU pinning (\`--pin\`): the sim runtime on CPUs ${r.matrix.pin.runtime}; each agent, and the ceiling's client, on CPUs ${r.matrix.pin.agent} (sim sections only).` : ''),
     '',
   );
   if (r.failures.length > 0) {

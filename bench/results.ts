@@ -106,7 +106,7 @@ export interface BenchResults {
    */
   loadAverage1m?: { start: number; end: number };
   /** The matrix as run (for the report header). */
-  matrix: { workers: number[]; podCounts: number[]; profiles: string[]; churnPodsPerSec: number; slowChurnPodsPerSec: number; steadySeconds: number; churnSeconds: number; agentArgs?: string[] };
+  matrix: { workers: number[]; podCounts: number[]; profiles: string[]; churnPodsPerSec: number; slowChurnPodsPerSec: number; steadySeconds: number; churnSeconds: number; agentArgs?: string[]; pin?: { runtime: string; agent: string } };
   workloads: WorkloadResult[];
   ceilings: CeilingResult[];
   /** Correctness failures: any entry makes the run fail (exit 1). */

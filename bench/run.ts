@@ -47,7 +47,7 @@ async function main(argv: string[]): Promise<number> {
     durationS: (realClock.monotonic() - t0) / 1000,
     machine: machineInfo(),
     loadAverage1m: { start: loadAtStart, end: os.loadavg()[0] ?? 0 },
-    matrix: { workers: cfg.workers, podCounts: cfg.podCounts, profiles: cfg.simProfiles, churnPodsPerSec: cfg.churnPodsPerSec, slowChurnPodsPerSec: cfg.slowChurnPodsPerSec, steadySeconds: cfg.steadySeconds, churnSeconds: cfg.churnSeconds, agentArgs: cfg.agentArgs },
+    matrix: { workers: cfg.workers, podCounts: cfg.podCounts, profiles: cfg.simProfiles, churnPodsPerSec: cfg.churnPodsPerSec, slowChurnPodsPerSec: cfg.slowChurnPodsPerSec, steadySeconds: cfg.steadySeconds, churnSeconds: cfg.churnSeconds, agentArgs: cfg.agentArgs, ...(cfg.pin ? { pin: cfg.pin } : {}) },
     ...outcome,
   };
   const charts = buildCharts(results);

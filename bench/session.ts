@@ -76,6 +76,8 @@ export async function runSession(deps: SessionDeps): Promise<SessionOutcome> {
       ...(cfg.agentScript !== undefined ? { agentScript: cfg.agentScript } : {}),
       nodeArgs,
       extraArgs: cfg.agentArgs,
+      // --pin: sim sessions only (the real-containerd section runs containerd unpinned).
+      ...(cfg.pin !== undefined && plan.runtime === 'sim' ? { cpus: cfg.pin.agent } : {}),
       onStderrLine: log.onLine,
       logFile: path.join(cfg.outDir, 'logs', `${fileLabel}.log`),
     });

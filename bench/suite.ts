@@ -14,6 +14,7 @@ import type { Clock } from '../src/shared/clock/clock.js';
 import type { BenchConfig, SessionPlan } from './bench-config.js';
 import { applyCeilings, measureCeiling } from './cri-ceiling-source.js';
 import { BENCH_IMAGE } from './pod-manifests.js';
+import { withOwnAffinity } from './cpu-pinning.js';
 import { startSimRuntime } from './processes.js';
 import type { Progress } from './progress.js';
 import { configLabel, type CeilingResult, type WorkloadResult } from './results.js';
@@ -52,9 +53,10 @@ export async function runSuite(cfg: BenchConfig, clock: Clock, progress: Progres
   for (const c of cfg.ceilings.filter((c) => c.runtime === 'sim')) {
     progress.step(`ceiling sim/${c.profile} ${c.pods} pods`);
     try {
-      await withSim(clock, c.profile, async (endpoint) => {
+      await withSim(clock, c.profile, cfg.pin?.runtime, async (endpoint) => {
         const concurrency = c.profile === 'zero' ? cfg.zeroCeilingConcurrency : cfg.ceilingConcurrency;
-        out.ceilings.push(await measureCeiling('sim', c.profile, { endpoint, pods: c.pods, concurrency, hostNetwork: true }));
+        // With --pin the ceiling's client (this process) gets the agent's CPUs, as an agent would.
+        out.ceilings.push(await withOwnAffinity(cfg.pin?.agent, () => measureCeiling('sim', c.profile, { endpoint, pods: c.pods, concurrency, hostNetwork: true })));
       });
     } catch (err) {
       // Every agent rate is read against the ceiling: a ceiling that was not measured fails the run.
@@ -65,7 +67,7 @@ export async function runSuite(cfg: BenchConfig, clock: Clock, progress: Progres
     for (const plan of simSessions.filter((s) => s.profile === c.profile && s.pods === c.pods)) {
       progress.step(`${configLabel(plan)} ${plan.pods} pods`);
       try {
-        await withSim(clock, plan.profile, async (endpoint, pid) => {
+        await withSim(clock, plan.profile, cfg.pin?.runtime, async (endpoint, pid) => {
           const o = await runSession({ clock, cfg, plan, endpoint, runtimePid: pid, steady: plan.steady, churnPodsPerSec: churnRateFor(cfg, plan), onProgress: (p, d, t) => progress.update(p, d, t) });
           out.workloads.push(...o.results);
           out.failures.push(...o.failures);
@@ -92,11 +94,11 @@ function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-async function withSim(clock: Clock, profile: string, fn: (endpoint: string, pid: number) => Promise<void>): Promise<void> {
+async function withSim(clock: Clock, profile: string, cpus: string | undefined, fn: (endpoint: string, pid: number) => Promise<void>): Promise<void> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'shardlet-bench-sim-'));
   const socket = path.join(dir, 'cri.sock');
   // The bench image is present from the start, as it is imported into the private containerd.
-  const sim = await startSimRuntime({ clock, socket, profile, images: [BENCH_IMAGE], logFile: path.join(dir, 'sim.log') });
+  const sim = await startSimRuntime({ clock, socket, profile, images: [BENCH_IMAGE], logFile: path.join(dir, 'sim.log'), ...(cpus !== undefined ? { cpus } : {}) });
   try {
     await fn(`unix://${socket}`, sim.pid);
   } finally {
