@@ -5,7 +5,7 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import { parseQuantity, unitValue } from '../../src/shared/resources/quantity.js';
-import { checkPathSegment } from '../volumes/volume-paths.js';
+import { checkPathSegment } from '../../src/shared/paths/path-segment.js';
 
 /** The kubelet's eviction.Reason: the pod's status reason and the event's reason. */
 export const EVICTED_REASON = 'Evicted';

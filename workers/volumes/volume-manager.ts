@@ -23,7 +23,8 @@ import type { Logger } from '../../src/shared/logging/logger.js';
 import type { PodApiObjects } from '../../src/shared/protocol/api-object-snapshot.js';
 import type { TmpfsMounter } from './tmpfs-mounter.js';
 import { errorText, setUpFailedMessage } from './volume-errors.js';
-import { checkPathSegment, podDir, volumeDir } from './volume-paths.js';
+import { checkPathSegment } from '../../src/shared/paths/path-segment.js';
+import { podDir, volumeDir } from './volume-paths.js';
 import type { VolumePlugin, VolumeState } from './volume-plugin.js';
 
 /** The source fields of V1Volume (every key but `name`); the first one present is the type. */

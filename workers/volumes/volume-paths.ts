@@ -15,6 +15,7 @@
  * second line, for anything that reaches a worker another way.
  */
 import path from 'node:path';
+import { checkPathSegment } from '../../src/shared/paths/path-segment.js';
 
 export type VolumePluginDir =
   | 'kubernetes.io~empty-dir'
@@ -23,18 +24,8 @@ export type VolumePluginDir =
   | 'kubernetes.io~downward-api'
   | 'kubernetes.io~projected';
 
-/** Longest path component accepted (Linux NAME_MAX). */
-export const MAX_SEGMENT_BYTES = 255;
 /** Longest relative path accepted inside a volume (items[].path, subPath). */
 export const MAX_RELATIVE_PATH_BYTES = 4096;
-
-/** Why a path from the spec was refused, or undefined when it is a safe single component. */
-export function checkPathSegment(s: string): string | undefined {
-  if (s === '' || s === '.' || s === '..') return `invalid path component ${JSON.stringify(s)}`;
-  if (s.includes('/') || s.includes('\\') || s.includes('\0')) return `path component ${JSON.stringify(s.slice(0, 64))} contains a separator or NUL`;
-  if (Buffer.byteLength(s) > MAX_SEGMENT_BYTES) return `path component longer than ${MAX_SEGMENT_BYTES} bytes`;
-  return undefined;
-}
 
 /**
  * Why a relative path from the spec (a configMap item's path, a subPath) was refused, or

@@ -9,6 +9,7 @@
  * the main thread's log rotation rebuilds it from a listed container's kubelet labels.
  */
 import path from 'node:path';
+import { isPathSegment } from '../paths/path-segment.js';
 import { ContainerRestartCountLabel, KubernetesContainerNameLabel, KubernetesPodNameLabel, KubernetesPodNamespaceLabel, KubernetesPodUIDLabel } from './kubelet-labels.js';
 
 /** `<podLogsDir>/<namespace>_<name>_<uid>` (no trailing slash; a root of '/' stays single). */
@@ -19,11 +20,6 @@ export function podLogsDirectoryOf(podLogsDir: string, namespace: string, name: 
 /** `<containerName>/<restartCount>.log`, relative to the pod's log directory. */
 export function containerLogFileOf(containerName: string, restartCount: number): string {
   return path.join(containerName, `${restartCount}.log`);
-}
-
-/** A path segment that names exactly one entry below its parent (no climbing, no separators). */
-function safeSegment(s: string | undefined): s is string {
-  return typeof s === 'string' && s !== '' && s !== '.' && s !== '..' && !/[/\\\0]/.test(s) && s.length <= 253;
 }
 
 /**
@@ -38,7 +34,7 @@ export function listedContainerLogPath(podLogsDir: string, labels: Readonly<Reco
   const uid = labels?.[KubernetesPodUIDLabel];
   const container = labels?.[KubernetesContainerNameLabel];
   const restarts = annotations?.[ContainerRestartCountLabel];
-  if (!safeSegment(ns) || !safeSegment(name) || !safeSegment(uid) || !safeSegment(container)) return null;
+  if (!isPathSegment(ns) || !isPathSegment(name) || !isPathSegment(uid) || !isPathSegment(container)) return null;
   if (restarts === undefined || !/^\d{1,9}$/.test(restarts)) return null;
   return path.join(podLogsDirectoryOf(podLogsDir, ns, name, uid), containerLogFileOf(container, Number(restarts)));
 }

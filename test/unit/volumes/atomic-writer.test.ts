@@ -7,7 +7,8 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
 import { writeAtomically, type Payload } from '../../../workers/volumes/atomic-writer.js';
 import { makePayload } from '../../../workers/volumes/payload-sources.js';
-import { checkPathSegment, checkRelativePath, volumeDir } from '../../../workers/volumes/volume-paths.js';
+import { checkPathSegment } from '../../../src/shared/paths/path-segment.js';
+import { checkRelativePath, volumeDir } from '../../../workers/volumes/volume-paths.js';
 
 const file = (s: string, mode = 0o644) => ({ data: Buffer.from(s), mode });
 
