@@ -14,17 +14,15 @@
  * entry is a link through `..data`, whose target moved to a new timestamped directory, and the
  * old directory is gone.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { AuthenticationV1Api, type V1Pod } from '@kubernetes/client-node';
-import { startControlPlane, type ControlPlane } from '../harness/apiserver-harness.js';
 import { pollUntil } from '../harness/poll.js';
-import { startSimRuntime, type SimRuntimeInstance } from '../harness/sim-runtime-harness.js';
-import { removeAgentRoot, type AgentProcess } from '../e2e/agent-harness.js';
-import { apiPod, coreApi, createPods, isApiRunning, PodWatchRecorder, startClusterAgent, TEST_IMAGE } from '../e2e/cluster-harness.js';
+import { removeAgentRoot } from '../e2e/agent-harness.js';
+import { apiPod, clusterSimFixture, coreApi, createPods, isApiRunning, PodWatchRecorder, startClusterAgent } from '../e2e/cluster-harness.js';
 import { execIn } from '../e2e/cluster-volumes.js';
 
 const NS = 'tok';
@@ -32,25 +30,8 @@ const NODE = 'node-tok';
 const LIFETIME_S = 600;
 /** The refresh is due at 480 s; 9.5 min leaves 90 s for the request, the resync and the write. */
 const REFRESH_WAIT_MS = 570_000;
-let cp: ControlPlane | undefined;
-let sim: SimRuntimeInstance | undefined;
-let agent: AgentProcess | undefined;
-let rec: PodWatchRecorder | undefined;
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-tok-root-'));
-
-before(async () => {
-  cp = await startControlPlane();
-  await cp.ensureNamespace(NS);
-  sim = await startSimRuntime({ profile: 'zero', extraArgs: ['--image', TEST_IMAGE] });
-}, { timeout: 30 * 60_000 });
-
-after(async () => {
-  rec?.close();
-  await agent?.kill();
-  await sim?.stop();
-  await cp?.stop();
-  removeAgentRoot(root);
-}, { timeout: 120_000 });
+const f = clusterSimFixture({ namespace: NS, teardown: () => removeAgentRoot(root) });
 
 interface Claims {
   sub?: string;
@@ -75,12 +56,12 @@ function tokenPod(): V1Pod {
 }
 
 test('a projected serviceAccountToken (expirationSeconds 600) is refreshed at 80% of its lifetime against the real apiserver, atomically', { timeout: 15 * 60_000 }, async (t) => {
-  assert.ok(cp && sim);
+  const { cp, sim } = f;
   const { kc, core } = coreApi(cp.adminKubeconfig);
   const auth = kc.makeApiClient(AuthenticationV1Api);
-  const r = (rec = new PodWatchRecorder(cp.adminKubeconfig, NS));
+  const r = (f.rec = new PodWatchRecorder(cp.adminKubeconfig, NS));
   await r.start();
-  agent = await startClusterAgent({ cp, nodeName: NODE, endpoint: sim.endpoint, rootDir: root });
+  f.agent = await startClusterAgent({ cp, nodeName: NODE, endpoint: sim.endpoint, rootDir: root });
   const [pod] = await createPods(core, [tokenPod()]);
   const uid = pod!.metadata!.uid!;
   await r.waitFor(() => { const p = r.pods.get(uid); return p && isApiRunning(p) ? true : undefined; }, 'the token pod Running in the API', 60_000);
