@@ -144,6 +144,11 @@ export interface PodResultMessage {
   state: PodWorkerState;
   /** What ran: 'sync' | 'terminating' (containers stopped) | 'cleanup' (CRI objects removed). */
   work: 'sync' | 'terminate' | 'cleanup';
+  /**
+   * The pod's API status after this work. Absent: no status (a cleanup, a pre-empted unit), or
+   * a sync whose status equals the one in the pod's previous result (the worker sends a status
+   * only when it changed: pod-workers.ts #withoutUnchangedStatus).
+   */
   apiStatus?: V1PodStatus;
   error?: WireError;
   /** Sync again after this many ms (the kubelet's jittered resync or a backoff expiry). */
