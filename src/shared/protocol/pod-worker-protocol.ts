@@ -12,7 +12,8 @@
  *                  stats request, or 'close'.
  *   worker → main (port): {@link ShardOutbound}: 'ready' once the thread's host is built (the
  *                  bootstrap handshake), 'ack' after each batch was handed to the pod workers,
- *                  stats replies, and the {@link WorkerToMain} results and probe updates.
+ *                  stats replies, and the {@link WorkerToMain} results and probe updates (those
+ *                  of one event-loop turn batched in a 'results' message).
  *   The attach task resolves when the port is closed ('close' from main) and rejects when the
  *   thread dies (Piscina rejects a dead thread's tasks): that is how the main side learns it.
  *
@@ -204,6 +205,8 @@ export type ShardInbound =
 
 export type ShardOutbound =
   | { kind: 'ready'; threadId: number }
+  /** The results of one event-loop turn of the worker, in order (workers/shard-endpoint.ts). */
+  | { kind: 'results'; batch: WorkerToMain[] }
   | { kind: 'ack' }
   | { kind: 'statsReply'; id: number; stats: WorkerThreadStats }
   | WorkerToMain;
