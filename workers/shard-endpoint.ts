@@ -45,8 +45,8 @@ export function createShardEndpoint(threadId: number, makeHost: ShardHostFactory
     const batch = pending;
     if (batch.length === 0) return;
     pending = [];
-    if (batch.length === 1) port?.postMessage(batch[0] satisfies ShardOutbound | undefined);
-    else port?.postMessage({ kind: 'results', batch } satisfies ShardOutbound);
+    const only = batch.length === 1 ? batch[0] : undefined;
+    port?.postMessage((only ?? { kind: 'results', batch }) satisfies ShardOutbound);
   };
   const emit = (msg: WorkerToMain): void => {
     pending.push(msg);
