@@ -25,6 +25,7 @@
  * queue owns requeue timing (as the kubelet's does).
  */
 import { setMaxListeners } from 'node:events';
+import { isDeepStrictEqual } from 'node:util';
 import type { V1Pod, V1PodStatus } from '@kubernetes/client-node';
 import type { Clock, Random } from '../src/shared/clock/clock.js';
 import type { WireError } from '../src/shared/cri/cri-errors.js';
@@ -110,6 +111,8 @@ interface PodRecord {
    * syncer's own last status is newer.
    */
   previousStatus: V1PodStatus | undefined;
+  /** The API status in this pod's last result to the main thread (see #withoutUnchangedStatus). */
+  sentStatus: V1PodStatus | undefined;
 }
 
 export class PodWorkers {
@@ -146,6 +149,7 @@ export class PodWorkers {
         removed: false,
         keepLogs: msg.kill?.keepLogs === true,
         previousStatus: msg.previousStatus,
+        sentStatus: undefined,
       };
       this.#pods.set(msg.uid, rec);
     }
@@ -267,9 +271,29 @@ export class PodWorkers {
         this.#d.hooks?.podForgotten(rec.uid);
       }
       this.#statsChanged();
+      result = this.#withoutUnchangedStatus(rec, work, result);
       this.#d.emit({ kind: 'podResult', threadId: this.#d.threadId, uid: rec.uid, state: rec.state, work, durationMs, ...result, ...(forgotten ? { forgotten, forgottenAtMs: this.#d.clock.now() } : {}) });
       if (forgotten) return;
     }
+  }
+
+  /**
+   * A sync result whose API status equals the one last sent for the pod goes without it (the
+   * protocol: absent = unchanged). Most syncs of a running pod (PLEG events, resyncs) change
+   * nothing, and the status is the bulk of a result: its structured clone on both threads and
+   * the main thread's status bookkeeping are skipped. Only for syncs of a syncing pod: the main
+   * thread replaces a status on its own only for pods that are not syncing (admission, a pod
+   * re-added while killed), and terminations always report theirs.
+   */
+  #withoutUnchangedStatus<R extends { apiStatus?: V1PodStatus }>(rec: PodRecord, work: 'sync' | 'terminate' | 'cleanup', result: R): R {
+    const status = result.apiStatus;
+    if (status === undefined) return result;
+    if (work === 'sync' && rec.state === 'syncing' && rec.sentStatus !== undefined && isDeepStrictEqual(rec.sentStatus, status)) {
+      const { apiStatus: _unchanged, ...rest } = result;
+      return rest as R;
+    }
+    rec.sentStatus = status;
+    return result;
   }
 
   #workFor(state: PodWorkerState): 'sync' | 'terminate' | 'cleanup' {

@@ -22,11 +22,38 @@ export interface ShardEndpoint {
   serve(task: AttachTask): Promise<void>;
 }
 
-export function createShardEndpoint(threadId: number, makeHost: ShardHostFactory): ShardEndpoint {
+/**
+ * Defers a function to the end of the current event-loop turn (setImmediate: after the I/O
+ * callbacks of this turn ran). Injected by tests that want to flush by hand.
+ */
+export type TurnScheduler = (fn: () => void) => void;
+
+export function createShardEndpoint(threadId: number, makeHost: ShardHostFactory, scheduleFlush: TurnScheduler = setImmediate): ShardEndpoint {
   let host: ShardHost | undefined;
   /** The port results go to: the current attach's (results of a closed port are dropped). */
   let port: AttachTask['port'] | undefined;
-  const emit = (msg: WorkerToMain): void => port?.postMessage(msg satisfies ShardOutbound);
+  /**
+   * Results of this event-loop turn, posted together at its end (one 'results' message; a single
+   * result goes alone). A burst's results complete in the same turn by the dozen (each CRI answer
+   * that arrives with others finishes a unit of work): one postMessage and one wake-up of the
+   * main thread for them all, instead of one each. Order is kept; a result waits at most one turn.
+   */
+  let pending: WorkerToMain[] = [];
+  let flushScheduled = false;
+  const flush = (): void => {
+    flushScheduled = false;
+    const batch = pending;
+    if (batch.length === 0) return;
+    pending = [];
+    const only = batch.length === 1 ? batch[0] : undefined;
+    port?.postMessage((only ?? { kind: 'results', batch }) satisfies ShardOutbound);
+  };
+  const emit = (msg: WorkerToMain): void => {
+    pending.push(msg);
+    if (flushScheduled) return;
+    flushScheduled = true;
+    scheduleFlush(flush);
+  };
   return {
     async serve(task: AttachTask): Promise<void> {
       if (task?.kind !== 'attach') throw new TypeError('pod-worker thread: expected an attach task');
@@ -53,6 +80,8 @@ export function createShardEndpoint(threadId: number, makeHost: ShardHostFactory
             }
             case 'close':
               h.close();
+              // What the host reported before it closed still goes out on this port.
+              flush();
               host = undefined;
               p.close();
               finish();

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { CriClient, normalizeEndpoint } from '../../src/shared/cri/cri-client.js';
 import { isCancelled, isDeadlineExceeded, isNotFound, isUnavailable, CriError } from '../../src/shared/cri/cri-errors.js';
 import type { CriOperationEvent } from '../../src/shared/cri/runtime-service.js';
+import type { RunPodSandboxRequest } from '../../src/shared/cri/cri-types.js';
 import { startHarness } from './simruntime/sim-harness.js';
 
 test('endpoints: unix:// or an absolute path; anything else is a typed error', () => {
@@ -73,5 +74,29 @@ test('reconnect backoff is the kubelet\'s 100 ms → 3 s, not grpc-js\'s 1 s →
     client.close();
     await new Promise<void>((r) => server.close(() => r()));
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('unary calls on the channel directly: both services, typed errors for a closed client and an unencodable request', async () => {
+  const h = await startHarness({});
+  const ops: CriOperationEvent[] = [];
+  const client = new CriClient({ endpoint: h.rt.endpoint, timeoutMs: 10_000, onOperation: (e) => ops.push(e) });
+  try {
+    // ImageService methods travel on the same channel under their own service path.
+    const images = await client.listImages();
+    assert.ok(Array.isArray(images));
+    const st = await client.imageStatus({ image: 'registry.invalid/absent:1' });
+    assert.equal(st.image ?? null, null, 'ImageStatus answers on the shared channel (an absent image is no error)');
+    // A request the proto cannot encode never reaches the wire: INTERNAL, reported to the hook.
+    await assert.rejects(client.runPodSandbox({ config: 'not a message' } as unknown as RunPodSandboxRequest), (e: unknown) => e instanceof CriError && e.code === 'ERR_CRI_INTERNAL' && e.operation === 'RunPodSandbox');
+    assert.deepEqual(ops.map((o) => o.operation), ['list_images', 'image_status', 'run_podsandbox']);
+    assert.equal((ops.at(-1)?.error as CriError | undefined)?.code, 'ERR_CRI_INTERNAL');
+  } finally {
+    client.close();
+  }
+  try {
+    await assert.rejects(client.version(), isUnavailable, 'a closed client fails fast and typed');
+  } finally {
+    await h.close();
   }
 });

@@ -15,7 +15,25 @@ import { fnv1a32 } from '../../src/shared/hash/fnv1a.js';
 
 const EXCLUDED_FIELDS: ReadonlySet<string> = new Set(['resources', 'resizePolicy']);
 
+/**
+ * Hashes already computed, per container spec object. A sync hashes each container up to three
+ * times (actions, the start key, labels) and every sync of the pod sees the same objects (a
+ * spec change arrives as a new pod object). Specs are never mutated in place (they come from
+ * the thread protocol's structured clone or the main thread's decoded manifests), so an object
+ * keeps its hash; the WeakMap lets it go with the pod.
+ */
+const hashes = new WeakMap<V1Container, string>();
+
 export function hashContainer(container: V1Container): string {
+  let h = hashes.get(container);
+  if (h === undefined) {
+    h = computeHash(container);
+    hashes.set(container, h);
+  }
+  return h;
+}
+
+function computeHash(container: V1Container): string {
   const fields: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(container)) if (!EXCLUDED_FIELDS.has(k)) fields[k] = v;
   return fnv1a32(stableJson(fields)).toString(16);

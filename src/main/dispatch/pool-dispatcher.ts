@@ -201,6 +201,13 @@ export class PoolDispatcher implements PodDispatcher {
       case 'podEvent':
         this.#o.events.onMessage(m);
         return;
+      case 'results':
+        for (const r of m.batch) {
+          // A handler may close the dispatcher or see this port replaced: stop delivering then.
+          if (s.port !== port) return;
+          this.#o.events.onMessage(r);
+        }
+        return;
       default: {
         const never: never = m;
         this.#o.logger.error('unknown message from a pod worker thread', { message: JSON.stringify(never) });

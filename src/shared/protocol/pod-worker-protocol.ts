@@ -12,7 +12,8 @@
  *                  stats request, or 'close'.
  *   worker → main (port): {@link ShardOutbound}: 'ready' once the thread's host is built (the
  *                  bootstrap handshake), 'ack' after each batch was handed to the pod workers,
- *                  stats replies, and the {@link WorkerToMain} results and probe updates.
+ *                  stats replies, and the {@link WorkerToMain} results and probe updates (those
+ *                  of one event-loop turn batched in a 'results' message).
  *   The attach task resolves when the port is closed ('close' from main) and rejects when the
  *   thread dies (Piscina rejects a dead thread's tasks): that is how the main side learns it.
  *
@@ -144,6 +145,11 @@ export interface PodResultMessage {
   state: PodWorkerState;
   /** What ran: 'sync' | 'terminating' (containers stopped) | 'cleanup' (CRI objects removed). */
   work: 'sync' | 'terminate' | 'cleanup';
+  /**
+   * The pod's API status after this work. Absent: no status (a cleanup, a pre-empted unit), or
+   * a sync whose status equals the one in the pod's previous result (the worker sends a status
+   * only when it changed: pod-workers.ts #withoutUnchangedStatus).
+   */
   apiStatus?: V1PodStatus;
   error?: WireError;
   /** Sync again after this many ms (the kubelet's jittered resync or a backoff expiry). */
@@ -199,6 +205,8 @@ export type ShardInbound =
 
 export type ShardOutbound =
   | { kind: 'ready'; threadId: number }
+  /** The results of one event-loop turn of the worker, in order (workers/shard-endpoint.ts). */
+  | { kind: 'results'; batch: WorkerToMain[] }
   | { kind: 'ack' }
   | { kind: 'statsReply'; id: number; stats: WorkerThreadStats }
   | WorkerToMain;

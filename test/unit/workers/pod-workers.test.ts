@@ -331,3 +331,28 @@ test('a sync that changed nothing skips the status re-read and lets the next uni
   const [, second, third] = cache.asked;
   assert.equal(third, second! + 1 - 1);
 });
+
+test('a sync result carries the API status only when it changed since the last result for the pod', async () => {
+  const { syncer, results, workers, until, clock } = setup();
+  const p = pod('a', 'v1');
+  workers.update(upd(p, 'create'));
+  await until(() => results.length === 1, 'the first sync');
+  assert.deepEqual(results[0]!.apiStatus, { phase: 'Running' }, 'the first result always carries it');
+  clock.step(1_000);
+  workers.update(upd(p, 'sync'));
+  await until(() => results.length === 2, 'the second sync');
+  assert.equal(results[1]!.apiStatus, undefined, 'an equal status (a new object) is not sent again');
+  assert.equal(results[1]!.work, 'sync');
+  assert.ok(results[1]!.requeueAfterMs !== undefined, 'the rest of the result still travels');
+  syncer.nextOutcome = { apiStatus: { phase: 'Running', conditions: [{ type: 'Ready', status: 'False' }] } };
+  workers.update(upd(p, 'sync'));
+  await until(() => results.length === 3, 'the third sync');
+  assert.deepEqual(results[2]!.apiStatus?.conditions, [{ type: 'Ready', status: 'False' }], 'a changed status is sent');
+  syncer.nextOutcome = {};
+  workers.update(upd(p, 'sync'));
+  await until(() => results.length === 4, 'the fourth sync');
+  assert.deepEqual(results[3]!.apiStatus, { phase: 'Running' }, 'back to an earlier status: it differs from the last one sent');
+  workers.update(upd(p, 'kill', { removed: false, reason: 'test' }));
+  await until(() => results.some((r) => r.work === 'terminate'), 'the termination');
+  assert.deepEqual(results.find((r) => r.work === 'terminate')!.apiStatus, { phase: 'Succeeded' }, 'terminations always report their status');
+});

@@ -1,0 +1,102 @@
+/**
+ * CPU per CRI call of the client process, on the simulated runtime (`--profile zero`): the
+ * agent's CriClient against grpc-js's generic stub (Client.makeUnaryRequest, what CriClient
+ * used before it drove the channel directly), alternated in one process so load drifts hit
+ * both. The runtime runs in its own process; only this process's CPU (process.cpuUsage) counts.
+ *
+ *   node dist/bench/cri-call-cost.js [--calls N] [--rounds R] [--concurrency C]
+ *
+ * Prints one line per variant and round, then each variant's best round (the least disturbed
+ * by other load on the machine). Compare variants of one run, not runs.
+ */
+import { parseArgs } from 'node:util';
+import * as grpc from '@grpc/grpc-js';
+import { CriClient } from '../src/shared/cri/cri-client.js';
+import { loadCriProto } from '../src/shared/cri/cri-proto.js';
+import { startSimRuntime } from '../test/harness/sim-runtime-harness.js';
+
+const USAGE = `usage: node dist/bench/cri-call-cost.js [--calls N] [--rounds R] [--concurrency C]
+  --calls N        calls per variant and round (default 4000, 100–1000000)
+  --rounds R       alternations of the variants (default 4, 1–50)
+  --concurrency C  calls in flight (default 32, 1–1024)`;
+
+interface Options {
+  readonly calls: number;
+  readonly rounds: number;
+  readonly concurrency: number;
+}
+
+function intFlag(v: string | undefined, name: string, def: number, min: number, max: number): number {
+  if (v === undefined) return def;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer in ${min}–${max}, got ${JSON.stringify(v)}\n${USAGE}`);
+  return n;
+}
+
+function parse(argv: string[]): Options | undefined {
+  const { values } = parseArgs({ args: argv, options: { calls: { type: 'string' }, rounds: { type: 'string' }, concurrency: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  if (values.help === true) return undefined;
+  return Object.freeze({
+    calls: intFlag(values.calls, 'calls', 4000, 100, 1_000_000),
+    rounds: intFlag(values.rounds, 'rounds', 4, 1, 50),
+    concurrency: intFlag(values.concurrency, 'concurrency', 32, 1, 1024),
+  });
+}
+
+/** Runs `call` `n` times with `concurrency` in flight; returns this process's CPU µs per call. */
+async function cpuPerCall(call: () => Promise<unknown>, n: number, concurrency: number): Promise<number> {
+  let started = 0;
+  const before = process.cpuUsage();
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (started < n) {
+      started++;
+      await call();
+    }
+  }));
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / n;
+}
+
+async function main(): Promise<void> {
+  const opts = parse(process.argv.slice(2));
+  if (opts === undefined) {
+    process.stdout.write(USAGE + '\n');
+    return;
+  }
+  const sim = await startSimRuntime({ profile: 'zero' });
+  const client = new CriClient({ endpoint: sim.endpoint });
+  const proto = loadCriProto();
+  const stub = new proto.RuntimeServiceClient(sim.endpoint, grpc.credentials.createInsecure(), { 'grpc.default_authority': 'localhost' });
+  const stubVersion = (): Promise<unknown> => new Promise((resolve, reject) => {
+    (stub as unknown as Record<string, (req: unknown, md: grpc.Metadata, o: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r: unknown) => void) => void>)['Version']!
+      .call(stub, { version: 'v1' }, new grpc.Metadata(), { deadline: new Date(Date.now() + 120_000) }, (err, res) => (err ? reject(err) : resolve(res)));
+  });
+  const variants: ReadonlyArray<readonly [string, () => Promise<unknown>]> = [
+    ['grpc-js generic stub (makeUnaryRequest)', stubVersion],
+    ['CriClient (channel.createCall)', () => client.version()],
+  ];
+  const best = new Map<string, number>();
+  try {
+    await client.waitForReady(10_000);
+    // Warm-up: connections, code paths.
+    for (const [, call] of variants) await cpuPerCall(call, 500, opts.concurrency);
+    for (let r = 1; r <= opts.rounds; r++) {
+      for (const [name, call] of variants) {
+        const us = await cpuPerCall(call, opts.calls, opts.concurrency);
+        best.set(name, Math.min(best.get(name) ?? Infinity, us));
+        process.stdout.write(`round ${r}  ${name.padEnd(42)} ${us.toFixed(1)} µs CPU/call\n`);
+      }
+    }
+    process.stdout.write('best round (Version, this process only):\n');
+    for (const [name, us] of best) process.stdout.write(`  ${name.padEnd(42)} ${us.toFixed(1)} µs CPU/call\n`);
+  } finally {
+    client.close();
+    stub.close();
+    await sim.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`cri-call-cost: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exitCode = 1;
+});
