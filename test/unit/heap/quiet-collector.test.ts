@@ -47,11 +47,11 @@ test('collects once after two quiet periods with enough garbage, never while bus
     clock.step(1_000);
     assert.equal(t.gcCalls, 0, 'one quiet period is not enough');
     clock.step(1_000);
-    assert.equal(t.gcCalls, 1, 'collected after the second quiet period');
+    assert.equal(t.gcCalls, 2, 'collected after the second quiet period, in two passes (the second compacts)');
     assert.deepEqual(seen.map((x) => [x.usedBeforeBytes / MiB, x.usedAfterBytes / MiB]), [[180, 20]]);
     // Still quiet, no new garbage: no further collection.
     clock.step(60_000);
-    assert.equal(t.gcCalls, 1, 'a thread that stays quiet is collected once');
+    assert.equal(t.gcCalls, 2, 'a thread that stays quiet is collected once');
     assert.equal(c.collections, 1);
   } finally {
     c.stop();
@@ -62,7 +62,7 @@ test('small growth is left to V8; growth is measured against the heap after the 
   const clock = new FakeClock();
   const t = fakeThread(40 * MiB);
   t.elu = 0;
-  const c = startQuietCollector({ clock, ...t.opts, periodMs: 1_000, quietPeriods: 1, minGarbageBytes: 16 * MiB, garbageRatio: 0.5, minIntervalMs: 0 });
+  const c = startQuietCollector({ clock, ...t.opts, periodMs: 1_000, quietPeriods: 1, minGarbageBytes: 16 * MiB, garbageRatio: 0.5, minIntervalMs: 0, passes: 1 });
   try {
     t.used = 55 * MiB; // +15 MiB: below 16 MiB and below 0.5 × 40 MiB
     clock.step(5_000);
@@ -82,7 +82,7 @@ test('at most one collection per minIntervalMs, even when garbage keeps growing 
   const clock = new FakeClock();
   const t = fakeThread(10 * MiB);
   t.elu = 0.01;
-  const c = startQuietCollector({ clock, ...t.opts, periodMs: 1_000, quietPeriods: 1, minGarbageBytes: 1 * MiB, garbageRatio: 0, minIntervalMs: 30_000 });
+  const c = startQuietCollector({ clock, ...t.opts, periodMs: 1_000, quietPeriods: 1, minGarbageBytes: 1 * MiB, garbageRatio: 0, minIntervalMs: 30_000, passes: 1 });
   try {
     for (let s = 0; s < 65; s++) {
       t.used += 4 * MiB;
@@ -117,6 +117,7 @@ test('options are validated up front', () => {
   assert.throws(() => startQuietCollector({ clock, gc: () => {}, quietUtilization: 0 }), /quietUtilization/);
   assert.throws(() => startQuietCollector({ clock, gc: () => {}, quietPeriods: 0 }), /quietPeriods/);
   assert.throws(() => startQuietCollector({ clock, gc: () => {}, minGarbageBytes: -1 }), /minGarbageBytes/);
+  assert.throws(() => startQuietCollector({ clock, gc: () => {}, passes: 0 }), /passes/);
 });
 
 test('exposeGc gives this thread a gc, and every worker thread started afterwards has the gc global', async () => {
@@ -133,5 +134,26 @@ test('exposeGc gives this thread a gc, and every worker thread started afterward
     assert.equal(kind, 'function');
   } finally {
     await w.terminate();
+  }
+});
+
+test('with the real gc and the real heap, a quiet collection frees what a burst left behind', () => {
+  const clock = new FakeClock();
+  const gc = exposeGc();
+  gc();
+  const seen: QuietCollection[] = [];
+  // Quiet is injected (stepping a fake clock leaves no idle time to measure); gc and heap are real.
+  const c = startQuietCollector({ clock, gc, utilization: () => 0, periodMs: 1_000, quietPeriods: 1, minGarbageBytes: 8 * MiB, garbageRatio: 0, minIntervalMs: 0, onCollect: (x) => seen.push(x) });
+  try {
+    let burst: unknown[] | undefined = [];
+    for (let i = 0; i < 300_000; i++) burst.push({ i, s: `pod-${i}`, a: [i] });
+    burst = undefined; // garbage now, still in the heap
+    clock.step(1_000);
+    assert.equal(seen.length, 1, 'collected');
+    const x = seen[0]!;
+    assert.ok(x.usedBeforeBytes - x.usedAfterBytes > 8 * MiB, `freed ${(x.usedBeforeBytes - x.usedAfterBytes) / MiB} MiB`);
+    assert.equal(burst, undefined);
+  } finally {
+    c.stop();
   }
 });
