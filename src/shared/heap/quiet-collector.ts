@@ -23,8 +23,10 @@
  * spread over most old-space pages, so one full collection frees the garbage but few pages (a
  * worker at 5,000 pods went from 181 to 28 MiB used and kept 151 MiB committed); V8 picks pages
  * to compact from what the previous collection found, so the second one compacts them and the
- * pages leave the RSS (a test isolate: 111 → 32 MiB committed with two, 113 → 81 with one). So a thread that stays quiet is collected once, not once per period,
- * and a steady state that allocates slowly is collected at most once per `minIntervalMs`.
+ * pages leave the RSS (a test isolate: 111 → 32 MiB committed with two, 113 → 81 with one).
+ * So a thread that stays quiet is collected once, not once per period, and a steady state that
+ * allocates is collected at most once per `minIntervalMs` (10 s: short enough that a collection
+ * of start-up garbage does not hold off the one after a burst that follows at once).
  *
  * `gc` is V8's, exposed by {@link exposeGc} (`--expose-gc` set with v8.setFlagsFromString before
  * the agent starts its threads, so every worker isolate gets the global). Without it (a tool
@@ -73,7 +75,7 @@ export const QUIET_COLLECTOR_DEFAULTS = Object.freeze({
   quietPeriods: 2,
   minGarbageBytes: 16 * 1024 * 1024,
   garbageRatio: 0.5,
-  minIntervalMs: 30_000,
+  minIntervalMs: 10_000,
   passes: 2,
 });
 
