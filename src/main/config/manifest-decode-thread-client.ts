@@ -46,7 +46,7 @@ export interface ThreadManifestDecoderOptions {
   timeoutMs?: number;
   /** Heap limit of the decoder thread in MiB (default 512). */
   maxHeapMb?: number;
-  /** An idle thread exits after this long without a call, on the injected clock (default 10 s). */
+  /** An idle thread exits after this long without a call, on the injected clock (default 5 s). */
   idleExitMs?: number;
   /** The thread's entry file (default: the built workers/manifest-decode-thread.js). */
   threadFile?: string;
@@ -55,7 +55,7 @@ export interface ThreadManifestDecoderOptions {
 export const THREAD_DECODER_DEFAULTS = Object.freeze({
   timeoutMs: 10_000,
   maxHeapMb: 512,
-  idleExitMs: 10_000,
+  idleExitMs: 5_000,
   threadFile: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../workers/manifest-decode-thread.js'),
 });
 
