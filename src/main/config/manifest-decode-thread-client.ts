@@ -74,6 +74,9 @@ interface Job {
   thread?: DecoderThread;
 }
 
+/** The decoder thread's young-generation limit in MiB (tests tell its Worker apart by it). */
+export const DECODER_THREAD_YOUNG_MB = 32;
+
 /** Calls sent to the thread before earlier ones are answered (hides the round trip). */
 const MAX_IN_FLIGHT = 16;
 
@@ -156,7 +159,7 @@ export class ThreadManifestDecoder implements ManifestDecoder {
   #start(): DecoderThread {
     this.#started++;
     const worker = new Worker(this.#threadFile, {
-      resourceLimits: { maxOldGenerationSizeMb: this.#maxHeapMb, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 },
+      resourceLimits: { maxOldGenerationSizeMb: this.#maxHeapMb, maxYoungGenerationSizeMb: DECODER_THREAD_YOUNG_MB, stackSizeMb: 4 },
     });
     const died = new Promise<string>((resolve) => {
       worker.once('error', (e: unknown) => resolve(e instanceof Error ? `${String(Reflect.get(e, 'code') ?? e.name)}: ${e.message}` : String(e)));
