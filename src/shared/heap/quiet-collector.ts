@@ -13,8 +13,10 @@
  * is unchanged.
  *
  * Policy, checked every `periodMs` of the injected clock (an unref'd timer):
- *   quiet  = the thread's event-loop utilisation over the period < `quietUtilization`, for
- *            `quietPeriods` periods in a row;
+ *   quiet  = the thread's event-loop utilisation over the period < `quietUtilization` and its
+ *            used heap grew less than `quietGrowthBytes` over the period, for `quietPeriods`
+ *            periods in a row (a pod worker waiting on a runtime-bound burst of 5,000 pods is
+ *            below 20% busy, but its heap keeps growing: that is not quiet yet);
  *   grown  = used heap − used heap right after the previous collection (or at start)
  *            ≥ max(`minGarbageBytes`, `garbageRatio` × that baseline);
  *   rested = at least `minIntervalMs` since the previous collection.
@@ -45,6 +47,8 @@ export interface QuietCollectorOptions {
   quietUtilization?: number;
   /** Quiet periods in a row before a collection. */
   quietPeriods?: number;
+  /** A period is quiet only if the used heap grew less than this over it, in bytes. */
+  quietGrowthBytes?: number;
   /** Smallest heap growth since the last collection worth collecting, in bytes. */
   minGarbageBytes?: number;
   /** Growth as a share of the heap after the last collection that is worth collecting. */
@@ -73,6 +77,7 @@ export const QUIET_COLLECTOR_DEFAULTS = Object.freeze({
   periodMs: 1_000,
   quietUtilization: 0.2,
   quietPeriods: 2,
+  quietGrowthBytes: 2 * 1024 * 1024,
   minGarbageBytes: 16 * 1024 * 1024,
   garbageRatio: 0.5,
   minIntervalMs: 10_000,
@@ -124,6 +129,7 @@ export function startQuietCollector(o: QuietCollectorOptions): QuietCollector {
   const periodMs = o.periodMs ?? d.periodMs;
   const quietUtilization = o.quietUtilization ?? d.quietUtilization;
   const quietPeriods = o.quietPeriods ?? d.quietPeriods;
+  const quietGrowth = o.quietGrowthBytes ?? d.quietGrowthBytes;
   const minGarbage = o.minGarbageBytes ?? d.minGarbageBytes;
   const ratio = o.garbageRatio ?? d.garbageRatio;
   const minIntervalMs = o.minIntervalMs ?? d.minIntervalMs;
@@ -132,7 +138,7 @@ export function startQuietCollector(o: QuietCollectorOptions): QuietCollector {
   if (!(quietUtilization > 0 && quietUtilization <= 1)) throw new RangeError(`quiet collector: quietUtilization must be in (0, 1], got ${quietUtilization}`);
   if (!(Number.isInteger(quietPeriods) && quietPeriods >= 1)) throw new RangeError(`quiet collector: quietPeriods must be a positive integer, got ${quietPeriods}`);
   if (!(Number.isInteger(passes) && passes >= 1 && passes <= 4)) throw new RangeError(`quiet collector: passes must be an integer in [1, 4], got ${passes}`);
-  if (!(minGarbage >= 0) || !(ratio >= 0) || !(minIntervalMs >= 0)) throw new RangeError('quiet collector: minGarbageBytes, garbageRatio and minIntervalMs must be >= 0');
+  if (!(minGarbage >= 0) || !(ratio >= 0) || !(minIntervalMs >= 0) || !(quietGrowth > 0)) throw new RangeError('quiet collector: minGarbageBytes, garbageRatio and minIntervalMs must be >= 0, quietGrowthBytes > 0');
   const gc = 'gc' in o ? o.gc : threadGc();
   const used = o.usedHeapBytes ?? (() => v8.getHeapStatistics().used_heap_size);
   const utilization = o.utilization ?? eluSampler();
@@ -144,17 +150,21 @@ export function startQuietCollector(o: QuietCollectorOptions): QuietCollector {
   let baseline = used();
   let lastCollectAt = -Infinity;
   let quietRun = 0;
+  /** Used heap at the previous check. */
+  let previous = baseline;
 
   const check = (): void => {
     if (stopped || gc === undefined) return;
-    quietRun = utilization() < quietUtilization ? quietRun + 1 : 0;
-    const now = o.clock.monotonic();
     const before = used();
+    quietRun = utilization() < quietUtilization && before - previous < quietGrowth ? quietRun + 1 : 0;
+    previous = before;
+    const now = o.clock.monotonic();
     if (quietRun >= quietPeriods && before - baseline >= Math.max(minGarbage, ratio * baseline) && now - lastCollectAt >= minIntervalMs) {
       const t0 = performance.now();
       for (let i = 0; i < passes; i++) gc();
       const durationMs = performance.now() - t0;
       baseline = used();
+      previous = baseline;
       lastCollectAt = o.clock.monotonic();
       quietRun = 0;
       collections++;

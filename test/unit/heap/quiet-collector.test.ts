@@ -58,11 +58,31 @@ test('collects once after two quiet periods with enough garbage, never while bus
   }
 });
 
+test('a thread that is idle but whose heap keeps growing (waiting on a runtime-bound burst) is not quiet', () => {
+  const clock = new FakeClock();
+  const t = fakeThread(20 * MiB);
+  t.elu = 0.05;
+  const c = startQuietCollector({ clock, ...t.opts, periodMs: 1_000, quietPeriods: 2, quietGrowthBytes: 2 * MiB, minGarbageBytes: 16 * MiB, garbageRatio: 0.5, minIntervalMs: 0 });
+  try {
+    for (let s = 0; s < 30; s++) {
+      t.used += 5 * MiB; // the burst's allocation: 5 MiB per second
+      clock.step(1_000);
+    }
+    assert.equal(t.gcCalls, 0, 'no collection while the heap grows 5 MiB per period');
+    clock.step(1_000); // growth stops: the first quiet period
+    assert.equal(t.gcCalls, 0);
+    clock.step(1_000);
+    assert.ok(t.gcCalls > 0, 'collected after two periods without growth');
+  } finally {
+    c.stop();
+  }
+});
+
 test('small growth is left to V8; growth is measured against the heap after the last collection', () => {
   const clock = new FakeClock();
   const t = fakeThread(40 * MiB);
   t.elu = 0;
-  const c = startQuietCollector({ clock, ...t.opts, periodMs: 1_000, quietPeriods: 1, minGarbageBytes: 16 * MiB, garbageRatio: 0.5, minIntervalMs: 0, passes: 1 });
+  const c = startQuietCollector({ clock, ...t.opts, periodMs: 1_000, quietPeriods: 1, minGarbageBytes: 16 * MiB, garbageRatio: 0.5, minIntervalMs: 0, passes: 1, quietGrowthBytes: 64 * MiB });
   try {
     t.used = 55 * MiB; // +15 MiB: below 16 MiB and below 0.5 × 40 MiB
     clock.step(5_000);
@@ -82,7 +102,7 @@ test('at most one collection per minIntervalMs, even when garbage keeps growing 
   const clock = new FakeClock();
   const t = fakeThread(10 * MiB);
   t.elu = 0.01;
-  const c = startQuietCollector({ clock, ...t.opts, periodMs: 1_000, quietPeriods: 1, minGarbageBytes: 1 * MiB, garbageRatio: 0, minIntervalMs: 30_000, passes: 1 });
+  const c = startQuietCollector({ clock, ...t.opts, periodMs: 1_000, quietPeriods: 1, minGarbageBytes: 1 * MiB, garbageRatio: 0, minIntervalMs: 30_000, passes: 1, quietGrowthBytes: 64 * MiB });
   try {
     for (let s = 0; s < 65; s++) {
       t.used += 4 * MiB;
@@ -118,6 +138,7 @@ test('options are validated up front', () => {
   assert.throws(() => startQuietCollector({ clock, gc: () => {}, quietPeriods: 0 }), /quietPeriods/);
   assert.throws(() => startQuietCollector({ clock, gc: () => {}, minGarbageBytes: -1 }), /minGarbageBytes/);
   assert.throws(() => startQuietCollector({ clock, gc: () => {}, passes: 0 }), /passes/);
+  assert.throws(() => startQuietCollector({ clock, gc: () => {}, quietGrowthBytes: 0 }), /quietGrowthBytes/);
 });
 
 test('exposeGc gives this thread a gc, and every worker thread started afterwards has the gc global', async () => {
@@ -143,7 +164,7 @@ test('with the real gc and the real heap, a quiet collection frees what a burst 
   gc();
   const seen: QuietCollection[] = [];
   // Quiet is injected (stepping a fake clock leaves no idle time to measure); gc and heap are real.
-  const c = startQuietCollector({ clock, gc, utilization: () => 0, periodMs: 1_000, quietPeriods: 1, minGarbageBytes: 8 * MiB, garbageRatio: 0, minIntervalMs: 0, onCollect: (x) => seen.push(x) });
+  const c = startQuietCollector({ clock, gc, utilization: () => 0, quietGrowthBytes: 2 ** 30, periodMs: 1_000, quietPeriods: 1, minGarbageBytes: 8 * MiB, garbageRatio: 0, minIntervalMs: 0, onCollect: (x) => seen.push(x) });
   try {
     let burst: unknown[] | undefined = [];
     for (let i = 0; i < 300_000; i++) burst.push({ i, s: `pod-${i}`, a: [i] });
