@@ -15,6 +15,7 @@ import { KubeRuntimeSyncer } from './kuberuntime/kuberuntime-syncer.js';
 import type { PodEventRecorder } from './kuberuntime/pod-events.js';
 import { createWorkerMetrics } from './metrics/worker-metrics.js';
 import { startThreadHeapSampler } from '../src/shared/metrics/thread-heap.js';
+import { quietCollectionFields, startQuietCollector } from '../src/shared/heap/quiet-collector.js';
 import { createThreadProber } from './prober/thread-prober.js';
 import { PodWorkerHost } from './pod-worker-host.js';
 import type { PodWorkerThreadConfig, WorkerToMain } from '../src/shared/protocol/pod-worker-protocol.js';
@@ -44,6 +45,8 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
   metrics.threadLoad(0, 0);
   // This isolate's heap (inline, the main thread samples itself at each scrape).
   const heapSampler = isMainThread ? undefined : startThreadHeapSampler({ recorder: metrics.recorder, thread: String(threadId), role: 'pod-worker', clock });
+  // Collects this isolate's garbage once it goes quiet after a burst (inline, the agent's runs).
+  const quietGc = isMainThread ? undefined : startQuietCollector({ clock, onCollect: (c) => logger.info('Quiet heap collection', quietCollectionFields(c)) });
   // This thread writes its own log lines to stderr: count the ones a full disk drops.
   if (env.logger === undefined) stderrSink.observeDrops(() => metrics.logLineDropped());
   const cri = new CriClient({
@@ -146,6 +149,7 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     workers,
     () => {
       heapSampler?.stop();
+      quietGc?.stop();
       prober.close();
       eviction.close();
       cri.close();

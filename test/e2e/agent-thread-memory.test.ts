@@ -18,6 +18,7 @@ import { Agent } from '../../src/main/agent/agent.js';
 import { AGENT_DEFAULTS } from '../../src/main/agent/agent-config.js';
 import { PoolDispatcher } from '../../src/main/dispatch/pool-dispatcher.js';
 import { WORKER_HEAP_LIMITS } from '../../src/main/dispatch/worker-heap-limits.js';
+import { DECODER_THREAD_YOUNG_MB } from '../../src/main/config/manifest-decode-thread-client.js';
 import { realClock, realRandom } from '../../src/shared/clock/clock.js';
 import { silentLogger } from '../../src/shared/logging/logger.js';
 import { startSimRuntime, type SimRuntimeInstance } from '../harness/sim-runtime-harness.js';
@@ -31,7 +32,12 @@ let agent: Agent | undefined;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-mem-'));
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-mem-root-'));
 const workers: Worker[] = [];
-const onWorker = (w: Worker): void => void workers.push(w);
+/** Every thread's exit, and its young-generation limit as created (an exited Worker reports none). */
+const exits = new Map<Worker, { youngMb: number | undefined; exited: Promise<number> }>();
+const onWorker = (w: Worker): void => {
+  workers.push(w);
+  exits.set(w, { youngMb: w.resourceLimits?.maxYoungGenerationSizeMb, exited: new Promise<number>((resolve) => w.once('exit', resolve)) });
+};
 process.on('worker', onWorker);
 
 after(async () => {
@@ -82,4 +88,19 @@ test('every thread reports its heap on /metrics, and pod-worker and PLEG threads
   const seen = JSON.stringify(live.map((w) => [w.threadId, w.resourceLimits?.maxYoungGenerationSizeMb]));
   assert.ok(capped.length >= THREADS + 1, `pod workers + the PLEG thread capped; limits seen: ${seen}`);
   assert.equal(live.length - capped.length, 1, `only the manifest decoder thread is uncapped; limits seen: ${seen}`);
+});
+
+test('the manifest decoder thread exits once idle (THREAD_DECODER_DEFAULTS.idleExitMs) instead of staying for the agent\'s life', async () => {
+  // The decoder is the one thread created with its own young-generation limit.
+  const decoders = [...exits.entries()].filter(([, e]) => e.youngMb === DECODER_THREAD_YOUNG_MB);
+  assert.equal(decoders.length, 1, `one decoder thread started for the manifests; limits seen: ${JSON.stringify([...exits.values()].map((e) => e.youngMb))}`);
+  const [, decoder] = decoders[0]!;
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('the idle decoder thread did not exit within 30 s')), 30_000)));
+  try {
+    await Promise.race([decoder.exited, bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+  assert.equal(agent?.state, 'running', 'the agent keeps running without it');
 });

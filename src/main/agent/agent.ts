@@ -14,6 +14,7 @@
  * whatever a failed start() had built.
  */
 import type { Clock, Random } from '../../shared/clock/clock.js';
+import type { QuietCollector } from '../../shared/heap/quiet-collector.js';
 import { CriClient } from '../../shared/cri/cri-client.js';
 import type { Logger } from '../../shared/logging/logger.js';
 import type { PodSource } from '../../shared/manifest/pod-update.js';
@@ -42,6 +43,7 @@ import type { AgentConfig } from './agent-config.js';
 import { ClusterMode } from './agent-cluster.js';
 import { createPodDispatcher, podWorkerThreadConfig, workerMessageRoutes } from './agent-dispatch.js';
 import { closeAgentMetrics, createAgentMetrics, observeAtCollect } from './agent-metrics.js';
+import { startAgentHeapPolicy } from './agent-heap.js';
 import { startAgentPleg } from './agent-pleg.js';
 import { AgentServers } from './agent-servers.js';
 import { createManifestSources } from './agent-sources.js';
@@ -76,6 +78,7 @@ export class Agent {
   #logRotation: ContainerLogRotation | undefined;
   #runtimeHealth: RuntimeHealth | undefined;
   #podLogGc: PodLogGc | undefined;
+  #quietGc: QuietCollector | undefined;
   #fatal: (err: Error) => void = () => {};
   /** Settles with an error that ends the agent (a refused node registration); never resolves otherwise. */
   readonly fatal: Promise<Error> = new Promise<Error>((resolve) => (this.#fatal = resolve));
@@ -130,6 +133,8 @@ export class Agent {
     logger.info('starting shardlet agent', { nodeName: c.nodeName, workers: c.workers, maxPods: c.maxPods, endpoint: c.containerRuntimeEndpoint });
 
     const metrics = (this.#metrics = createAgentMetrics());
+    // Before any worker thread starts: every isolate gets `gc` for its quiet collector.
+    this.#quietGc = startAgentHeapPolicy({ clock, logger });
     // Cluster mode: the main API client (rate-limited) and the pod status sync on it.
     const cluster = c.kubeconfig
       ? (this.#cluster = await ClusterMode.connect({ config: { ...c, kubeconfig: c.kubeconfig }, clock, random, logger, metrics, signal: this.#stop.signal, onFatal: (e) => this.#fatal(e) }))
@@ -262,6 +267,7 @@ export class Agent {
     await this.#cluster?.close();
     this.#runtimeHealth?.stop();
     this.#podLogGc?.close();
+    this.#quietGc?.stop();
     await this.#logRotation?.close();
     await Promise.allSettled([this.#dispatcher?.close(), this.#pleg?.close(), this.#servers?.close()]);
     if (this.#metrics !== undefined) closeAgentMetrics(this.#metrics);

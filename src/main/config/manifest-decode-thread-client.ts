@@ -16,7 +16,14 @@
  * On a breach that call alone fails; the calls sent after it are resent to a fresh thread. The
  * thread is unref'd while idle, so an idle decoder never keeps the process alive.
  *
- * Lifecycle: idle ──decode──► busy ──all answered──► idle; busy ──timeout / thread died──►
+ * Idle exit (issue 15): an isolate with the decoder's modules loaded costs ~24 MiB of RSS, and
+ * the sources decode only changed text (a steady node decodes nothing). So the thread is
+ * terminated after `idleExitMs` (injected clock) without a call, and the next call starts a new
+ * one: what the first manifest after start-up always paid (a thread boot, ~0.1–0.3 s), paid again
+ * only after a quiet spell. Decoding never moves to the main thread.
+ *
+ * Lifecycle: none ──decode──► busy ──all answered──► idle ──decode──► busy;
+ * idle ──idleExitMs──► (terminate) none; busy ──timeout / thread died──►
  * (terminate, blame the oldest call, resend the rest) ──► busy on a new thread;
  * close() ──► (drain) closed: later calls resolve with an error.
  */
@@ -39,6 +46,8 @@ export interface ThreadManifestDecoderOptions {
   timeoutMs?: number;
   /** Heap limit of the decoder thread in MiB (default 512). */
   maxHeapMb?: number;
+  /** An idle thread exits after this long without a call, on the injected clock (default 5 s). */
+  idleExitMs?: number;
   /** The thread's entry file (default: the built workers/manifest-decode-thread.js). */
   threadFile?: string;
 }
@@ -46,6 +55,7 @@ export interface ThreadManifestDecoderOptions {
 export const THREAD_DECODER_DEFAULTS = Object.freeze({
   timeoutMs: 10_000,
   maxHeapMb: 512,
+  idleExitMs: 5_000,
   threadFile: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../workers/manifest-decode-thread.js'),
 });
 
@@ -63,6 +73,9 @@ interface Job {
   /** The thread the job was last sent to (answers from an older thread are ignored). */
   thread?: DecoderThread;
 }
+
+/** The decoder thread's young-generation limit in MiB (tests tell its Worker apart by it). */
+export const DECODER_THREAD_YOUNG_MB = 32;
 
 /** Calls sent to the thread before earlier ones are answered (hides the round trip). */
 const MAX_IN_FLIGHT = 16;
@@ -86,6 +99,11 @@ export class ThreadManifestDecoder implements ManifestDecoder {
   #terminations: Promise<unknown>[] = [];
   /** Threads replaced after a timeout or a death (tests and logs). */
   #replaced = 0;
+  readonly #idleExitMs: number;
+  /** Terminates the idle thread when it fires (armed while a thread exists and nothing is queued). */
+  #idleTimer: TimerHandle | undefined;
+  #started = 0;
+  #idleExits = 0;
 
   constructor(opts: ThreadManifestDecoderOptions) {
     if (!opts?.clock || !opts.logger) throw new ConfigError('ERR_CONFIG_OPTION', '', 'manifest decoder: clock and logger are required');
@@ -94,9 +112,25 @@ export class ThreadManifestDecoder implements ManifestDecoder {
     this.#timeoutMs = opts.timeoutMs ?? THREAD_DECODER_DEFAULTS.timeoutMs;
     this.#maxHeapMb = opts.maxHeapMb ?? THREAD_DECODER_DEFAULTS.maxHeapMb;
     this.#threadFile = opts.threadFile ?? THREAD_DECODER_DEFAULTS.threadFile;
-    if (!(this.#timeoutMs > 0) || !(this.#maxHeapMb >= 16)) {
-      throw new ConfigError('ERR_CONFIG_OPTION', '', 'manifest decoder: timeoutMs must be > 0 and maxHeapMb >= 16');
+    this.#idleExitMs = opts.idleExitMs ?? THREAD_DECODER_DEFAULTS.idleExitMs;
+    if (!(this.#timeoutMs > 0) || !(this.#maxHeapMb >= 16) || !(this.#idleExitMs > 0)) {
+      throw new ConfigError('ERR_CONFIG_OPTION', '', 'manifest decoder: timeoutMs and idleExitMs must be > 0 and maxHeapMb >= 16');
     }
+  }
+
+  /** Threads started so far (the first call starts one; so does the first call after an idle exit). */
+  get startedThreads(): number {
+    return this.#started;
+  }
+
+  /** Threads terminated for being idle `idleExitMs`. */
+  get idleExits(): number {
+    return this.#idleExits;
+  }
+
+  /** Whether a decoder thread exists now. */
+  get threadRunning(): boolean {
+    return this.#thread !== undefined;
   }
 
   /** How many times a thread was replaced after exceeding a limit or dying. */
@@ -116,13 +150,16 @@ export class ThreadManifestDecoder implements ManifestDecoder {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#waiting.length + this.#inflight.length > 0) await new Promise<void>((r) => this.#idle.push(r));
+    this.#idleTimer?.cancel();
+    this.#idleTimer = undefined;
     this.#terminations.push(this.#stop());
     await Promise.allSettled(this.#terminations);
   }
 
   #start(): DecoderThread {
+    this.#started++;
     const worker = new Worker(this.#threadFile, {
-      resourceLimits: { maxOldGenerationSizeMb: this.#maxHeapMb, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 },
+      resourceLimits: { maxOldGenerationSizeMb: this.#maxHeapMb, maxYoungGenerationSizeMb: DECODER_THREAD_YOUNG_MB, stackSizeMb: 4 },
     });
     const died = new Promise<string>((resolve) => {
       worker.once('error', (e: unknown) => resolve(e instanceof Error ? `${String(Reflect.get(e, 'code') ?? e.name)}: ${e.message}` : String(e)));
@@ -158,7 +195,23 @@ export class ThreadManifestDecoder implements ManifestDecoder {
     const busy = this.#inflight.length > 0;
     if (busy) this.#thread?.worker.ref();
     else this.#thread?.worker.unref();
-    if (!busy && this.#waiting.length === 0) for (const r of this.#idle.splice(0)) r();
+    this.#idleTimer?.cancel();
+    this.#idleTimer = undefined;
+    if (!busy && this.#waiting.length === 0) {
+      for (const r of this.#idle.splice(0)) r();
+      if (this.#thread !== undefined && !this.#closed) this.#idleTimer = this.#clock.setTimer(this.#idleExitMs, () => this.#exitIdle(), { unref: true });
+    }
+  }
+
+  /** The idle timer fired: stop the thread if it is still idle (the next call starts a new one). */
+  #exitIdle(): void {
+    this.#idleTimer = undefined;
+    if (this.#thread === undefined || this.#inflight.length + this.#waiting.length > 0) return;
+    this.#idleExits++;
+    this.#log.v(2).info('Manifest decoder thread idle; stopping it until the next manifest', { idleMs: this.#idleExitMs });
+    const stopped = this.#stop();
+    this.#terminations.push(stopped);
+    void stopped.finally(() => this.#terminations.splice(this.#terminations.indexOf(stopped) >>> 0, 1));
   }
 
   #arm(): void {

@@ -3,7 +3,7 @@
  * (pkg/kubelet/config/config.go `checkAndUpdatePod` and friends), kept apart from the merger's
  * bookkeeping so the rules can be read and tested on their own.
  */
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1ObjectMeta, V1Pod } from '@kubernetes/client-node';
 import {
   ConfigFirstSeenAnnotationKey,
   ConfigMirrorAnnotationKey,
@@ -65,34 +65,37 @@ export function podsDifferSemantically(existing: V1Pod, ref: V1Pod): boolean {
 export type PodChange = 'none' | 'update' | 'delete' | 'reconcile';
 
 /**
- * Folds `ref` into `existing` (the merger's stored copy) and says what kind of change it was:
+ * What `ref` (a source's new version) makes of `existing` (the merger's stored version):
  * - semantic change with deletionTimestamp set → 'delete' (graceful deletion);
  * - other semantic change → 'update';
- * - only status changed → 'reconcile' (only status is copied over);
- * - nothing → 'none'.
- * The kubelet-local annotations of `existing` (config.seen in particular) are preserved.
- * `ref` is not modified.
+ * - only status changed → 'reconcile' (only status is taken over);
+ * - nothing → 'none' (`pod` is `existing`).
+ * The new version is a new object: `existing`'s fields with ref's spec, labels, deletion fields,
+ * status and annotations, plus `existing`'s kubelet-local annotations (config.seen in
+ * particular). It shares ref's subtrees (no copies); neither input is modified, so both may be
+ * frozen and shared.
  */
-export function checkAndUpdatePod(existing: V1Pod, ref: V1Pod): PodChange {
+export function checkAndUpdatePod(existing: V1Pod, ref: V1Pod): { change: PodChange; pod: V1Pod } {
   if (!podsDifferSemantically(existing, ref)) {
-    if (deepEqual(existing.status, ref.status)) return 'none';
-    setOptional(existing, 'status', structuredClone(ref.status));
-    return 'reconcile';
+    if (deepEqual(existing.status, ref.status)) return { change: 'none', pod: existing };
+    const pod: V1Pod = { ...existing };
+    setOptional(pod, 'status', ref.status);
+    return { change: 'reconcile', pod };
   }
-  const meta = (existing.metadata ??= {});
   const refMeta = ref.metadata ?? {};
   const annotations: Record<string, string> = { ...(refMeta.annotations ?? {}) };
   for (const k of LOCAL_ANNOTATIONS) {
-    const v = meta.annotations?.[k];
+    const v = existing.metadata?.annotations?.[k];
     if (v !== undefined) annotations[k] = v;
   }
-  setOptional(existing, 'spec', structuredClone(ref.spec));
-  setOptional(meta, 'labels', structuredClone(refMeta.labels));
+  const meta: V1ObjectMeta = { ...(existing.metadata ?? {}), annotations };
+  setOptional(meta, 'labels', refMeta.labels);
   setOptional(meta, 'deletionTimestamp', refMeta.deletionTimestamp);
   setOptional(meta, 'deletionGracePeriodSeconds', refMeta.deletionGracePeriodSeconds);
-  setOptional(existing, 'status', structuredClone(ref.status));
-  meta.annotations = annotations;
-  return refMeta.deletionTimestamp !== undefined ? 'delete' : 'update';
+  const pod: V1Pod = { ...existing, metadata: meta };
+  setOptional(pod, 'spec', ref.spec);
+  setOptional(pod, 'status', ref.status);
+  return { change: refMeta.deletionTimestamp !== undefined ? 'delete' : 'update', pod };
 }
 
 function setOptional<T extends object, K extends keyof T>(o: T, k: K, v: T[K] | undefined): void {

@@ -26,6 +26,7 @@
  * One memo per method per CriClient (per channel): callers with different filters (the PLEG's
  * full list, a worker's per-pod list) only cost each other re-decodes, never wrong answers.
  */
+import { deepFreeze } from '../immutable/deep-freeze.js';
 
 /** Entries not seen in this many responses are dropped. */
 export const MEMO_KEEP_RESPONSES = 4;
@@ -119,14 +120,6 @@ function splitItems(buf: Buffer): Buffer[] | null {
     pos = len[1] + len[0];
   }
   return items;
-}
-
-function deepFreeze(v: unknown): void {
-  if (typeof v !== 'object' || v === null || Object.isFrozen(v)) return;
-  // Buffers (bytes fields) cannot be frozen; none appear in PodSandbox or Container.
-  if (ArrayBuffer.isView(v)) return;
-  Object.freeze(v);
-  for (const k of Object.keys(v)) deepFreeze((v as Record<string, unknown>)[k]);
 }
 
 /**

@@ -112,15 +112,29 @@ test('duplicate names within a SET: the first is kept, the later rejected with E
   assert.equal(errors[0]?.code, 'ERR_MANIFEST_DUPLICATE');
 });
 
-test('emitted pods are copies: mutating them does not change the merger state', () => {
+test('emitted pods are one frozen object per version, shared with the source: no consumer can change them (issue 15)', () => {
   const { cfg } = setup();
   const file = cfg.channel('file');
   const p = pod('a');
   file.set([p]);
-  const u = cfg.tryNext();
-  u!.pods[0]!.spec!.containers[0]!.image = 'mutated';
+  const added = cfg.tryNext()!.pods[0]!;
+  assert.ok(Object.isFrozen(added) && Object.isFrozen(added.spec!.containers[0]), 'deeply frozen');
+  assert.throws(() => {
+    added.spec!.containers[0]!.image = 'mutated';
+  }, TypeError);
   assert.equal(cfg.mergedState()[0]?.spec?.containers[0]?.image, 'img:1');
   assert.equal(p.metadata?.annotations?.['kubernetes.io/config.seen'], undefined, 'the source object is not modified');
+  assert.equal(added.spec, p.spec, 'the spec is the source\'s, not a copy');
+  // A new version is a new object; the previous one stays as it was.
+  const p2 = pod('a');
+  p2.spec!.containers[0]!.image = 'img:2';
+  file.set([p2]);
+  const updated = cfg.tryNext()!;
+  assert.equal(updated.op, 'UPDATE');
+  assert.notEqual(updated.pods[0], added);
+  assert.equal(updated.pods[0]?.spec?.containers[0]?.image, 'img:2');
+  assert.equal(added.spec?.containers[0]?.image, 'img:1');
+  assert.equal(updated.pods[0]?.metadata?.annotations?.['kubernetes.io/config.seen'], added.metadata?.annotations?.['kubernetes.io/config.seen'], 'config.seen kept');
 });
 
 test('bounded queue: SETs arriving while full are parked and coalesced per source (latest wins)', () => {
