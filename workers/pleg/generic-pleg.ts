@@ -34,6 +34,14 @@
  * resync within a relist or two even mid-burst.
  *
  * Deliberate differences from the kubelet:
+ *   - a pod is not inspected for what its pod worker is about to publish: a sandbox listed
+ *     READY or a container listed RUNNING that no inspection or worker entry explains yet was
+ *     made by a worker whose answer is in flight (only RunPodSandbox / StartContainer make those
+ *     states), so the pod is deferred to the next relist (no write, no events; the worker's own
+ *     entry is what readers see meanwhile) and then taken from that entry, or inspected if it
+ *     is still missing (each object is deferred at most once in a row; see
+ *     BulkPodStatusBuilder.build). Exits, sandbox deaths and removals are never deferred; nor is
+ *     anything on the first relist, for a pod marked for reinspection or with an error entry;
  *   - a pod whose `set` lost to a newer entry (a pod worker published after this relist's t)
  *     still gets its events; if that entry does not name exactly the listed objects in their
  *     listed states, the next relist compares it with its own listing and reinspects the pod
@@ -198,6 +206,7 @@ export class GenericPleg {
       ...this.#counters,
       inspectCallsTotal: this.#builder.inspectCalls,
       inspectsFromPublishedTotal: this.#builder.fromPublished,
+      inspectsDeferredTotal: this.#builder.deferrals,
       podsTracked: this.#records.size,
       eventsInFlight: this.#inFlight,
     };
@@ -259,7 +268,8 @@ export class GenericPleg {
     const recoveries = this.#sync.recoveries();
     // First relist: entries a dead writer left torn are error entries, never seeded; the rest
     // are intact, so earlier recoveries do not force a reinspection of every pod.
-    const seeded = this.#first ? this.#seedFromCache(pods) : [];
+    const first = this.#first;
+    const seeded = first ? this.#seedFromCache(pods) : [];
     if (this.#first) this.#recoveriesSeen = recoveries;
     this.#first = false;
     if (recoveries !== this.#recoveriesSeen) {
@@ -310,9 +320,15 @@ export class GenericPleg {
       if (this.#reinspect.has(uid)) this.#builder.forget(current.pod);
       toBuild.push(current.pod);
     }
-    let built;
+    let built, deferred;
     try {
-      built = await this.#builder.build(toBuild, signal, (uid) => this.#published(uid));
+      // The first relist defers nothing: what it lists was made before this PLEG started, by
+      // workers that may be gone (a replacement PLEG, an agent restart).
+      ({ statuses: built, deferred } = await this.#builder.build(toBuild, {
+        signal,
+        published: (uid) => this.#published(uid),
+        mayDefer: (uid) => !first && !this.#reinspect.has(uid) && !this.#sync.errorEntry(uid),
+      }));
     } catch (err) {
       if (signal.aborted) return;
       throw err;
@@ -326,8 +342,11 @@ export class GenericPleg {
     let room = Math.max(0, this.#capacity - this.#inFlight);
     let discarded = 0;
     // Pods gone from the runtime first: their slots are free before new pods need one.
-    const ordered = [...changed].sort(([a], [b]) => (built.has(a) ? 1 : 0) - (built.has(b) ? 1 : 0));
+    const ordered = [...changed].sort(([a], [b]) => (built.has(a) || deferred.has(a) ? 1 : 0) - (built.has(b) || deferred.has(b) ? 1 : 0));
     for (const [uid, events] of ordered) {
+      // Deferred (its worker has not published what it just made): as if unchanged this time;
+      // the record stays old, so its events come with the next relist's build.
+      if (deferred.has(uid)) continue;
       // One pod's cache error (a stuck lock, a corrupt entry) must not abort the relist of all.
       try {
         const deliver = events.filter((e) => e.type !== 'ContainerChanged');

@@ -94,6 +94,19 @@ export class PlegCacheSync {
   }
 
   /**
+   * Whether the pod's entry carries an error (a failed inspection, an entry repaired after its
+   * writer died): such a pod is inspected at once, never deferred to its worker's publish. A
+   * reader error reads as an error entry.
+   */
+  errorEntry(uid: string): boolean {
+    try {
+      return this.#reader?.get(uid)?.error != null;
+    } catch {
+      return true;
+    }
+  }
+
+  /**
    * After a `store` lost to a newer entry (a pod worker published after this relist began): that
    * entry agrees with this listing when it is error-free and names exactly the listed objects in
    * their listed states. Then the cache already holds the newest listed state (the worker's own

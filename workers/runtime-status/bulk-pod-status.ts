@@ -60,6 +60,26 @@ interface Inspected<D> {
   details: D;
 }
 
+export interface BuildOptions {
+  signal?: AbortSignal;
+  /** A pod worker's published status of the pod, to take uninspected objects from (see build). */
+  published?: (uid: string) => RuntimePodStatus | undefined;
+  /** Whether the pod's worker-made objects may wait a build for their worker's publish (see build). */
+  mayDefer?: (uid: string) => boolean;
+}
+
+export interface BuildResult {
+  /** Per built pod: its status (pods deferred or not asked for are absent). */
+  statuses: Map<string, PodStatusResult>;
+  /**
+   * Pods left unbuilt this time: an object of theirs is in a state only a pod worker makes and
+   * its worker has not published it yet. The caller keeps the pod as it was (no write, no
+   * events) and builds it again next relist, when it is taken from the worker's entry or
+   * inspected.
+   */
+  deferred: ReadonlySet<string>;
+}
+
 export const BULK_STATUS_DEFAULTS = Object.freeze({ inspectConcurrency: 16 });
 
 export interface BulkPodStatusOptions {
@@ -77,6 +97,10 @@ export class BulkPodStatusBuilder {
   inspectCalls = 0;
   /** Objects whose details came from a worker-published entry instead of an inspection. */
   fromPublished = 0;
+  /** Objects whose inspection was deferred to the next build (see build's `mayDefer`). */
+  deferrals = 0;
+  /** Object ids the previous build deferred: not deferred again, inspected if still needed. */
+  #deferredLast: ReadonlySet<string> = new Set();
 
   constructor(opts: BulkPodStatusOptions) {
     if (!opts.runtime) throw new TypeError('BulkPodStatusBuilder: runtime is required');
@@ -95,15 +119,28 @@ export class BulkPodStatusBuilder {
    * entry instead of an inspection call: the worker made that object and knew its state from
    * its own calls' answers (or re-read it), and nothing changed since (same state). This is what
    * spares a relist the PodSandboxStatus + ContainerStatus of every pod a worker just started.
+   *
+   * `mayDefer(uid)`: whether the pod may be deferred (see {@link BuildResult.deferred}). An
+   * object that would be inspected is deferred instead when its listed state is one only a pod
+   * worker's own call produces — SANDBOX_READY (RunPodSandbox) or CONTAINER_RUNNING
+   * (StartContainer) — and it was not deferred by the previous build: the worker that made it
+   * has the answer and publishes it (mid-sync progress, then the post-sync status), typically
+   * within milliseconds of the runtime listing it; during a burst the relist catches hundreds of
+   * objects in that gap. Each object is deferred at most once in a row, so an object no worker
+   * publishes (its worker died, its publish lost, a foreign client made it) is inspected by the
+   * next build that sees it: its status comes at most one relist later.
    */
-  async build(pods: readonly RelistPod[], signal?: AbortSignal, published?: (uid: string) => RuntimePodStatus | undefined): Promise<Map<string, PodStatusResult>> {
+  async build(pods: readonly RelistPod[], opts: BuildOptions = {}): Promise<BuildResult> {
+    const { signal, published, mayDefer } = opts;
     // Up to inspectConcurrency CRI calls listen on the one signal at once (16 by default, more
     // than Node's default of 10 listeners, which printed a non-JSON MaxListenersExceededWarning).
     if (signal !== undefined) setMaxListeners(0, signal);
-    const opts: CallOptions = signal ? { signal } : {};
+    const callOpts: CallOptions = signal ? { signal } : {};
     const errors = new Map<string, WireError>();
     const gone = new Set<string>();
     const jobs: (() => Promise<void>)[] = [];
+    const deferredPods = new Set<string>();
+    const deferredNow = new Set<string>();
     const fail = (uid: string, err: unknown): void => {
       if (signal?.aborted) throw err;
       if (isNotFound(err)) return;
@@ -112,6 +149,15 @@ export class BulkPodStatusBuilder {
     for (const pod of pods) {
       let entry: RuntimePodStatus | undefined | null = null; // null: not read yet
       const entryOf = (): RuntimePodStatus | undefined => (entry === null ? (entry = published?.(pod.id.uid)) : entry);
+      const podJobs: (() => Promise<void>)[] = [];
+      let deferrable: boolean | undefined; // mayDefer(uid), asked once, only when needed
+      const defer = (id: string): boolean => {
+        if (this.#deferredLast.has(id)) return false;
+        deferrable ??= mayDefer?.(pod.id.uid) ?? false;
+        if (!deferrable) return false;
+        deferredNow.add(id);
+        return true;
+      };
       for (const s of pod.sandboxes) {
         if (this.#sandboxes.get(s.id)?.state === s.state) continue;
         const known = published ? entryOf()?.sandboxes.find((x) => x.id === s.id && x.state === s.state) : undefined;
@@ -120,10 +166,14 @@ export class BulkPodStatusBuilder {
           this.fromPublished++;
           continue;
         }
-        jobs.push(async () => {
+        if (s.state === 'SANDBOX_READY' && defer(s.id)) {
+          deferredPods.add(pod.id.uid);
+          continue;
+        }
+        podJobs.push(async () => {
           try {
             this.inspectCalls++;
-            const st = (await this.#runtime.podSandboxStatus(s.id, opts)).status;
+            const st = (await this.#runtime.podSandboxStatus(s.id, callOpts)).status;
             if (st) this.#sandboxes.set(s.id, { state: s.state, details: sandboxDetails(st) });
             else gone.add(s.id);
           } catch (err) {
@@ -150,10 +200,14 @@ export class BulkPodStatusBuilder {
           this.fromPublished++;
           continue;
         }
-        jobs.push(async () => {
+        if (c.state === 'CONTAINER_RUNNING' && defer(c.id)) {
+          deferredPods.add(pod.id.uid);
+          continue;
+        }
+        podJobs.push(async () => {
           try {
             this.inspectCalls++;
-            const st = (await this.#runtime.containerStatus(c.id, opts)).status;
+            const st = (await this.#runtime.containerStatus(c.id, callOpts)).status;
             if (st) this.#containers.set(c.id, { state: c.state, details: containerDetails(st) });
             else gone.add(c.id);
           } catch (err) {
@@ -162,11 +216,16 @@ export class BulkPodStatusBuilder {
           }
         });
       }
+      // A deferred pod is built next time as a whole: its other inspections wait too.
+      if (!deferredPods.has(pod.id.uid)) jobs.push(...podJobs);
     }
+    this.#deferredLast = deferredNow;
+    this.deferrals += deferredNow.size;
     await runLimited(jobs, this.#concurrency);
 
     const out = new Map<string, PodStatusResult>();
     for (const pod of pods) {
+      if (deferredPods.has(pod.id.uid)) continue;
       const sandboxes: RuntimeSandboxStatus[] = [];
       for (const s of pod.sandboxes) {
         if (gone.has(s.id)) continue;
@@ -179,7 +238,7 @@ export class BulkPodStatusBuilder {
       }
       out.set(pod.id.uid, { status: assemblePodStatus(pod.id, sandboxes, containers), error: errors.get(pod.id.uid) ?? null });
     }
-    return out;
+    return { statuses: out, deferred: deferredPods };
   }
 
   /** Forget inspections of objects that are no longer listed (call once per relist). */

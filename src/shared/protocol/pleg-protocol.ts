@@ -32,6 +32,8 @@ export interface PlegCounters {
   inspectCallsTotal: number;
   /** Objects whose details came from a pod worker's published entry instead of an inspection call. */
   inspectsFromPublishedTotal: number;
+  /** Objects whose inspection waited a relist for their pod worker's publish (bulk-pod-status.ts build). */
+  inspectsDeferredTotal: number;
   podsTracked: number;
   eventsInFlight: number;
 }
