@@ -54,6 +54,7 @@
  */
 import type { Clock, TimerHandle } from '../../src/shared/clock/clock.js';
 import type { RuntimeService } from '../../src/shared/cri/runtime-service.js';
+import type { Container, PodSandbox } from '../../src/shared/cri/cri-types.js';
 import { silentLogger, type Logger } from '../../src/shared/logging/logger.js';
 import { CacheError } from '../../src/shared/pod-cache/pod-cache-errors.js';
 import { cacheNow, type PodCacheWriter } from '../../src/shared/pod-cache/pod-cache.js';
@@ -141,9 +142,11 @@ export class GenericPleg {
   #timer: TimerHandle | undefined;
   #state: Lifecycle = 'idle';
   readonly #abort = new AbortController();
-  readonly #counters = { relistTotal: 0, relistErrorsTotal: 0, discardEventsTotal: 0, inspectErrorsTotal: 0, cacheFullTotal: 0, podErrorsTotal: 0 };
+  readonly #counters = { quietRelistsTotal: 0, relistTotal: 0, relistErrorsTotal: 0, discardEventsTotal: 0, inspectErrorsTotal: 0, cacheFullTotal: 0, podErrorsTotal: 0 };
   /** The next relist is this PLEG's first: resync from the cache (see the header). */
   #first = true;
+  /** What the last settled relist listed (see #quiet); undefined when it did not settle. */
+  #settled: (Listing & { counts: RuntimeCounts }) | undefined;
   /** Pods the previous relist could not store (the cache was full at its maximum). */
   #unstored = 0;
   /** The cache's recovery count last seen: when it moves, every listed pod is reinspected. */
@@ -240,6 +243,9 @@ export class GenericPleg {
   async #relistOnce(): Promise<void> {
     const signal = this.#abort.signal;
     if (signal.aborted) return;
+    // Read BEFORE the relist's timestamp: an entry another thread writes at or after that
+    // timestamp (which this relist's checks leave to the next) moves it (see #quiet).
+    const foreignWrites = this.#sync.foreignWrites();
     const startMono = this.#clock.monotonic();
     const timestampMs = cacheNow(this.#clock);
     const intervalSeconds = this.#lastRelistMonotonic === undefined ? null : (startMono - this.#lastRelistMonotonic) / 1000;
@@ -260,6 +266,20 @@ export class GenericPleg {
     }
     this.#lastRelistMs = timestampMs;
     this.#lastRelistMonotonic = startMono;
+
+    const listing: Listing = { sandboxes, containers, foreignWrites, recoveries: this.#sync.recoveries() };
+    if (this.#quiet(listing)) {
+      // Nothing the full relist below reads has changed since the last one, which left nothing
+      // pending: it would write nothing and produce no events. Only time moves.
+      this.#counters.quietRelistsTotal++;
+      this.#settled = { ...this.#settled!, foreignWrites };
+      runtimeCounts = this.#settled.counts;
+      this.#cache.updateTime(timestampMs, 0);
+      report(true, [], 0);
+      return;
+    }
+    this.#settled = undefined;
+    const podErrors = this.#counters.podErrorsTotal;
 
     const pods = groupByPod(sandboxes, containers);
     runtimeCounts = countRuntime(pods.values());
@@ -438,7 +458,33 @@ export class GenericPleg {
     this.#carriedRecheck.clear();
     this.#recheck = recheck;
     this.#inFlight += out.length;
+    // Settled when everything this relist saw is delivered and written and nothing waits for a
+    // later relist: then an identical next listing, with no entry changed by another thread,
+    // needs no work (#quiet).
+    const settled = !first && discarded === 0 && deferred.size === 0 && unstored === 0 && podErrors === this.#counters.podErrorsTotal &&
+      needsReinspection.size === 0 && recheck.size === 0 && this.#forceSync.size === 0;
+    if (settled && runtimeCounts) this.#settled = { ...listing, counts: runtimeCounts };
     report(true, out, discarded);
+  }
+
+  /**
+   * Whether this relist can be skipped as a whole (the steady state of an idle node: every
+   * second, thousands of pods listed exactly as before). True when the previous relist was
+   * settled (everything delivered, nothing deferred, pending or unstored) and since then:
+   *   - both lists are item for item the same objects (the CRI client's list memo,
+   *     src/shared/cri/cri-list-memo.ts, returns the same object for an item whose bytes did
+   *     not change, so identity means the runtime reported exactly the same bytes; a runtime
+   *     service without the memo is never quiet);
+   *   - no other thread changed a cache entry (a worker's publish, a delete, a recovery) since
+   *     before that relist's timestamp, so every entry is as that relist's checks left it;
+   *   - no dead-writer recovery happened.
+   * Then the full relist would find no events, no pod to build, no entry to check or sweep:
+   * its result is only the new global timestamp.
+   */
+  #quiet(now: Listing): boolean {
+    const last = this.#settled;
+    return last !== undefined && now.foreignWrites !== undefined && now.foreignWrites === last.foreignWrites &&
+      now.recoveries === last.recoveries && sameItems(now.sandboxes, last.sandboxes) && sameItems(now.containers, last.containers);
   }
 
   /**
@@ -475,6 +521,22 @@ export class GenericPleg {
   }
 }
 
+
+/** One relist's listing and the cache readings taken with it (see #quiet). */
+interface Listing {
+  sandboxes: readonly PodSandbox[];
+  containers: readonly Container[];
+  foreignWrites: number | undefined;
+  recoveries: number;
+}
+
+/** Same length and the same object at every index. */
+function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 function positive(name: string, v: number): number {
   if (!Number.isFinite(v) || v <= 0) throw new RangeError(`GenericPleg: ${name} must be a positive number, got ${v}`);

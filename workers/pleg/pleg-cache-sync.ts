@@ -27,7 +27,12 @@ import { matchesListing } from './pleg-cache-resync.js';
  * What the PLEG reads back from the cache: old IPs (get) and, when offered, the sweep's uids
  * and the count of dead-writer recoveries (an entry repaired after a thread died mid-write).
  */
-export type PlegCacheReader = Pick<PodCacheReader, 'get'> & Partial<Pick<PodCacheReader, 'uids'>> & { recoveries?(): number; entryTimestamp?(uid: string): number | undefined };
+export type PlegCacheReader = Pick<PodCacheReader, 'get'> & Partial<Pick<PodCacheReader, 'uids'>> & {
+  recoveries?(): number;
+  entryTimestamp?(uid: string): number | undefined;
+  /** Entry changes by other threads (SharedPodCacheReader.foreignWrites); equal readings: none in between. */
+  foreignWrites?(): number;
+};
 
 /** How a write went: 'full' = no slot and the cache cannot grow; 'failed' = any other cache error (logged). */
 export type StoreOutcome = 'stored' | 'stale' | 'full' | 'failed';
@@ -51,6 +56,14 @@ export class PlegCacheSync {
     this.#cache = deps.cache;
     this.#reader = deps.cacheReader;
     this.#log = deps.logger;
+  }
+
+  /**
+   * A reading of the count of entry changes by other threads (pod workers, a recovery), or
+   * undefined when the reader cannot tell (then every relist checks every entry).
+   */
+  foreignWrites(): number | undefined {
+    return this.#reader?.foreignWrites?.();
   }
 
   /** The cache's count of dead-writer recoveries (0 without a reader that counts them). */

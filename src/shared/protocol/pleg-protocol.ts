@@ -23,6 +23,8 @@ import type { ThreadHeapSample } from '../metrics/thread-heap.js';
 /** The PLEG's counters (GenericPleg.counters()), carried by every health snapshot. */
 export interface PlegCounters {
   relistTotal: number;
+  /** Relists that found nothing changed since a settled relist and only moved the cache's time (GenericPleg #quiet). */
+  quietRelistsTotal: number;
   relistErrorsTotal: number;
   discardEventsTotal: number;
   inspectErrorsTotal: number;
