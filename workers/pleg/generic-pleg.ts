@@ -145,6 +145,14 @@ export class GenericPleg {
   readonly #counters = { quietRelistsTotal: 0, relistTotal: 0, relistErrorsTotal: 0, discardEventsTotal: 0, inspectErrorsTotal: 0, cacheFullTotal: 0, podErrorsTotal: 0 };
   /** The next relist is this PLEG's first: resync from the cache (see the header). */
   #first = true;
+  /**
+   * The foreign-writes reading (PlegCacheSync.foreignWrites) taken before the timestamp of the
+   * last relist whose entry checks (objects vanished from the runtime, the sweep of unlisted
+   * entries) all ran without error. While the reading is unchanged no other thread changed an
+   * entry since, and the PLEG's own writes are of listed pods it checks by building them, so
+   * the checks would find nothing new and are skipped.
+   */
+  #entriesCheckedAt: number | undefined;
   /** What the last settled relist listed (see #quiet); undefined when it did not settle. */
   #settled: (Listing & { counts: RuntimeCounts }) | undefined;
   /** Pods the previous relist could not store (the cache was full at its maximum). */
@@ -312,9 +320,12 @@ export class GenericPleg {
     }
     this.#recheck = new Set();
 
+    // Whether any entry changed by another thread since the checks below last ran in full: if
+    // not, they would find what they found then (#entriesCheckedAt).
+    const entriesUnchanged = foreignWrites !== undefined && foreignWrites === this.#entriesCheckedAt;
     // Objects a worker published that the runtime lost (restarted without them) while the pod
     // itself is still listed: the records saw no change, so only the entry shows it.
-    for (const uid of pods.keys()) {
+    if (!entriesUnchanged) for (const uid of pods.keys()) {
       if (this.#reinspect.has(uid)) continue;
       try {
         if (this.#sync.vanished(uid, pods.get(uid)!, timestampMs)) {
@@ -431,13 +442,15 @@ export class GenericPleg {
     // Entries pod workers published for objects the runtime lost before any relist saw them:
     // dropped, and a resync asked for, so the pod is recreated (PlegCacheSync.sweepUnlisted).
     const tracked = (uid: string): boolean => pods.has(uid) || this.#records.has(uid);
-    this.#sync.sweepUnlisted(tracked, timestampMs, (uid) => {
-      if (room > 0) {
-        out.push({ id: uid, type: 'PodSync', data: '' });
-        room--;
-      }
-    }, (uid, err) => this.#podError(uid, err));
-    this.#sync.retain(tracked);
+    if (!entriesUnchanged) {
+      this.#sync.sweepUnlisted(tracked, timestampMs, (uid) => {
+        if (room > 0) {
+          out.push({ id: uid, type: 'PodSync', data: '' });
+          room--;
+        }
+      }, (uid, err) => this.#podError(uid, err));
+    }
+    this.#sync.retain(tracked, this.#records.size);
     for (const uid of this.#forceSync) if (!pods.has(uid) && !needsReinspection.has(uid)) this.#forceSync.delete(uid);
 
     // After every write of this relist, never before. With the pods it could not store: while
@@ -464,6 +477,9 @@ export class GenericPleg {
     const settled = !first && discarded === 0 && deferred.size === 0 && unstored === 0 && podErrors === this.#counters.podErrorsTotal &&
       needsReinspection.size === 0 && recheck.size === 0 && this.#forceSync.size === 0;
     if (settled && runtimeCounts) this.#settled = { ...listing, counts: runtimeCounts };
+    // Every entry was checked against this listing as of the reading taken before `timestampMs`
+    // (entries written later were left to the next relist, and moved the count).
+    this.#entriesCheckedAt = podErrors === this.#counters.podErrorsTotal ? foreignWrites : undefined;
     report(true, out, discarded);
   }
 

@@ -220,8 +220,13 @@ export class PlegCacheSync {
     }
   }
 
-  /** Forget the checked timestamps of pods no longer tracked (once per relist). */
-  retain(tracked: (uid: string) => boolean): void {
+  /**
+   * Forget the checked timestamps of pods no longer tracked (once per relist), once there are
+   * more of them than `trackedCount` pods: a pod the PLEG stops tracking had its entry deleted
+   * here (delete() forgets it), so what lingers is bounded and only costs memory.
+   */
+  retain(tracked: (uid: string) => boolean, trackedCount: number): void {
+    if (this.#checkedTs.size <= trackedCount) return;
     for (const uid of this.#checkedTs.keys()) if (!tracked(uid)) this.#checkedTs.delete(uid);
   }
 

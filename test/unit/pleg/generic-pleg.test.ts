@@ -4,7 +4,7 @@ import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
 import { silentLogger } from '../../../src/shared/logging/logger.js';
 import { CriError } from '../../../src/shared/cri/cri-errors.js';
 import { CacheError } from '../../../src/shared/pod-cache/pod-cache-errors.js';
-import { createPodCache } from '../../../src/shared/pod-cache/pod-cache-create.js';
+import { attachPodCache, createPodCache } from '../../../src/shared/pod-cache/pod-cache-create.js';
 import type { PodCacheWriter } from '../../../src/shared/pod-cache/pod-cache.js';
 import type { RuntimeContainerStatus } from '../../../src/shared/pod-cache/runtime-pod-status.js';
 import { GenericPleg, type RelistReport } from '../../../workers/pleg/generic-pleg.js';
@@ -14,10 +14,13 @@ import { FakeRuntime } from './fake-runtime.js';
 function setup(opts: { eventCapacity?: number; cache?: (w: PodCacheWriter) => PodCacheWriter; cacheSize?: { capacity: number; maxCapacity: number } } = {}) {
   const clock = new FakeClock();
   const runtime = new FakeRuntime();
-  const { reader, writer } = createPodCache(opts.cacheSize ?? { capacity: 256 });
+  const { reader, writer: plegWriter, buffer } = createPodCache(opts.cacheSize ?? { capacity: 256 });
+  // What tests write stands for a pod worker's publish: another thread's view of the cache, as in
+  // the agent (the PLEG tells its own writes from others', generic-pleg.ts #entriesCheckedAt).
+  const { writer } = attachPodCache(buffer);
   const reports: RelistReport[] = [];
   const pleg = new GenericPleg({
-    runtime, clock, cache: opts.cache ? opts.cache(writer) : writer, cacheReader: reader, sink: (r) => reports.push(r),
+    runtime, clock, cache: opts.cache ? opts.cache(plegWriter) : plegWriter, cacheReader: reader, sink: (r) => reports.push(r),
     ...(opts.eventCapacity !== undefined ? { eventCapacity: opts.eventCapacity } : {}),
   });
   /** One relist one second later; returns its events as [type, id] pairs. */
