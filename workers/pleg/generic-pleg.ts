@@ -42,6 +42,9 @@
  *     is still missing (each object is deferred at most once in a row; see
  *     BulkPodStatusBuilder.build). Exits, sandbox deaths and removals are never deferred; nor is
  *     anything on the first relist, for a pod marked for reinspection or with an error entry;
+ *   - a changed pod whose worker-published entry names exactly the listed objects in their
+ *     listed states is neither built nor written: that entry is the status the relist would
+ *     write (from the worker's own answers), and this relist's updateTime vouches for it;
  *   - a pod whose `set` lost to a newer entry (a pod worker published after this relist's t)
  *     still gets its events; if that entry does not name exactly the listed objects in their
  *     listed states, the next relist compares it with its own listing and reinspects the pod
@@ -57,7 +60,7 @@ import type { RuntimeService } from '../../src/shared/cri/runtime-service.js';
 import type { Container, PodSandbox } from '../../src/shared/cri/cri-types.js';
 import { silentLogger, type Logger } from '../../src/shared/logging/logger.js';
 import { CacheError } from '../../src/shared/pod-cache/pod-cache-errors.js';
-import { cacheNow, type PodCacheWriter } from '../../src/shared/pod-cache/pod-cache.js';
+import { cacheNow, type CacheEntry, type PodCacheWriter } from '../../src/shared/pod-cache/pod-cache.js';
 import type { RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 import { BulkPodStatusBuilder, groupByPod, type RelistPod } from '../runtime-status/bulk-pod-status.js';
 import { plegHealth, type PlegHealth } from '../../src/shared/pleg/pleg-health.js';
@@ -345,10 +348,21 @@ export class GenericPleg {
       changed.set(uid, events);
     }
     const toBuild: RelistPod[] = [];
+    /** Pods whose worker-published entry already names exactly this listing: nothing to build or write. */
+    const agreed = new Map<string, CacheEntry>();
     for (const uid of changed.keys()) {
       const current = this.#records.getCurrent(uid);
       if (!current) continue;
-      if (this.#reinspect.has(uid)) this.#builder.forget(current.pod);
+      if (this.#reinspect.has(uid)) {
+        this.#builder.forget(current.pod);
+      } else if (!first) {
+        const entry = this.#sync.agreeingEntry(uid, current.pod);
+        if (entry) {
+          agreed.set(uid, entry);
+          this.#builder.rememberFrom(current.pod, entry.status);
+          continue;
+        }
+      }
       toBuild.push(current.pod);
     }
     let built, deferred;
@@ -373,7 +387,8 @@ export class GenericPleg {
     let room = Math.max(0, this.#capacity - this.#inFlight);
     let discarded = 0;
     // Pods gone from the runtime first: their slots are free before new pods need one.
-    const ordered = [...changed].sort(([a], [b]) => (built.has(a) || deferred.has(a) ? 1 : 0) - (built.has(b) || deferred.has(b) ? 1 : 0));
+    const listed = (uid: string): boolean => built.has(uid) || deferred.has(uid) || agreed.has(uid);
+    const ordered = [...changed].sort(([a], [b]) => (listed(a) ? 1 : 0) - (listed(b) ? 1 : 0));
     for (const [uid, events] of ordered) {
       // Deferred (its worker has not published what it just made): as if unchanged this time;
       // the record stays old, so its events come with the next relist's build.
@@ -382,7 +397,14 @@ export class GenericPleg {
       try {
         const deliver = events.filter((e) => e.type !== 'ContainerChanged');
         const result = built.get(uid);
-        if (!result) {
+        const entry = agreed.get(uid);
+        if (entry) {
+          // The entry is this listing's status already (the worker's own answers): it stands as
+          // written, checked as of this relist (updateTime(t) below vouches for it at t).
+          this.#sync.markChecked(uid, entry.timestampMs);
+          this.#logExits(events, entry.status);
+          if (this.#forceSync.has(uid) && deliver.length === 0) deliver.push({ id: uid, type: 'PodSync', data: '' });
+        } else if (!result) {
           // Not listed any more: no visible containers or sandboxes.
           this.#log.v(4).info('PLEG: Delete status for pod', { podUID: uid });
           const had = this.#sync.hadObjects(uid);

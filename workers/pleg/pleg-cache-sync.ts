@@ -18,7 +18,7 @@
  */
 import type { Logger } from '../../src/shared/logging/logger.js';
 import { CacheError } from '../../src/shared/pod-cache/pod-cache-errors.js';
-import type { PodCacheReader, PodCacheWriter } from '../../src/shared/pod-cache/pod-cache.js';
+import type { CacheEntry, PodCacheReader, PodCacheWriter } from '../../src/shared/pod-cache/pod-cache.js';
 import type { RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 import type { RelistPod } from '../runtime-status/bulk-pod-status.js';
 import { matchesListing } from './pleg-cache-resync.js';
@@ -101,6 +101,21 @@ export class PlegCacheSync {
     try {
       const e = this.#reader?.get(uid);
       return e && !e.error ? e.status : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * The pod's entry when it is error-free and names exactly the listed objects in their listed
+   * states (a pod worker published what the runtime now lists): then it already holds what the
+   * relist would build and write, and the pod needs neither inspection nor write. A reader
+   * error reads as no such entry (the pod is built as before).
+   */
+  agreeingEntry(uid: string, listed: RelistPod): CacheEntry | undefined {
+    try {
+      const entry = this.#reader?.get(uid);
+      return entry && !entry.error && matchesListing(entry.status, listed) ? entry : undefined;
     } catch {
       return undefined;
     }

@@ -193,10 +193,7 @@ export class BulkPodStatusBuilder {
         }
         const known = published ? entryOf()?.containers.find((x) => x.id === c.id && x.state === c.state) : undefined;
         if (known) {
-          this.#containers.set(c.id, {
-            state: c.state,
-            details: { startedAtNs: known.startedAtNs, finishedAtNs: known.finishedAtNs, exitCode: known.exitCode, reason: known.reason, message: known.message, image: known.image, imageRef: known.imageRef },
-          });
+          this.#containers.set(c.id, { state: c.state, details: publishedDetails(known) });
           this.fromPublished++;
           continue;
         }
@@ -268,11 +265,37 @@ export class BulkPodStatusBuilder {
     for (const id of this.#containers.keys()) if (!containerIds.has(id)) this.#containers.delete(id);
   }
 
+  /**
+   * Take every listed object's details from `status` (a pod worker's entry that names exactly
+   * the listed objects in their listed states, see GenericPleg's agreeing entries), as build()
+   * does object by object: the pod's next build inspects only what changes after.
+   */
+  rememberFrom(pod: RelistPod, status: RuntimePodStatus): void {
+    for (const s of pod.sandboxes) {
+      if (this.#sandboxes.get(s.id)?.state === s.state) continue;
+      const known = status.sandboxes.find((x) => x.id === s.id && x.state === s.state);
+      if (!known) continue;
+      this.#sandboxes.set(s.id, { state: s.state, details: { ip: known.ip, ips: known.ips, hostNetwork: known.hostNetwork } });
+      this.fromPublished++;
+    }
+    for (const c of pod.containers) {
+      if (this.#containers.get(c.id)?.state === c.state) continue;
+      const known = status.containers.find((x) => x.id === c.id && x.state === c.state);
+      if (!known) continue;
+      this.#containers.set(c.id, { state: c.state, details: publishedDetails(known) });
+      if (c.state !== 'CONTAINER_CREATED') this.fromPublished++; // build() never inspects a created one
+    }
+  }
+
   /** Drop remembered inspections of one pod's objects, so the next build inspects them again (reinspect). */
   forget(pod: RelistPod): void {
     for (const s of pod.sandboxes) this.#sandboxes.delete(s.id);
     for (const c of pod.containers) this.#containers.delete(c.id);
   }
+}
+
+function publishedDetails(c: RuntimeContainerStatus): ContainerDetails {
+  return { startedAtNs: c.startedAtNs, finishedAtNs: c.finishedAtNs, exitCode: c.exitCode, reason: c.reason, message: c.message, image: c.image, imageRef: c.imageRef };
 }
 
 /** Run `jobs` with at most `limit` in flight; rejects with the first rejection (after all settle). */

@@ -595,3 +595,29 @@ test('an object its worker never publishes is inspected by the next relist: defe
   assert.deepEqual(await relist(), [['ContainerDied', 'c3'], ['ContainerStarted', 's2']]);
   assert.equal(reader.get('B')?.status.containers[0]?.exitCode, 0);
 });
+
+test('a changed pod whose worker entry names exactly the listing is neither inspected nor rewritten: the entry stands, the events come, later changes build on it', async () => {
+  const { runtime, reader, writer, relist, pleg, clock } = setup();
+  const { getPodStatus } = await import('../../../workers/runtime-status/get-pod-status.js');
+  assert.deepEqual(await relist(), []);
+  runtime.addSandbox('s1', 'A');
+  runtime.addContainer('c1', 's1', 'app');
+  runtime.start('c1');
+  const published = await getPodStatus(runtime, 'A', 'a', 'default');
+  const calls = runtime.calls.podSandboxStatus + runtime.calls.containerStatus;
+  const ts = clock.now() - 500; // published before the next relist's timestamp: a PLEG write would win
+  writer.set('A', published, null, ts);
+  assert.deepEqual(await relist(), [['ContainerStarted', 'c1'], ['ContainerStarted', 's1']]);
+  assert.equal(runtime.calls.podSandboxStatus + runtime.calls.containerStatus, calls, 'no inspection');
+  assert.equal(reader.get('A')?.timestampMs, ts, 'not rewritten: the worker\'s entry stands');
+  assert.equal(reader.globalTimestampMs(), clock.now(), 'and the relist vouches for it');
+  assert.equal(pleg.counters().inspectsFromPublishedTotal, 2);
+  // The pod's next change is built on what the entry told: only the exited container is inspected.
+  const before = { ...runtime.calls };
+  runtime.exit('c1', 4);
+  assert.deepEqual(await relist(), [['ContainerDied', 'c1']]);
+  assert.equal(runtime.calls.podSandboxStatus, before.podSandboxStatus, 'no PodSandboxStatus');
+  assert.equal(runtime.calls.containerStatus, before.containerStatus + 1, 'one ContainerStatus: the exit');
+  assert.equal(reader.get('A')?.status.containers[0]?.exitCode, 4);
+  assert.deepEqual(reader.get('A')?.status.ips, ['10.1.0.2'], 'the sandbox details remembered from the entry');
+});
