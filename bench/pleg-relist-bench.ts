@@ -4,7 +4,7 @@
  * GenericPleg with the shared pod cache in this process. Prints, per scenario, the relist's
  * wall time (kubelet_pleg_relist_duration_seconds) and this process's CPU per relist.
  *
- *   node dist/bench/pleg-relist-bench.js [--pods 1000,5000] [--relists 20] [--scenarios quiet,foreign,churn]
+ *   node dist/bench/pleg-relist-bench.js [--pods 1000,5000] [--relists 20] [--scenarios quiet,foreign,churn,burst]
  *
  * Scenarios per size (after the first relist and one to settle):
  *   quiet     nothing changed (an idle node)
@@ -13,6 +13,8 @@
  *             checked
  *   churn     1 in 200 pods' containers stopped since the last relist (a changed listing:
  *             decode of the changed items, events, inspections of the exits)
+ *   burst     1 in 20 pods new since the last relist, each published by its "pod worker" (its
+ *             status written through another attached cache view, as the agent's workers do)
  * Not a test: numbers for a human; the machine's load shows in them.
  */
 import { spawn } from 'node:child_process';
@@ -25,12 +27,13 @@ import { realClock } from '../src/shared/clock/clock.js';
 import { CriClient } from '../src/shared/cri/cri-client.js';
 import { attachPodCache, createPodCache } from '../src/shared/pod-cache/pod-cache-create.js';
 import { GenericPleg, type RelistReport } from '../workers/pleg/generic-pleg.js';
-import { ceilingPodSpec } from './ceiling-pod-specs.js';
+import { getPodStatus } from '../workers/runtime-status/get-pod-status.js';
+import { CEILING_NAMESPACE, ceilingPodSpec } from './ceiling-pod-specs.js';
 import { BENCH_IMAGE } from './pod-manifests.js';
 
 const SHARDLET_MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 
-const { values } = parseArgs({ options: { pods: { type: 'string', default: '1000,5000' }, relists: { type: 'string', default: '20' }, scenarios: { type: 'string', default: 'quiet,foreign,churn' } } });
+const { values } = parseArgs({ options: { pods: { type: 'string', default: '1000,5000' }, relists: { type: 'string', default: '20' }, scenarios: { type: 'string', default: 'quiet,foreign,churn,burst' } } });
 const only = new Set(values.scenarios.split(','));
 const sizes = values.pods.split(',').map(Number);
 const relists = Number(values.relists);
@@ -57,22 +60,25 @@ async function session(pods: number): Promise<void> {
   const socket = path.join(dir, 'cri.sock');
   const sim = spawn(process.execPath, [SHARDLET_MAIN, 'sim-runtime', '--socket', socket, '--profile', 'zero', '--image', BENCH_IMAGE, '--image', 'registry.k8s.io/pause:3.9'], { stdio: 'ignore' });
   const client = new CriClient({ endpoint: `unix://${socket}`, timeoutMs: 60_000 });
+  // The "pod workers'" own channel, as in the agent: their per-pod lists never share the PLEG's list memo.
+  const workerClient = new CriClient({ endpoint: `unix://${socket}`, timeoutMs: 60_000 });
   try {
     await until('sim-runtime ready', async () => fs.existsSync(socket) && (await client.version(), true), 20_000);
     const containers: string[] = [];
     let next = 0;
+    let target = pods;
     const lane = async (): Promise<void> => {
-      while (next < pods) {
+      while (next < target) {
         const { sandbox, container } = ceilingPodSpec({ name: `p${next++}`, image: BENCH_IMAGE, hostNetwork: true, logDirectory: dir });
-        const sandboxId = await client.runPodSandbox({ config: sandbox });
-        const id = await client.createContainer({ podSandboxId: sandboxId, config: container, sandboxConfig: sandbox });
-        await client.startContainer(id);
+        const sandboxId = await workerClient.runPodSandbox({ config: sandbox });
+        const id = await workerClient.createContainer({ podSandboxId: sandboxId, config: container, sandboxConfig: sandbox });
+        await workerClient.startContainer(id);
         containers.push(id);
       }
     };
     await Promise.all(Array.from({ length: 32 }, lane));
 
-    const cache = createPodCache({ capacity: pods + pods / 4, maxCapacity: pods * 2 });
+    const cache = createPodCache({ capacity: pods + pods / 4, maxCapacity: pods * 4 });
     const worker = attachPodCache(cache.buffer);
     let last: RelistReport | undefined;
     const pleg = new GenericPleg({ runtime: client, cache: cache.writer, cacheReader: cache.reader, clock: realClock, sink: (r) => (last = r), eventCapacity: 1e9 });
@@ -93,6 +99,15 @@ async function session(pods: number): Promise<void> {
         const uid = 'ceiling-uid-p0';
         const e = cache.reader.get(uid);
         if (e) worker.writer.set(uid, e.status, null, e.timestampMs + 1);
+      },
+      burst: async () => {
+        const from = next;
+        target = next + Math.max(1, pods / 20);
+        await Promise.all(Array.from({ length: 16 }, lane));
+        for (let i = from; i < target; i++) {
+          const uid = `ceiling-uid-p${i}`;
+          worker.writer.set(uid, await getPodStatus(workerClient, uid, `p${i}`, CEILING_NAMESPACE), null, Math.floor(realClock.monotonic()));
+        }
       },
       churn: async () => {
         for (let k = 0; k < Math.max(1, pods / 200) && stopped < containers.length; k++) await client.stopContainer(containers[stopped++]!, 0);
@@ -117,6 +132,7 @@ async function session(pods: number): Promise<void> {
     await pleg.close();
   } finally {
     client.close();
+    workerClient.close();
     sim.kill('SIGTERM');
     await new Promise((r) => sim.once('exit', r));
     fs.rmSync(dir, { recursive: true, force: true });
