@@ -57,7 +57,6 @@
  */
 import type { Clock, TimerHandle } from '../../src/shared/clock/clock.js';
 import type { RuntimeService } from '../../src/shared/cri/runtime-service.js';
-import type { Container, PodSandbox } from '../../src/shared/cri/cri-types.js';
 import { silentLogger, type Logger } from '../../src/shared/logging/logger.js';
 import { CacheError } from '../../src/shared/pod-cache/pod-cache-errors.js';
 import { cacheNow, type CacheEntry, type PodCacheWriter } from '../../src/shared/pod-cache/pod-cache.js';
@@ -66,6 +65,7 @@ import { BulkPodStatusBuilder, groupByPod, type RelistPod } from '../runtime-sta
 import { plegHealth, type PlegHealth } from '../../src/shared/pleg/pleg-health.js';
 import { PlegCacheSync, type PlegCacheReader } from './pleg-cache-sync.js';
 import type { PodLifecycleEvent } from './pleg-events.js';
+import { isQuiet, type Listing, type SettledListing } from './pleg-quiet.js';
 import { PodRecords } from './pleg-records.js';
 import { countRuntime } from './pleg-runtime-counts.js';
 import type { PlegCounters, RuntimeCounts } from '../../src/shared/protocol/pleg-protocol.js';
@@ -156,8 +156,8 @@ export class GenericPleg {
    * the checks would find nothing new and are skipped.
    */
   #entriesCheckedAt: number | undefined;
-  /** What the last settled relist listed (see #quiet); undefined when it did not settle. */
-  #settled: (Listing & { counts: RuntimeCounts }) | undefined;
+  /** What the last settled relist listed (pleg-quiet.ts); undefined when it did not settle. */
+  #settled: SettledListing | undefined;
   /** Pods the previous relist could not store (the cache was full at its maximum). */
   #unstored = 0;
   /** The cache's recovery count last seen: when it moves, every listed pod is reinspected. */
@@ -255,7 +255,7 @@ export class GenericPleg {
     const signal = this.#abort.signal;
     if (signal.aborted) return;
     // Read BEFORE the relist's timestamp: an entry another thread writes at or after that
-    // timestamp (which this relist's checks leave to the next) moves it (see #quiet).
+    // timestamp (which this relist's checks leave to the next) moves it (pleg-quiet.ts).
     const foreignWrites = this.#sync.foreignWrites();
     const startMono = this.#clock.monotonic();
     const timestampMs = cacheNow(this.#clock);
@@ -279,12 +279,12 @@ export class GenericPleg {
     this.#lastRelistMonotonic = startMono;
 
     const listing: Listing = { sandboxes, containers, foreignWrites, recoveries: this.#sync.recoveries() };
-    if (this.#quiet(listing)) {
+    const settled = this.#settled;
+    if (isQuiet(listing, settled)) {
       // Nothing the full relist below reads has changed since the last one, which left nothing
       // pending: it would write nothing and produce no events. Only time moves.
       this.#counters.quietRelistsTotal++;
-      this.#settled = { ...this.#settled!, foreignWrites };
-      runtimeCounts = this.#settled.counts;
+      runtimeCounts = settled.counts;
       this.#cache.updateTime(timestampMs, 0);
       report(true, [], 0);
       return;
@@ -495,34 +495,14 @@ export class GenericPleg {
     this.#inFlight += out.length;
     // Settled when everything this relist saw is delivered and written and nothing waits for a
     // later relist: then an identical next listing, with no entry changed by another thread,
-    // needs no work (#quiet).
-    const settled = !first && discarded === 0 && deferred.size === 0 && unstored === 0 && podErrors === this.#counters.podErrorsTotal &&
+    // needs no work (pleg-quiet.ts).
+    const settledNow = !first && discarded === 0 && deferred.size === 0 && unstored === 0 && podErrors === this.#counters.podErrorsTotal &&
       needsReinspection.size === 0 && recheck.size === 0 && this.#forceSync.size === 0;
-    if (settled && runtimeCounts) this.#settled = { ...listing, counts: runtimeCounts };
+    if (settledNow && runtimeCounts) this.#settled = { ...listing, counts: runtimeCounts };
     // Every entry was checked against this listing as of the reading taken before `timestampMs`
     // (entries written later were left to the next relist, and moved the count).
     this.#entriesCheckedAt = podErrors === this.#counters.podErrorsTotal ? foreignWrites : undefined;
     report(true, out, discarded);
-  }
-
-  /**
-   * Whether this relist can be skipped as a whole (the steady state of an idle node: every
-   * second, thousands of pods listed exactly as before). True when the previous relist was
-   * settled (everything delivered, nothing deferred, pending or unstored) and since then:
-   *   - both lists are item for item the same objects (the CRI client's list memo,
-   *     src/shared/cri/cri-list-memo.ts, returns the same object for an item whose bytes did
-   *     not change, so identity means the runtime reported exactly the same bytes; a runtime
-   *     service without the memo is never quiet);
-   *   - no other thread changed a cache entry (a worker's publish, a delete, a recovery) since
-   *     before that relist's timestamp, so every entry is as that relist's checks left it;
-   *   - no dead-writer recovery happened.
-   * Then the full relist would find no events, no pod to build, no entry to check or sweep:
-   * its result is only the new global timestamp.
-   */
-  #quiet(now: Listing): boolean {
-    const last = this.#settled;
-    return last !== undefined && now.foreignWrites !== undefined && now.foreignWrites === last.foreignWrites &&
-      now.recoveries === last.recoveries && sameItems(now.sandboxes, last.sandboxes) && sameItems(now.containers, last.containers);
   }
 
   /**
@@ -559,22 +539,6 @@ export class GenericPleg {
   }
 }
 
-
-/** One relist's listing and the cache readings taken with it (see #quiet). */
-interface Listing {
-  sandboxes: readonly PodSandbox[];
-  containers: readonly Container[];
-  foreignWrites: number | undefined;
-  recoveries: number;
-}
-
-/** Same length and the same object at every index. */
-function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
 
 function positive(name: string, v: number): number {
   if (!Number.isFinite(v) || v <= 0) throw new RangeError(`GenericPleg: ${name} must be a positive number, got ${v}`);
