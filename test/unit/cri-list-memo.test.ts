@@ -81,10 +81,33 @@ test(`an item not seen in ${MEMO_KEEP_RESPONSES} responses is dropped (the memo 
   const memo = new CriListMemo({ deserialize: plain, listField: 'containers' });
   memo.deserialize(encode({ containers: [container('old'), container('keep')] }));
   assert.equal(memo.size, 2);
-  for (let i = 1; i < MEMO_KEEP_RESPONSES; i++) memo.deserialize(encode({ containers: [container('keep')] }));
+  // Responses that differ (keep's attempt moves); an identical repeat is not walked (below).
+  for (let i = 1; i < MEMO_KEEP_RESPONSES; i++) memo.deserialize(encode({ containers: [container('keep', 'CONTAINER_RUNNING', i)] }));
   assert.equal(memo.size, 2, 'still within the window');
-  memo.deserialize(encode({ containers: [container('keep')] }));
+  memo.deserialize(encode({ containers: [container('keep', 'CONTAINER_RUNNING', MEMO_KEEP_RESPONSES)] }));
   assert.equal(memo.size, 1, 'old dropped');
+});
+
+test('a response identical to the last one returns its items again without a walk, in a fresh array', () => {
+  const memo = new CriListMemo({ deserialize: plain, listField: 'containers' });
+  const buf = encode({ containers: [container('a'), container('b')] });
+  const r1 = memo.deserialize(buf) as { containers: object[] };
+  const r2 = memo.deserialize(Buffer.from(buf)) as { containers: object[] };
+  assert.deepEqual(r2, plain(buf));
+  assert.notEqual(r2.containers, r1.containers, 'a fresh array each time');
+  assert.equal(r2.containers[0], r1.containers[0]);
+  assert.equal(r2.containers[1], r1.containers[1]);
+  r2.containers.reverse();
+  const r3 = memo.deserialize(buf) as { containers: object[] };
+  assert.deepEqual(r3, plain(buf), 'a caller reordering its array does not change the next answer');
+  assert.deepEqual(memo.stats, { decoded: 2, reused: 4, fallbacks: 0 });
+  // One byte different: walked again (b decoded anew, a reused).
+  const changed = encode({ containers: [container('a'), container('b', 'CONTAINER_EXITED')] });
+  const r4 = memo.deserialize(changed) as { containers: Array<{ state: string }> };
+  assert.deepEqual(r4, plain(changed));
+  assert.equal(r4.containers[0], r1.containers[0]);
+  assert.equal(r4.containers[1]!.state, 'CONTAINER_EXITED');
+  assert.deepEqual(memo.stats, { decoded: 3, reused: 5, fallbacks: 0 });
 });
 
 test('the CriClient decodes its list answers through the memo (frozen, reused across calls)', async () => {

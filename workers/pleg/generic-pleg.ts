@@ -34,6 +34,17 @@
  * resync within a relist or two even mid-burst.
  *
  * Deliberate differences from the kubelet:
+ *   - a pod is not inspected for what its pod worker is about to publish: a sandbox listed
+ *     READY or a container listed RUNNING that no inspection or worker entry explains yet was
+ *     made by a worker whose answer is in flight (only RunPodSandbox / StartContainer make those
+ *     states), so the pod is deferred to the next relist (no write, no events; the worker's own
+ *     entry is what readers see meanwhile) and then taken from that entry, or inspected if it
+ *     is still missing (each object is deferred at most once in a row; see
+ *     BulkPodStatusBuilder.build). Exits, sandbox deaths and removals are never deferred; nor is
+ *     anything on the first relist, for a pod marked for reinspection or with an error entry;
+ *   - a changed pod whose worker-published entry names exactly the listed objects in their
+ *     listed states is neither built nor written: that entry is the status the relist would
+ *     write (from the worker's own answers), and this relist's updateTime vouches for it;
  *   - a pod whose `set` lost to a newer entry (a pod worker published after this relist's t)
  *     still gets its events; if that entry does not name exactly the listed objects in their
  *     listed states, the next relist compares it with its own listing and reinspects the pod
@@ -48,12 +59,13 @@ import type { Clock, TimerHandle } from '../../src/shared/clock/clock.js';
 import type { RuntimeService } from '../../src/shared/cri/runtime-service.js';
 import { silentLogger, type Logger } from '../../src/shared/logging/logger.js';
 import { CacheError } from '../../src/shared/pod-cache/pod-cache-errors.js';
-import { cacheNow, type PodCacheWriter } from '../../src/shared/pod-cache/pod-cache.js';
+import { cacheNow, type CacheEntry, type PodCacheWriter } from '../../src/shared/pod-cache/pod-cache.js';
 import type { RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 import { BulkPodStatusBuilder, groupByPod, type RelistPod } from '../runtime-status/bulk-pod-status.js';
 import { plegHealth, type PlegHealth } from '../../src/shared/pleg/pleg-health.js';
 import { PlegCacheSync, type PlegCacheReader } from './pleg-cache-sync.js';
 import type { PodLifecycleEvent } from './pleg-events.js';
+import { isQuiet, type Listing, type SettledListing } from './pleg-quiet.js';
 import { PodRecords } from './pleg-records.js';
 import { countRuntime } from './pleg-runtime-counts.js';
 import type { PlegCounters, RuntimeCounts } from '../../src/shared/protocol/pleg-protocol.js';
@@ -133,9 +145,19 @@ export class GenericPleg {
   #timer: TimerHandle | undefined;
   #state: Lifecycle = 'idle';
   readonly #abort = new AbortController();
-  readonly #counters = { relistTotal: 0, relistErrorsTotal: 0, discardEventsTotal: 0, inspectErrorsTotal: 0, cacheFullTotal: 0, podErrorsTotal: 0 };
+  readonly #counters = { quietRelistsTotal: 0, relistTotal: 0, relistErrorsTotal: 0, discardEventsTotal: 0, inspectErrorsTotal: 0, cacheFullTotal: 0, podErrorsTotal: 0 };
   /** The next relist is this PLEG's first: resync from the cache (see the header). */
   #first = true;
+  /**
+   * The foreign-writes reading (PlegCacheSync.foreignWrites) taken before the timestamp of the
+   * last relist whose entry checks (objects vanished from the runtime, the sweep of unlisted
+   * entries) all ran without error. While the reading is unchanged no other thread changed an
+   * entry since, and the PLEG's own writes are of listed pods it checks by building them, so
+   * the checks would find nothing new and are skipped.
+   */
+  #entriesCheckedAt: number | undefined;
+  /** What the last settled relist listed (pleg-quiet.ts); undefined when it did not settle. */
+  #settled: SettledListing | undefined;
   /** Pods the previous relist could not store (the cache was full at its maximum). */
   #unstored = 0;
   /** The cache's recovery count last seen: when it moves, every listed pod is reinspected. */
@@ -198,6 +220,7 @@ export class GenericPleg {
       ...this.#counters,
       inspectCallsTotal: this.#builder.inspectCalls,
       inspectsFromPublishedTotal: this.#builder.fromPublished,
+      inspectsDeferredTotal: this.#builder.deferrals,
       podsTracked: this.#records.size,
       eventsInFlight: this.#inFlight,
     };
@@ -231,6 +254,9 @@ export class GenericPleg {
   async #relistOnce(): Promise<void> {
     const signal = this.#abort.signal;
     if (signal.aborted) return;
+    // Read BEFORE the relist's timestamp: an entry another thread writes at or after that
+    // timestamp (which this relist's checks leave to the next) moves it (pleg-quiet.ts).
+    const foreignWrites = this.#sync.foreignWrites();
     const startMono = this.#clock.monotonic();
     const timestampMs = cacheNow(this.#clock);
     const intervalSeconds = this.#lastRelistMonotonic === undefined ? null : (startMono - this.#lastRelistMonotonic) / 1000;
@@ -252,6 +278,20 @@ export class GenericPleg {
     this.#lastRelistMs = timestampMs;
     this.#lastRelistMonotonic = startMono;
 
+    const listing: Listing = { sandboxes, containers, foreignWrites, recoveries: this.#sync.recoveries() };
+    const settled = this.#settled;
+    if (isQuiet(listing, settled)) {
+      // Nothing the full relist below reads has changed since the last one, which left nothing
+      // pending: it would write nothing and produce no events. Only time moves.
+      this.#counters.quietRelistsTotal++;
+      runtimeCounts = settled.counts;
+      this.#cache.updateTime(timestampMs, 0);
+      report(true, [], 0);
+      return;
+    }
+    this.#settled = undefined;
+    const podErrors = this.#counters.podErrorsTotal;
+
     const pods = groupByPod(sandboxes, containers);
     runtimeCounts = countRuntime(pods.values());
     this.#records.setCurrent(pods);
@@ -259,7 +299,8 @@ export class GenericPleg {
     const recoveries = this.#sync.recoveries();
     // First relist: entries a dead writer left torn are error entries, never seeded; the rest
     // are intact, so earlier recoveries do not force a reinspection of every pod.
-    const seeded = this.#first ? this.#seedFromCache(pods) : [];
+    const first = this.#first;
+    const seeded = first ? this.#seedFromCache(pods) : [];
     if (this.#first) this.#recoveriesSeen = recoveries;
     this.#first = false;
     if (recoveries !== this.#recoveriesSeen) {
@@ -282,9 +323,12 @@ export class GenericPleg {
     }
     this.#recheck = new Set();
 
+    // Whether any entry changed by another thread since the checks below last ran in full: if
+    // not, they would find what they found then (#entriesCheckedAt).
+    const entriesUnchanged = foreignWrites !== undefined && foreignWrites === this.#entriesCheckedAt;
     // Objects a worker published that the runtime lost (restarted without them) while the pod
     // itself is still listed: the records saw no change, so only the entry shows it.
-    for (const uid of pods.keys()) {
+    if (!entriesUnchanged) for (const uid of pods.keys()) {
       if (this.#reinspect.has(uid)) continue;
       try {
         if (this.#sync.vanished(uid, pods.get(uid)!, timestampMs)) {
@@ -304,15 +348,32 @@ export class GenericPleg {
       changed.set(uid, events);
     }
     const toBuild: RelistPod[] = [];
+    /** Pods whose worker-published entry already names exactly this listing: nothing to build or write. */
+    const agreed = new Map<string, CacheEntry>();
     for (const uid of changed.keys()) {
       const current = this.#records.getCurrent(uid);
       if (!current) continue;
-      if (this.#reinspect.has(uid)) this.#builder.forget(current.pod);
+      if (this.#reinspect.has(uid)) {
+        this.#builder.forget(current.pod);
+      } else if (!first) {
+        const entry = this.#sync.agreeingEntry(uid, current.pod);
+        if (entry) {
+          agreed.set(uid, entry);
+          this.#builder.rememberFrom(current.pod, entry.status);
+          continue;
+        }
+      }
       toBuild.push(current.pod);
     }
-    let built;
+    let built, deferred;
     try {
-      built = await this.#builder.build(toBuild, signal, (uid) => this.#published(uid));
+      // The first relist defers nothing: what it lists was made before this PLEG started, by
+      // workers that may be gone (a replacement PLEG, an agent restart).
+      ({ statuses: built, deferred } = await this.#builder.build(toBuild, {
+        signal,
+        published: (uid) => this.#published(uid),
+        mayDefer: (uid) => !first && !this.#reinspect.has(uid) && !this.#sync.errorEntry(uid),
+      }));
     } catch (err) {
       if (signal.aborted) return;
       throw err;
@@ -326,13 +387,24 @@ export class GenericPleg {
     let room = Math.max(0, this.#capacity - this.#inFlight);
     let discarded = 0;
     // Pods gone from the runtime first: their slots are free before new pods need one.
-    const ordered = [...changed].sort(([a], [b]) => (built.has(a) ? 1 : 0) - (built.has(b) ? 1 : 0));
+    const listed = (uid: string): boolean => built.has(uid) || deferred.has(uid) || agreed.has(uid);
+    const ordered = [...changed].sort(([a], [b]) => (listed(a) ? 1 : 0) - (listed(b) ? 1 : 0));
     for (const [uid, events] of ordered) {
+      // Deferred (its worker has not published what it just made): as if unchanged this time;
+      // the record stays old, so its events come with the next relist's build.
+      if (deferred.has(uid)) continue;
       // One pod's cache error (a stuck lock, a corrupt entry) must not abort the relist of all.
       try {
         const deliver = events.filter((e) => e.type !== 'ContainerChanged');
         const result = built.get(uid);
-        if (!result) {
+        const entry = agreed.get(uid);
+        if (entry) {
+          // The entry is this listing's status already (the worker's own answers): it stands as
+          // written, checked as of this relist (updateTime(t) below vouches for it at t).
+          this.#sync.markChecked(uid, entry.timestampMs);
+          this.#logExits(events, entry.status);
+          if (this.#forceSync.has(uid) && deliver.length === 0) deliver.push({ id: uid, type: 'PodSync', data: '' });
+        } else if (!result) {
           // Not listed any more: no visible containers or sandboxes.
           this.#log.v(4).info('PLEG: Delete status for pod', { podUID: uid });
           const had = this.#sync.hadObjects(uid);
@@ -392,13 +464,15 @@ export class GenericPleg {
     // Entries pod workers published for objects the runtime lost before any relist saw them:
     // dropped, and a resync asked for, so the pod is recreated (PlegCacheSync.sweepUnlisted).
     const tracked = (uid: string): boolean => pods.has(uid) || this.#records.has(uid);
-    this.#sync.sweepUnlisted(tracked, timestampMs, (uid) => {
-      if (room > 0) {
-        out.push({ id: uid, type: 'PodSync', data: '' });
-        room--;
-      }
-    }, (uid, err) => this.#podError(uid, err));
-    this.#sync.retain(tracked);
+    if (!entriesUnchanged) {
+      this.#sync.sweepUnlisted(tracked, timestampMs, (uid) => {
+        if (room > 0) {
+          out.push({ id: uid, type: 'PodSync', data: '' });
+          room--;
+        }
+      }, (uid, err) => this.#podError(uid, err));
+    }
+    this.#sync.retain(tracked, this.#records.size);
     for (const uid of this.#forceSync) if (!pods.has(uid) && !needsReinspection.has(uid)) this.#forceSync.delete(uid);
 
     // After every write of this relist, never before. With the pods it could not store: while
@@ -419,6 +493,15 @@ export class GenericPleg {
     this.#carriedRecheck.clear();
     this.#recheck = recheck;
     this.#inFlight += out.length;
+    // Settled when everything this relist saw is delivered and written and nothing waits for a
+    // later relist: then an identical next listing, with no entry changed by another thread,
+    // needs no work (pleg-quiet.ts).
+    const settledNow = !first && discarded === 0 && deferred.size === 0 && unstored === 0 && podErrors === this.#counters.podErrorsTotal &&
+      needsReinspection.size === 0 && recheck.size === 0 && this.#forceSync.size === 0;
+    if (settledNow && runtimeCounts) this.#settled = { ...listing, counts: runtimeCounts };
+    // Every entry was checked against this listing as of the reading taken before `timestampMs`
+    // (entries written later were left to the next relist, and moved the count).
+    this.#entriesCheckedAt = podErrors === this.#counters.podErrorsTotal ? foreignWrites : undefined;
     report(true, out, discarded);
   }
 

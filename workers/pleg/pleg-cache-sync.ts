@@ -18,7 +18,7 @@
  */
 import type { Logger } from '../../src/shared/logging/logger.js';
 import { CacheError } from '../../src/shared/pod-cache/pod-cache-errors.js';
-import type { PodCacheReader, PodCacheWriter } from '../../src/shared/pod-cache/pod-cache.js';
+import type { CacheEntry, PodCacheReader, PodCacheWriter } from '../../src/shared/pod-cache/pod-cache.js';
 import type { RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 import type { RelistPod } from '../runtime-status/bulk-pod-status.js';
 import { matchesListing } from './pleg-cache-resync.js';
@@ -27,7 +27,12 @@ import { matchesListing } from './pleg-cache-resync.js';
  * What the PLEG reads back from the cache: old IPs (get) and, when offered, the sweep's uids
  * and the count of dead-writer recoveries (an entry repaired after a thread died mid-write).
  */
-export type PlegCacheReader = Pick<PodCacheReader, 'get'> & Partial<Pick<PodCacheReader, 'uids'>> & { recoveries?(): number; entryTimestamp?(uid: string): number | undefined };
+export type PlegCacheReader = Pick<PodCacheReader, 'get'> & Partial<Pick<PodCacheReader, 'uids'>> & {
+  recoveries?(): number;
+  entryTimestamp?(uid: string): number | undefined;
+  /** Entry changes by other threads (SharedPodCacheReader.foreignWrites); equal readings: none in between. */
+  foreignWrites?(): number;
+};
 
 /** How a write went: 'full' = no slot and the cache cannot grow; 'failed' = any other cache error (logged). */
 export type StoreOutcome = 'stored' | 'stale' | 'full' | 'failed';
@@ -51,6 +56,14 @@ export class PlegCacheSync {
     this.#cache = deps.cache;
     this.#reader = deps.cacheReader;
     this.#log = deps.logger;
+  }
+
+  /**
+   * A reading of the count of entry changes by other threads (pod workers, a recovery), or
+   * undefined when the reader cannot tell (then every relist checks every entry).
+   */
+  foreignWrites(): number | undefined {
+    return this.#reader?.foreignWrites?.();
   }
 
   /** The cache's count of dead-writer recoveries (0 without a reader that counts them). */
@@ -90,6 +103,34 @@ export class PlegCacheSync {
       return e && !e.error ? e.status : undefined;
     } catch {
       return undefined;
+    }
+  }
+
+  /**
+   * The pod's entry when it is error-free and names exactly the listed objects in their listed
+   * states (a pod worker published what the runtime now lists): then it already holds what the
+   * relist would build and write, and the pod needs neither inspection nor write. A reader
+   * error reads as no such entry (the pod is built as before).
+   */
+  agreeingEntry(uid: string, listed: RelistPod): CacheEntry | undefined {
+    try {
+      const entry = this.#reader?.get(uid);
+      return entry && !entry.error && matchesListing(entry.status, listed) ? entry : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Whether the pod's entry carries an error (a failed inspection, an entry repaired after its
+   * writer died): such a pod is inspected at once, never deferred to its worker's publish. A
+   * reader error reads as an error entry.
+   */
+  errorEntry(uid: string): boolean {
+    try {
+      return this.#reader?.get(uid)?.error != null;
+    } catch {
+      return true;
     }
   }
 
@@ -194,8 +235,13 @@ export class PlegCacheSync {
     }
   }
 
-  /** Forget the checked timestamps of pods no longer tracked (once per relist). */
-  retain(tracked: (uid: string) => boolean): void {
+  /**
+   * Forget the checked timestamps of pods no longer tracked (once per relist), once there are
+   * more of them than `trackedCount` pods: a pod the PLEG stops tracking had its entry deleted
+   * here (delete() forgets it), so what lingers is bounded and only costs memory.
+   */
+  retain(tracked: (uid: string) => boolean, trackedCount: number): void {
+    if (this.#checkedTs.size <= trackedCount) return;
     for (const uid of this.#checkedTs.keys()) if (!tracked(uid)) this.#checkedTs.delete(uid);
   }
 

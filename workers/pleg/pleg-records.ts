@@ -22,11 +22,21 @@ export function snapshotOf(pod: RelistPod, previous?: PodSnapshot): PodSnapshot 
   // Steady state (the listing shows exactly the states of the previous snapshot): share its
   // map, so a relist of thousands of unchanged pods allocates no map per pod. Maps are never
   // mutated after they are built, so sharing one between snapshots is safe.
-  if (previous !== undefined && sameStates(pod, previous.states)) return { id: pod.id, states: previous.states, pod };
+  // The CRI client's list memo hands back the very object for an item whose bytes did not
+  // change, so the same objects in the same order are the same states without a lookup.
+  if (previous !== undefined && (sameObjects(pod, previous.pod) || sameStates(pod, previous.states))) return { id: pod.id, states: previous.states, pod };
   const states = new Map<string, PlegContainerState>();
   for (const c of pod.containers) states.set(c.id, containerPlegState(c.state));
   for (const s of pod.sandboxes) if (!states.has(s.id)) states.set(s.id, sandboxPlegState(s.state));
   return { id: pod.id, states, pod };
+}
+
+/** Whether both listings hold the same objects in the same order (identity, not equality). */
+function sameObjects(a: RelistPod, b: RelistPod): boolean {
+  if (a.containers.length !== b.containers.length || a.sandboxes.length !== b.sandboxes.length) return false;
+  for (let i = 0; i < a.containers.length; i++) if (a.containers[i] !== b.containers[i]) return false;
+  for (let i = 0; i < a.sandboxes.length; i++) if (a.sandboxes[i] !== b.sandboxes[i]) return false;
+  return true;
 }
 
 /**

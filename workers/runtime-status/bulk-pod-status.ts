@@ -60,6 +60,26 @@ interface Inspected<D> {
   details: D;
 }
 
+export interface BuildOptions {
+  signal?: AbortSignal;
+  /** A pod worker's published status of the pod, to take uninspected objects from (see build). */
+  published?: (uid: string) => RuntimePodStatus | undefined;
+  /** Whether the pod's worker-made objects may wait a build for their worker's publish (see build). */
+  mayDefer?: (uid: string) => boolean;
+}
+
+export interface BuildResult {
+  /** Per built pod: its status (pods deferred or not asked for are absent). */
+  statuses: Map<string, PodStatusResult>;
+  /**
+   * Pods left unbuilt this time: an object of theirs is in a state only a pod worker makes and
+   * its worker has not published it yet. The caller keeps the pod as it was (no write, no
+   * events) and builds it again next relist, when it is taken from the worker's entry or
+   * inspected.
+   */
+  deferred: ReadonlySet<string>;
+}
+
 export const BULK_STATUS_DEFAULTS = Object.freeze({ inspectConcurrency: 16 });
 
 export interface BulkPodStatusOptions {
@@ -77,6 +97,10 @@ export class BulkPodStatusBuilder {
   inspectCalls = 0;
   /** Objects whose details came from a worker-published entry instead of an inspection. */
   fromPublished = 0;
+  /** Objects whose inspection was deferred to the next build (see build's `mayDefer`). */
+  deferrals = 0;
+  /** Object ids the previous build deferred: not deferred again, inspected if still needed. */
+  #deferredLast: ReadonlySet<string> = new Set();
 
   constructor(opts: BulkPodStatusOptions) {
     if (!opts.runtime) throw new TypeError('BulkPodStatusBuilder: runtime is required');
@@ -95,15 +119,28 @@ export class BulkPodStatusBuilder {
    * entry instead of an inspection call: the worker made that object and knew its state from
    * its own calls' answers (or re-read it), and nothing changed since (same state). This is what
    * spares a relist the PodSandboxStatus + ContainerStatus of every pod a worker just started.
+   *
+   * `mayDefer(uid)`: whether the pod may be deferred (see {@link BuildResult.deferred}). An
+   * object that would be inspected is deferred instead when its listed state is one only a pod
+   * worker's own call produces — SANDBOX_READY (RunPodSandbox) or CONTAINER_RUNNING
+   * (StartContainer) — and it was not deferred by the previous build: the worker that made it
+   * has the answer and publishes it (mid-sync progress, then the post-sync status), typically
+   * within milliseconds of the runtime listing it; during a burst the relist catches hundreds of
+   * objects in that gap. Each object is deferred at most once in a row, so an object no worker
+   * publishes (its worker died, its publish lost, a foreign client made it) is inspected by the
+   * next build that sees it: its status comes at most one relist later.
    */
-  async build(pods: readonly RelistPod[], signal?: AbortSignal, published?: (uid: string) => RuntimePodStatus | undefined): Promise<Map<string, PodStatusResult>> {
+  async build(pods: readonly RelistPod[], opts: BuildOptions = {}): Promise<BuildResult> {
+    const { signal, published, mayDefer } = opts;
     // Up to inspectConcurrency CRI calls listen on the one signal at once (16 by default, more
     // than Node's default of 10 listeners, which printed a non-JSON MaxListenersExceededWarning).
     if (signal !== undefined) setMaxListeners(0, signal);
-    const opts: CallOptions = signal ? { signal } : {};
+    const callOpts: CallOptions = signal ? { signal } : {};
     const errors = new Map<string, WireError>();
     const gone = new Set<string>();
     const jobs: (() => Promise<void>)[] = [];
+    const deferredPods = new Set<string>();
+    const deferredNow = new Set<string>();
     const fail = (uid: string, err: unknown): void => {
       if (signal?.aborted) throw err;
       if (isNotFound(err)) return;
@@ -112,6 +149,15 @@ export class BulkPodStatusBuilder {
     for (const pod of pods) {
       let entry: RuntimePodStatus | undefined | null = null; // null: not read yet
       const entryOf = (): RuntimePodStatus | undefined => (entry === null ? (entry = published?.(pod.id.uid)) : entry);
+      const podJobs: (() => Promise<void>)[] = [];
+      let deferrable: boolean | undefined; // mayDefer(uid), asked once, only when needed
+      const defer = (id: string): boolean => {
+        if (this.#deferredLast.has(id)) return false;
+        deferrable ??= mayDefer?.(pod.id.uid) ?? false;
+        if (!deferrable) return false;
+        deferredNow.add(id);
+        return true;
+      };
       for (const s of pod.sandboxes) {
         if (this.#sandboxes.get(s.id)?.state === s.state) continue;
         const known = published ? entryOf()?.sandboxes.find((x) => x.id === s.id && x.state === s.state) : undefined;
@@ -120,10 +166,14 @@ export class BulkPodStatusBuilder {
           this.fromPublished++;
           continue;
         }
-        jobs.push(async () => {
+        if (s.state === 'SANDBOX_READY' && defer(s.id)) {
+          deferredPods.add(pod.id.uid);
+          continue;
+        }
+        podJobs.push(async () => {
           try {
             this.inspectCalls++;
-            const st = (await this.#runtime.podSandboxStatus(s.id, opts)).status;
+            const st = (await this.#runtime.podSandboxStatus(s.id, callOpts)).status;
             if (st) this.#sandboxes.set(s.id, { state: s.state, details: sandboxDetails(st) });
             else gone.add(s.id);
           } catch (err) {
@@ -143,17 +193,18 @@ export class BulkPodStatusBuilder {
         }
         const known = published ? entryOf()?.containers.find((x) => x.id === c.id && x.state === c.state) : undefined;
         if (known) {
-          this.#containers.set(c.id, {
-            state: c.state,
-            details: { startedAtNs: known.startedAtNs, finishedAtNs: known.finishedAtNs, exitCode: known.exitCode, reason: known.reason, message: known.message, image: known.image, imageRef: known.imageRef },
-          });
+          this.#containers.set(c.id, { state: c.state, details: publishedDetails(known) });
           this.fromPublished++;
           continue;
         }
-        jobs.push(async () => {
+        if (c.state === 'CONTAINER_RUNNING' && defer(c.id)) {
+          deferredPods.add(pod.id.uid);
+          continue;
+        }
+        podJobs.push(async () => {
           try {
             this.inspectCalls++;
-            const st = (await this.#runtime.containerStatus(c.id, opts)).status;
+            const st = (await this.#runtime.containerStatus(c.id, callOpts)).status;
             if (st) this.#containers.set(c.id, { state: c.state, details: containerDetails(st) });
             else gone.add(c.id);
           } catch (err) {
@@ -162,11 +213,16 @@ export class BulkPodStatusBuilder {
           }
         });
       }
+      // A deferred pod is built next time as a whole: its other inspections wait too.
+      if (!deferredPods.has(pod.id.uid)) jobs.push(...podJobs);
     }
+    this.#deferredLast = deferredNow;
+    this.deferrals += deferredNow.size;
     await runLimited(jobs, this.#concurrency);
 
     const out = new Map<string, PodStatusResult>();
     for (const pod of pods) {
+      if (deferredPods.has(pod.id.uid)) continue;
       const sandboxes: RuntimeSandboxStatus[] = [];
       for (const s of pod.sandboxes) {
         if (gone.has(s.id)) continue;
@@ -179,22 +235,26 @@ export class BulkPodStatusBuilder {
       }
       out.set(pod.id.uid, { status: assemblePodStatus(pod.id, sandboxes, containers), error: errors.get(pod.id.uid) ?? null });
     }
-    return out;
+    return { statuses: out, deferred: deferredPods };
   }
 
-  /** Forget inspections of objects that are no longer listed (call once per relist). */
+  /**
+   * Forget inspections of objects that are no longer listed (call once per relist).
+   *
+   * Bound, not exactness: the maps are pruned only once they hold more entries than the listing
+   * has objects. Until then a forgotten object's entry may linger, but never more of them than
+   * listed objects the maps lack (CRI ids are never reused, so a lingering entry is never read),
+   * and each map stays within the size of the listing. This keeps a relist at thousands of pods
+   * from hashing every listed id each second (the exact check was a tenth of a full relist).
+   */
   retainOnly(pods: ReadonlyMap<string, RelistPod>): void {
-    // Steady state: every remembered inspection is of a listed object. Counting lookups costs
-    // no allocation; the id sets below (tens of thousands of entries per relist at 5,000 pods)
-    // are built only when something was forgotten by the runtime. (CRI ids are unique in a
-    // listing; a runtime that lists one id twice at worst delays forgetting by a relist.)
     let sandboxesListed = 0;
     let containersListed = 0;
     for (const p of pods.values()) {
-      for (const s of p.sandboxes) if (this.#sandboxes.has(s.id)) sandboxesListed++;
-      for (const c of p.containers) if (this.#containers.has(c.id)) containersListed++;
+      sandboxesListed += p.sandboxes.length;
+      containersListed += p.containers.length;
     }
-    if (sandboxesListed === this.#sandboxes.size && containersListed === this.#containers.size) return;
+    if (this.#sandboxes.size <= sandboxesListed && this.#containers.size <= containersListed) return;
     const sandboxIds = new Set<string>();
     const containerIds = new Set<string>();
     for (const p of pods.values()) {
@@ -205,11 +265,37 @@ export class BulkPodStatusBuilder {
     for (const id of this.#containers.keys()) if (!containerIds.has(id)) this.#containers.delete(id);
   }
 
+  /**
+   * Take every listed object's details from `status` (a pod worker's entry that names exactly
+   * the listed objects in their listed states, see GenericPleg's agreeing entries), as build()
+   * does object by object: the pod's next build inspects only what changes after.
+   */
+  rememberFrom(pod: RelistPod, status: RuntimePodStatus): void {
+    for (const s of pod.sandboxes) {
+      if (this.#sandboxes.get(s.id)?.state === s.state) continue;
+      const known = status.sandboxes.find((x) => x.id === s.id && x.state === s.state);
+      if (!known) continue;
+      this.#sandboxes.set(s.id, { state: s.state, details: { ip: known.ip, ips: known.ips, hostNetwork: known.hostNetwork } });
+      this.fromPublished++;
+    }
+    for (const c of pod.containers) {
+      if (this.#containers.get(c.id)?.state === c.state) continue;
+      const known = status.containers.find((x) => x.id === c.id && x.state === c.state);
+      if (!known) continue;
+      this.#containers.set(c.id, { state: c.state, details: publishedDetails(known) });
+      if (c.state !== 'CONTAINER_CREATED') this.fromPublished++; // build() never inspects a created one
+    }
+  }
+
   /** Drop remembered inspections of one pod's objects, so the next build inspects them again (reinspect). */
   forget(pod: RelistPod): void {
     for (const s of pod.sandboxes) this.#sandboxes.delete(s.id);
     for (const c of pod.containers) this.#containers.delete(c.id);
   }
+}
+
+function publishedDetails(c: RuntimeContainerStatus): ContainerDetails {
+  return { startedAtNs: c.startedAtNs, finishedAtNs: c.finishedAtNs, exitCode: c.exitCode, reason: c.reason, message: c.message, image: c.image, imageRef: c.imageRef };
 }
 
 /** Run `jobs` with at most `limit` in flight; rejects with the first rejection (after all settle). */

@@ -35,7 +35,13 @@
  * │                                                           makes "no entry" mean unknown   │
  * │  76  GROW_TOTAL     i32    grower, Atomics.add            stats: times CAPACITY grew      │
  * │  80  TRIMMED_TOTAL  i32    writers, Atomics.add           stats: entries trimmed to fit   │
- * │  84  (reserved to 128)                                                                    │
+ * │  84  ENTRY_WRITES   i32    every entry change: Atomics.add PLEG: foreignWrites() — a count │
+ * │                            after a set that wrote (not    of entry changes (wraps; compare │
+ * │                            'stale'), each delete, each    for equality only) minus the    │
+ * │                            recovery (after its repairs)   reader's own thread's: when it  │
+ * │                                                           has not moved, no other thread  │
+ * │                                                           changed any entry since         │
+ * │  88  (reserved to 128)                                                                    │
  * ├──────────── INDEX (INDEX_SIZE × i32) at 128, sized for MAX_CAPACITY ───────────────────────┤
  * │ Open addressing, linear probing on FNV-1a(uid bytes). Bucket value: 0 = empty (ends a     │
  * │ probe), -1 = tombstone (deleted; probing continues), k ≥ 1 = slot k-1. Written only under │
@@ -142,6 +148,7 @@ export const H = Object.freeze({
   UNSTORED: 18,
   GROW_TOTAL: 19,
   TRIMMED_TOTAL: 20,
+  ENTRY_WRITES: 21,
 });
 /** BigInt64 index of GLOBAL_TS (byte 64). */
 export const GLOBAL_TS_I64 = 8;

@@ -92,6 +92,14 @@ export class SharedPodCacheReader implements PodCacheReader {
     return this.#cache.entryTimestamp(uid);
   }
 
+  /**
+   * A count of entry changes (set, delete, recovery) made by threads other than this one: equal
+   * readings mean no other thread changed any entry in between (pod-cache-layout.ts ENTRY_WRITES).
+   */
+  foreignWrites(): number {
+    return this.#cache.foreignWrites();
+  }
+
   /** Number of dead-thread lock recoveries so far (moves when entries were repaired). */
   recoveries(): number {
     return this.#cache.recoveries();

@@ -63,6 +63,7 @@ export function recoverThread(v: PodCacheView, encoder: StatusEncoder, deadThrea
   }
   if (recovered > 0) {
     Atomics.add(i32, H.RECOVERED, 1);
+    v.countEntryWrite();
     v.publish();
   }
   return recovered;

@@ -201,6 +201,7 @@ export class SharedPodCache {
       v.i32[seqIdx + 2] = payload.length;
       releaseSlot(v.i32, seqIdx, s, true);
       Atomics.add(v.i32, H.BYTES_USED, payload.length - oldLen);
+      v.countEntryWrite();
       v.publish();
       return outcome;
     }
@@ -208,6 +209,13 @@ export class SharedPodCache {
 
   delete(uid: string): void {
     freeSlot(this.#v, this.#v.uidBytes(uid));
+    // Counted even when there was nothing to free: at worst a reader rechecks once more.
+    this.#v.countEntryWrite();
+  }
+
+  /** Entry changes by other threads (pod-cache-layout.ts ENTRY_WRITES); compare readings for equality. */
+  foreignWrites(): number {
+    return this.#v.foreignEntryWrites();
   }
 
   updateTime(timestampMs: number, unstored = 0): void {

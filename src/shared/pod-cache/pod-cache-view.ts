@@ -61,6 +61,26 @@ export class PodCacheView {
     return this.i32[base / 4 + 1] === ulen && this.bytes.compare(this.uidScratch, 0, ulen, base + S.UID, base + S.UID + ulen) === 0;
   }
 
+  /**
+   * Entry changes made through this view (ENTRY_WRITES increments): foreignWrites() subtracts
+   * them, so a thread learns whether any OTHER thread changed an entry.
+   */
+  ownEntryWrites = 0;
+
+  /** After an entry changed (set that wrote, delete, recovery): count it in ENTRY_WRITES. */
+  countEntryWrite(): void {
+    Atomics.add(this.i32, H.ENTRY_WRITES, 1);
+    this.ownEntryWrites++;
+  }
+
+  /**
+   * ENTRY_WRITES minus this view's own: moves exactly when another thread changed an entry (an
+   * Int32 that wraps; only equality of two readings means anything).
+   */
+  foreignEntryWrites(): number {
+    return (Atomics.load(this.i32, H.ENTRY_WRITES) - this.ownEntryWrites) | 0;
+  }
+
   /** After a write: move the NOTIFY generation and wake its waiters. */
   publish(): void {
     Atomics.add(this.i32, H.NOTIFY, 1);

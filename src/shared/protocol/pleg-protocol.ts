@@ -23,6 +23,8 @@ import type { ThreadHeapSample } from '../metrics/thread-heap.js';
 /** The PLEG's counters (GenericPleg.counters()), carried by every health snapshot. */
 export interface PlegCounters {
   relistTotal: number;
+  /** Relists that found nothing changed since a settled relist and only moved the cache's time (GenericPleg #quiet). */
+  quietRelistsTotal: number;
   relistErrorsTotal: number;
   discardEventsTotal: number;
   inspectErrorsTotal: number;
@@ -32,6 +34,8 @@ export interface PlegCounters {
   inspectCallsTotal: number;
   /** Objects whose details came from a pod worker's published entry instead of an inspection call. */
   inspectsFromPublishedTotal: number;
+  /** Objects whose inspection waited a relist for their pod worker's publish (bulk-pod-status.ts build). */
+  inspectsDeferredTotal: number;
   podsTracked: number;
   eventsInFlight: number;
 }

@@ -4,7 +4,7 @@ import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
 import { silentLogger } from '../../../src/shared/logging/logger.js';
 import { CriError } from '../../../src/shared/cri/cri-errors.js';
 import { CacheError } from '../../../src/shared/pod-cache/pod-cache-errors.js';
-import { createPodCache } from '../../../src/shared/pod-cache/pod-cache-create.js';
+import { attachPodCache, createPodCache } from '../../../src/shared/pod-cache/pod-cache-create.js';
 import type { PodCacheWriter } from '../../../src/shared/pod-cache/pod-cache.js';
 import type { RuntimeContainerStatus } from '../../../src/shared/pod-cache/runtime-pod-status.js';
 import { GenericPleg, type RelistReport } from '../../../workers/pleg/generic-pleg.js';
@@ -14,10 +14,13 @@ import { FakeRuntime } from './fake-runtime.js';
 function setup(opts: { eventCapacity?: number; cache?: (w: PodCacheWriter) => PodCacheWriter; cacheSize?: { capacity: number; maxCapacity: number } } = {}) {
   const clock = new FakeClock();
   const runtime = new FakeRuntime();
-  const { reader, writer } = createPodCache(opts.cacheSize ?? { capacity: 256 });
+  const { reader, writer: plegWriter, buffer } = createPodCache(opts.cacheSize ?? { capacity: 256 });
+  // What tests write stands for a pod worker's publish: another thread's view of the cache, as in
+  // the agent (the PLEG tells its own writes from others', generic-pleg.ts #entriesCheckedAt).
+  const { writer } = attachPodCache(buffer);
   const reports: RelistReport[] = [];
   const pleg = new GenericPleg({
-    runtime, clock, cache: opts.cache ? opts.cache(writer) : writer, cacheReader: reader, sink: (r) => reports.push(r),
+    runtime, clock, cache: opts.cache ? opts.cache(plegWriter) : plegWriter, cacheReader: reader, sink: (r) => reports.push(r),
     ...(opts.eventCapacity !== undefined ? { eventCapacity: opts.eventCapacity } : {}),
   });
   /** One relist one second later; returns its events as [type, id] pairs. */
@@ -60,6 +63,9 @@ test('relist emits the kubelet event sequence over a pod\'s life and keeps the c
 
   runtime.remove('c1');
   runtime.start('c2');
+  // Running and published by no worker: its worker's answer may be in flight, so the pod waits
+  // one relist (bulk-pod-status.ts build, mayDefer), then c2 is inspected.
+  assert.deepEqual(await relist(), [], 'deferred one relist');
   assert.deepEqual(await relist(), [['ContainerRemoved', 'c1'], ['ContainerStarted', 'c2']]);
 
   runtime.remove('c2');
@@ -342,6 +348,8 @@ test('a created, never started container is taken from its listing; once running
   assert.equal(runtime.calls.containerStatus, 0, 'no ContainerStatus for a created container');
   assert.deepEqual(reader.get('A')?.status.containers.map((c) => [c.id, c.state, c.startedAtNs, c.exitCode, c.image]), [['c1', 'CONTAINER_CREATED', '0', 0, 'busybox:1']]);
   runtime.start('c1');
+  assert.deepEqual(await relist(), [], 'running, no worker entry: deferred one relist');
+  assert.equal(runtime.calls.containerStatus, 0);
   assert.deepEqual(await relist(), [['ContainerStarted', 'c1']]);
   assert.equal(runtime.calls.containerStatus, 1, 'inspected once it runs');
   assert.notEqual(reader.get('A')?.status.containers[0]?.startedAtNs, '0');
@@ -359,8 +367,9 @@ test('a cache error on one pod skips that pod only: the relist completes, others
   });
   runtime.addSandbox('sb', 'B');
   assert.deepEqual(await relist(), [['ContainerStarted', 'sb']]);
-  runtime.remove('sb');
   runtime.addSandbox('sa', 'A');
+  assert.deepEqual(await relist(), [], 'sa deferred one relist (no worker entry)');
+  runtime.remove('sb');
   assert.deepEqual(await relist(), [['ContainerStarted', 'sa']]);
   assert.equal(pleg.counters().podErrorsTotal, 1);
   assert.equal(pleg.counters().relistErrorsTotal, 0);
@@ -469,6 +478,8 @@ test('a worker publishing mid-relist (its set wins) costs no reinspection when t
     return res;
   };
   runtime.addSandbox('s1', 'A');
+  assert.deepEqual(await relist(), [], 's1 deferred one relist (no worker entry yet)');
+  assert.ok(!raced);
   assert.deepEqual(await relist(), [['ContainerStarted', 's1']]);
   assert.ok(raced);
   assert.deepEqual(reader.get('A')?.status.containers.map((c) => c.id), ['c1'], 'the worker\'s newer entry stands');
@@ -493,7 +504,9 @@ test('a worker publishing mid-relist (its set wins) costs no reinspection when t
     return res;
   };
   runtime.addSandbox('s2', 'B');
-  await relist();
+  await relist(); // deferred
+  await relist(); // inspected: the race
+  assert.ok(raced);
   runtime.exit('c2', 7);
   const before = { ...runtime.calls };
   assert.deepEqual(await relist(), [['ContainerDied', 'c2']]);
@@ -512,4 +525,99 @@ test('an error entry or a pod marked for reinspection is inspected, not taken fr
   const before = runtime.calls.podSandboxStatus;
   await relist();
   assert.equal(runtime.calls.podSandboxStatus, before + 1);
+});
+
+test('a sandbox READY or container RUNNING no worker entry names waits one relist for its worker\'s publish: then taken from it, no inspection', async () => {
+  const { runtime, reader, writer, relist, pleg, clock } = setup();
+  const { getPodStatus } = await import('../../../workers/runtime-status/get-pod-status.js');
+  assert.deepEqual(await relist(), [], 'past the first relist (it defers nothing)');
+  // The burst race: the runtime created and started A's objects; A's worker has the answers
+  // but has not published yet.
+  runtime.addSandbox('s1', 'A');
+  runtime.addContainer('c1', 's1', 'app');
+  runtime.start('c1');
+  const calls = { ...runtime.calls };
+  assert.deepEqual(await relist(), [], 'deferred: no events');
+  assert.equal(runtime.calls.podSandboxStatus + runtime.calls.containerStatus, calls.podSandboxStatus + calls.containerStatus, 'no inspection');
+  assert.equal(reader.get('A'), undefined, 'nothing written for the pod');
+  assert.equal(pleg.counters().inspectsDeferredTotal, 2, 'the sandbox and the container');
+  assert.equal(reader.globalTimestampMs(), clock.now(), 'the relist itself completed');
+
+  // The worker publishes (what workers/kuberuntime/post-sync-status.ts derives).
+  const derived = await getPodStatus(runtime, 'A', 'a', 'default');
+  const inspectedByWorker = { ...runtime.calls };
+  writer.set('A', derived, null, clock.now() + 1);
+  assert.deepEqual(await relist(), [['ContainerStarted', 'c1'], ['ContainerStarted', 's1']], 'the events, one relist later');
+  assert.equal(runtime.calls.podSandboxStatus + runtime.calls.containerStatus, inspectedByWorker.podSandboxStatus + inspectedByWorker.containerStatus, 'taken from the entry');
+  assert.equal(pleg.counters().inspectsFromPublishedTotal, 2);
+  assert.deepEqual(reader.get('A')?.status.ips, ['10.1.0.2']);
+
+  // The same pod restarts its container (a new RUNNING instance); the worker published only up to the sandbox.
+  runtime.exit('c1', 1);
+  assert.deepEqual(await relist(), [['ContainerDied', 'c1']], 'an exit is never deferred');
+  runtime.addContainer('c2', 's1', 'app', { restartCount: 1 });
+  runtime.start('c2');
+  const before = runtime.calls.containerStatus;
+  assert.deepEqual(await relist(), [], 'c2 deferred');
+  writer.set('A', await getPodStatus(runtime, 'A', 'a', 'default'), null, clock.now() + 1);
+  const published = runtime.calls.containerStatus;
+  assert.deepEqual(await relist(), [['ContainerStarted', 'c2']]);
+  assert.equal(runtime.calls.containerStatus, published, 'c2 from the entry');
+  assert.ok(published > before);
+});
+
+test('an object its worker never publishes is inspected by the next relist: deferred once, never twice in a row', async () => {
+  const { runtime, reader, relist, pleg } = setup();
+  assert.deepEqual(await relist(), []);
+  runtime.addSandbox('s1', 'A');
+  runtime.addContainer('c1', 's1', 'app');
+  runtime.start('c1');
+  assert.deepEqual(await relist(), [], 'deferred');
+  assert.deepEqual(await relist(), [['ContainerStarted', 'c1'], ['ContainerStarted', 's1']], 'inspected: no worker published');
+  assert.deepEqual({ sb: runtime.calls.podSandboxStatus, c: runtime.calls.containerStatus }, { sb: 1, c: 1 });
+  assert.equal(pleg.counters().inspectsDeferredTotal, 2);
+  assert.deepEqual(reader.get('A')?.status.containers.map((c) => c.state), ['CONTAINER_RUNNING']);
+  assert.deepEqual(reader.get('A')?.status.ips, ['10.1.0.2']);
+
+  // A container started and exited between relists is listed EXITED: inspected at once, with
+  // its exit code (a crash is noticed by the relist that first sees it, as before).
+  runtime.addContainer('c2', 's1', 'side');
+  runtime.start('c2');
+  runtime.exit('c2', 2);
+  assert.deepEqual(await relist(), [['ContainerDied', 'c2']]);
+  assert.equal(reader.get('A')?.status.containers.find((c) => c.id === 'c2')?.exitCode, 2);
+  // A pod whose new sandbox is READY and whose other container exited: the pod waits as a whole.
+  runtime.addSandbox('s2', 'B');
+  runtime.addContainer('c3', 's2', 'app');
+  runtime.start('c3');
+  runtime.exit('c3', 0);
+  assert.deepEqual(await relist(), [], 'B deferred (its sandbox), its exited container with it');
+  assert.deepEqual(await relist(), [['ContainerDied', 'c3'], ['ContainerStarted', 's2']]);
+  assert.equal(reader.get('B')?.status.containers[0]?.exitCode, 0);
+});
+
+test('a changed pod whose worker entry names exactly the listing is neither inspected nor rewritten: the entry stands, the events come, later changes build on it', async () => {
+  const { runtime, reader, writer, relist, pleg, clock } = setup();
+  const { getPodStatus } = await import('../../../workers/runtime-status/get-pod-status.js');
+  assert.deepEqual(await relist(), []);
+  runtime.addSandbox('s1', 'A');
+  runtime.addContainer('c1', 's1', 'app');
+  runtime.start('c1');
+  const published = await getPodStatus(runtime, 'A', 'a', 'default');
+  const calls = runtime.calls.podSandboxStatus + runtime.calls.containerStatus;
+  const ts = clock.now() - 500; // published before the next relist's timestamp: a PLEG write would win
+  writer.set('A', published, null, ts);
+  assert.deepEqual(await relist(), [['ContainerStarted', 'c1'], ['ContainerStarted', 's1']]);
+  assert.equal(runtime.calls.podSandboxStatus + runtime.calls.containerStatus, calls, 'no inspection');
+  assert.equal(reader.get('A')?.timestampMs, ts, 'not rewritten: the worker\'s entry stands');
+  assert.equal(reader.globalTimestampMs(), clock.now(), 'and the relist vouches for it');
+  assert.equal(pleg.counters().inspectsFromPublishedTotal, 2);
+  // The pod's next change is built on what the entry told: only the exited container is inspected.
+  const before = { ...runtime.calls };
+  runtime.exit('c1', 4);
+  assert.deepEqual(await relist(), [['ContainerDied', 'c1']]);
+  assert.equal(runtime.calls.podSandboxStatus, before.podSandboxStatus, 'no PodSandboxStatus');
+  assert.equal(runtime.calls.containerStatus, before.containerStatus + 1, 'one ContainerStatus: the exit');
+  assert.equal(reader.get('A')?.status.containers[0]?.exitCode, 4);
+  assert.deepEqual(reader.get('A')?.status.ips, ['10.1.0.2'], 'the sandbox details remembered from the entry');
 });

@@ -244,3 +244,25 @@ test('a second attachment of the same buffer sees the same data', () => {
   other.writer.updateTime(80);
   assert.equal(other.reader.globalTimestampMs(), 80);
 });
+
+test('foreignWrites moves exactly when another attached view changes an entry (set that wrote, delete), never for the reader\'s own writes', () => {
+  const pleg = createPodCache({ capacity: 8 });
+  const worker = attachPodCache(pleg.buffer);
+  const mark = (): number => pleg.reader.foreignWrites();
+  const m0 = mark();
+  pleg.writer.set(podUid(1), typicalPodStatus(1, 0), null, 1000);
+  pleg.writer.delete(podUid(9));
+  pleg.writer.updateTime(1000);
+  assert.equal(mark(), m0, 'own writes and updateTime are not foreign');
+  worker.writer.set(podUid(1), typicalPodStatus(1, 1), null, 1001);
+  const m1 = mark();
+  assert.notEqual(m1, m0, 'a worker\'s set');
+  assert.equal(worker.reader.foreignWrites(), worker.reader.foreignWrites(), 'stable between writes');
+  assert.equal(worker.writer.set(podUid(1), typicalPodStatus(1, 0), null, 999), 'stale');
+  assert.equal(mark(), m1, 'a stale set wrote nothing');
+  worker.writer.delete(podUid(1));
+  assert.notEqual(mark(), m1, 'a worker\'s delete');
+  const m2 = mark();
+  pleg.writer.set(podUid(2), typicalPodStatus(2, 0), null, 1002);
+  assert.equal(mark(), m2);
+});
