@@ -96,7 +96,7 @@ test('the manifest decoder thread exits once idle (THREAD_DECODER_DEFAULTS.idleE
   assert.equal(decoders.length, 1, `one decoder thread started for the manifests; limits seen: ${JSON.stringify([...exits.values()].map((e) => e.youngMb))}`);
   const [, decoder] = decoders[0]!;
   let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('the idle decoder thread did not exit within 30 s')), 30_000)));
+  const bound = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('the idle decoder thread did not exit within 90 s')), 90_000)));
   try {
     await Promise.race([decoder.exited, bound]);
   } finally {
