@@ -464,12 +464,19 @@ export class GenericPleg {
     // Entries pod workers published for objects the runtime lost before any relist saw them:
     // dropped, and a resync asked for, so the pod is recreated (PlegCacheSync.sweepUnlisted).
     const tracked = (uid: string): boolean => pods.has(uid) || this.#records.has(uid);
+    // No room for its PodSync: the entry stays (counted as discarded) and the next relist's sweep
+    // runs in full again (#entriesCheckedAt), so the resync is asked for then, never lost.
+    let sweepDeferred = false;
     if (!entriesUnchanged) {
       this.#sync.sweepUnlisted(tracked, timestampMs, (uid) => {
-        if (room > 0) {
-          out.push({ id: uid, type: 'PodSync', data: '' });
-          room--;
+        if (room === 0) {
+          discarded++;
+          sweepDeferred = true;
+          return false;
         }
+        out.push({ id: uid, type: 'PodSync', data: '' });
+        room--;
+        return true;
       }, (uid, err) => this.#podError(uid, err));
     }
     this.#sync.retain(tracked, this.#records.size);
@@ -501,7 +508,7 @@ export class GenericPleg {
     if (settledNow && runtimeCounts) this.#settled = { ...listing, counts: runtimeCounts };
     // Every entry was checked against this listing as of the reading taken before `timestampMs`
     // (entries written later were left to the next relist, and moved the count).
-    this.#entriesCheckedAt = podErrors === this.#counters.podErrorsTotal ? foreignWrites : undefined;
+    this.#entriesCheckedAt = podErrors === this.#counters.podErrorsTotal && !sweepDeferred ? foreignWrites : undefined;
     report(true, out, discarded);
   }
 

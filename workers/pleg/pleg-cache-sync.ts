@@ -213,10 +213,11 @@ export class PlegCacheSync {
    * Entries this relist did not list and the PLEG never tracked were published by pod workers
    * (their fresh post-sync status; beyond the kubelet). If the runtime lost those objects
    * (restarted empty before any relist saw them), nothing else would correct the entry: each
-   * one older than this relist that names objects is deleted and handed to `onGone` (the caller
-   * asks for a resync).
+   * one older than this relist that names objects is handed to `onGone` (the caller asks for a
+   * resync) and deleted if it returns true; false (no room for the resync now) keeps the entry,
+   * so the next sweep finds it again.
    */
-  sweepUnlisted(tracked: (uid: string) => boolean, relistTs: number, onGone: (uid: string) => void, onError: (uid: string, err: unknown) => void): void {
+  sweepUnlisted(tracked: (uid: string) => boolean, relistTs: number, onGone: (uid: string) => boolean, onError: (uid: string, err: unknown) => void): void {
     const reader = this.#reader;
     if (!reader?.uids) return;
     for (const uid of reader.uids()) {
@@ -225,10 +226,11 @@ export class PlegCacheSync {
         const entry = reader.get(uid);
         if (!entry || entry.timestampMs >= relistTs) continue;
         if (entry.status.sandboxes.length === 0 && entry.status.containers.length === 0) continue;
+        // onGone asks for the pod's resync; false = no room for it now: keep the entry for the next sweep.
+        if (!onGone(uid)) continue;
         this.#log.v(2).info('PLEG: pod published by a worker is gone from the runtime', { podUID: uid });
         this.#cache.delete(uid);
         this.#checkedTs.delete(uid);
-        onGone(uid);
       } catch (err) {
         onError(uid, err);
       }

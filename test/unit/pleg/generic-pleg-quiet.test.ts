@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
 import { KubernetesPodNameLabel, KubernetesPodNamespaceLabel, KubernetesPodUIDLabel } from '../../../src/shared/kubetypes/kubelet-labels.js';
 import { attachPodCache, createPodCache } from '../../../src/shared/pod-cache/pod-cache-create.js';
+import type { RuntimePodStatus } from '../../../src/shared/pod-cache/runtime-pod-status.js';
 import { GenericPleg, type RelistReport } from '../../../workers/pleg/generic-pleg.js';
 import { startHarness, runPod } from '../simruntime/sim-harness.js';
 
@@ -97,6 +98,44 @@ test('a relist that left work pending (a deferred pod) is not followed by a quie
     assert.equal(pleg.counters().quietRelistsTotal, 1);
     assert.deepEqual(await relist(), []);
     assert.equal(pleg.counters().quietRelistsTotal, 2);
+  } finally {
+    await h.close();
+  }
+});
+
+test('a swept entry whose resync does not fit the event capacity stays and is swept again once there is room', async () => {
+  const h = await startHarness({});
+  try {
+    const clock = new FakeClock();
+    const cache = createPodCache({ capacity: 16 });
+    const worker = attachPodCache(cache.buffer);
+    const reports: RelistReport[] = [];
+    const pleg = new GenericPleg({ runtime: h.client, clock, cache: cache.writer, cacheReader: cache.reader, sink: (r) => reports.push(r), eventCapacity: 1 });
+    const relist = async (ack: boolean): Promise<RelistReport> => {
+      clock.step(1000);
+      await pleg.relist();
+      const r = reports.at(-1)!;
+      assert.ok(r.ok);
+      if (ack) pleg.ackEvents(r.events.length);
+      return r;
+    };
+    await relist(true);
+    // Pods a worker published whose objects the runtime does not have (it restarted empty).
+    const ghost = (name: string): RuntimePodStatus => ({ uid: `uid-${name}`, name, namespace: 'default', ips: [], sandboxes: [{ id: `sb-${name}`, state: 'SANDBOX_READY', createdAtNs: '1', attempt: 0, ip: '', ips: [], hostNetwork: true }], containers: [] });
+    worker.writer.set('uid-g1', ghost('g1'), null, clock.now());
+    worker.writer.set('uid-g2', ghost('g2'), null, clock.now());
+    const first = await relist(false);
+    assert.equal(first.events.length, 1, 'one resync fits');
+    assert.equal(first.discarded, 1, 'the other is counted as discarded');
+    const kept = ['uid-g1', 'uid-g2'].filter((u) => cache.reader.get(u) !== undefined);
+    assert.equal(kept.length, 1, 'the entry whose resync did not fit is kept');
+    const none = await relist(false);
+    assert.deepEqual(none.events, [], 'still no room (nothing acked)');
+    assert.ok(cache.reader.get(kept[0]!) !== undefined, 'kept while there is no room');
+    pleg.ackEvents(1);
+    const second = await relist(true);
+    assert.deepEqual(second.events.map((e) => `${e.type}:${e.id}`), [`PodSync:${kept[0]}`], 'swept again once there is room: its resync is asked for');
+    assert.equal(cache.reader.get(kept[0]!), undefined);
   } finally {
     await h.close();
   }
