@@ -17,12 +17,10 @@
  *             status written through another attached cache view, as the agent's workers do)
  * Not a test: numbers for a human; the machine's load shows in them.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { fileURLToPath } from 'node:url';
 import { realClock } from '../src/shared/clock/clock.js';
 import { CriClient } from '../src/shared/cri/cri-client.js';
 import { attachPodCache, createPodCache } from '../src/shared/pod-cache/pod-cache-create.js';
@@ -30,8 +28,7 @@ import { GenericPleg, type RelistReport } from '../workers/pleg/generic-pleg.js'
 import { getPodStatus } from '../workers/runtime-status/get-pod-status.js';
 import { CEILING_NAMESPACE, ceilingPodSpec } from './ceiling-pod-specs.js';
 import { BENCH_IMAGE } from './pod-manifests.js';
-
-const SHARDLET_MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+import { startSimRuntime } from './processes.js';
 
 const { values } = parseArgs({ options: { pods: { type: 'string', default: '1000,5000' }, relists: { type: 'string', default: '20' }, scenarios: { type: 'string', default: 'quiet,foreign,churn,burst' }, help: { type: 'boolean', default: false } } });
 if (values.help) {
@@ -46,15 +43,6 @@ if (sizes.some((n) => !Number.isInteger(n) || n < 1 || n > 20_000) || !Number.is
   throw new RangeError('--pods: integers 1..20000; --relists: 1..1000');
 }
 
-async function until(what: string, f: () => Promise<boolean>, boundMs: number): Promise<void> {
-  const end = Date.now() + boundMs;
-  for (;;) {
-    if (await f().catch(() => false)) return;
-    if (Date.now() > end) throw new Error(`${what}: not within ${boundMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 function quantile(xs: number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN;
@@ -63,12 +51,12 @@ function quantile(xs: number[], q: number): number {
 async function session(pods: number): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pleg-relist-bench-'));
   const socket = path.join(dir, 'cri.sock');
-  const sim = spawn(process.execPath, [SHARDLET_MAIN, 'sim-runtime', '--socket', socket, '--profile', 'zero', '--image', BENCH_IMAGE, '--image', 'registry.k8s.io/pause:3.9'], { stdio: 'ignore' });
+  // The bench's one way to start a runtime: resolves once CRI Version answers, stop() is bounded.
+  const sim = await startSimRuntime({ clock: realClock, socket, profile: 'zero', images: [BENCH_IMAGE, 'registry.k8s.io/pause:3.9'] });
   const client = new CriClient({ endpoint: `unix://${socket}`, timeoutMs: 60_000 });
   // The "pod workers'" own channel, as in the agent: their per-pod lists never share the PLEG's list memo.
   const workerClient = new CriClient({ endpoint: `unix://${socket}`, timeoutMs: 60_000 });
   try {
-    await until('sim-runtime ready', async () => fs.existsSync(socket) && (await client.version(), true), 20_000);
     const containers: string[] = [];
     let next = 0;
     let target = pods;
@@ -138,8 +126,7 @@ async function session(pods: number): Promise<void> {
   } finally {
     client.close();
     workerClient.close();
-    sim.kill('SIGTERM');
-    await new Promise((r) => sim.once('exit', r));
+    await sim.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
