@@ -151,6 +151,8 @@ export interface BenchConfig {
   agentCpuProfDir: string | undefined;
   /** `--agent-arg FLAG` (repeatable): extra `shardlet agent` flags for every session (e.g. --optimize-for-size). */
   agentArgs: string[];
+  /** `--agent-node-arg FLAG` (repeatable): extra `node` flags for every agent process (e.g. --single-threaded-gc). */
+  agentNodeArgs: string[];
   /** `--pin RUNTIME:AGENT`: sim runtimes on one CPU set, agents (and the ceiling's client) on another. */
   pin: CpuPinning | undefined;
 }
@@ -187,6 +189,8 @@ export const BENCH_USAGE = `usage: npm run bench -- [options]
   --agent-cpu-prof DIR      run each agent under --cpu-prof (one .cpuprofile per thread)
   --agent-arg FLAG          an extra shardlet agent flag for every session, repeatable
                             (e.g. --agent-arg=--optimize-for-size)
+  --agent-node-arg FLAG     an extra node (V8) flag for every agent process, repeatable
+                            (e.g. --agent-node-arg=--v8-pool-size=1)
   --agent-script FILE       a stand-in agent script (the bench's self-tests)
   --pin RUNTIME:AGENT       CPU sets (taskset lists, e.g. 0:1 or 0-1:2-3) for the sim runtime and
                             for the agent and the ceiling's client: the thread-scaling curve
@@ -217,6 +221,7 @@ export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig 
       'agent-script': { type: 'string' },
       'agent-cpu-prof': { type: 'string' },
       'agent-arg': { type: 'string', multiple: true },
+      'agent-node-arg': { type: 'string', multiple: true },
       pin: { type: 'string' },
     },
   });
@@ -229,6 +234,8 @@ export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig 
   const agentArgs = values['agent-arg'] ?? [];
   // Flags only (no paths, no positional values): one `--flag` or `--flag=value` each.
   for (const a of agentArgs) if (!/^--[a-z0-9-]+(=[\w.,:-]+)?$/.test(a)) throw new BenchConfigError(`--agent-arg must be one --flag or --flag=value, got ${JSON.stringify(a)}`);
+  const agentNodeArgs = values['agent-node-arg'] ?? [];
+  for (const a of agentNodeArgs) if (!/^--[a-z0-9-]+(=[\w.,:-]+)?$/.test(a)) throw new BenchConfigError(`--agent-node-arg must be one --flag or --flag=value, got ${JSON.stringify(a)}`);
   const profile = values.profile;
   if (profile !== 'quick' && profile !== 'full') throw new BenchConfigError(`--profile must be quick or full, got ${JSON.stringify(profile)}`);
   const d = PROFILES[profile];
@@ -281,6 +288,7 @@ export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig 
     agentScript: values['agent-script'] === undefined ? undefined : path.resolve(values['agent-script']),
     agentCpuProfDir: values['agent-cpu-prof'] === undefined ? undefined : path.resolve(values['agent-cpu-prof']),
     agentArgs,
+    agentNodeArgs,
     pin,
   };
 }

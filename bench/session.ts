@@ -55,12 +55,12 @@ export async function runSession(deps: SessionDeps): Promise<SessionOutcome> {
   let agentExit: number | string | undefined;
   try {
     const port = await freePort();
-    let nodeArgs: string[] = [];
+    let nodeArgs: string[] = [...cfg.agentNodeArgs];
     if (cfg.agentCpuProfDir !== undefined) {
       // Worker threads inherit execArgv, so each thread writes its own profile here when it exits.
       const dir = path.join(cfg.agentCpuProfDir, fileLabel);
       await fs.mkdir(dir, { recursive: true });
-      nodeArgs = ['--cpu-prof', '--cpu-prof-dir', dir];
+      nodeArgs = [...nodeArgs, '--cpu-prof', '--cpu-prof-dir', dir];
     }
     agent = await startAgent({
       clock,
