@@ -2,9 +2,9 @@
  * `shardlet agent`: parse flags/config, run the agent until SIGTERM/SIGINT, then stop it
  * gracefully (pods keep running). A second signal, or 5 s without finishing, exits at once.
  */
-import v8 from 'node:v8';
 import { realClock, realRandom } from '../shared/clock/clock.js';
 import { Agent } from '../main/agent/agent.js';
+import { applyAgentV8Flags } from '../main/agent/v8-flags.js';
 import { AGENT_USAGE, ConfigError, parseAgentConfig } from '../main/agent/agent-config.js';
 import { createLogger } from '../shared/logging/logger.js';
 import { startEmbeddedRuntime, type EmbeddedRuntime } from './embedded-runtime.js';
@@ -26,11 +26,9 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const logger = createLogger({ verbosity: config.verbosity });
-  // Before any worker thread exists: each isolate reads V8's flags when it is created (the main
-  // thread's heap growth follows it from its next collection on).
-  if (config.optimizeForSize) v8.setFlagsFromString('--optimize-for-size');
-  // A validated integer (agent-config.ts), never text from elsewhere.
-  if (config.heapGrowingPercent > 0) v8.setFlagsFromString(`--heap-growing-percent=${config.heapGrowingPercent}`);
+  // Before any worker thread exists (v8-flags.ts).
+  const v8Flags = applyAgentV8Flags(config);
+  logger.v(1).info('V8 flags', { flags: v8Flags.join(' ') });
   try {
     // Before any thread starts, so every worker is seen (a memory diagnostic; see heap-snapshots.ts).
     installHeapSnapshots(process.env[HEAP_SNAPSHOT_DIR_ENV], logger);
