@@ -42,11 +42,6 @@ export interface AgentConfig {
    * at 5,000 pods 722 → 485 MiB with 2 threads, for +15–35% agent CPU in bursts. README, Performance.
    */
   heapGrowingPercent: number;
-  /**
-   * V8's parallel and concurrent GC helper threads (false, the default: each thread collects its
-   * own heap; v8-flags.ts has the measurement). README, Performance.
-   */
-  parallelGc: boolean;
   /** V8 optimizes a function only after 4× its default warm-up (v8-flags.ts; V8 11 only). */
   lazyJit: boolean;
   syncFrequencyMs: number;
@@ -118,7 +113,6 @@ export const AGENT_DEFAULTS: Readonly<AgentConfig> = Object.freeze({
   workers: defaultWorkerThreads(os.availableParallelism()),
   optimizeForSize: false,
   heapGrowingPercent: 0,
-  parallelGc: false,
   lazyJit: true,
   syncFrequencyMs: 60_000,
   fileCheckFrequencyMs: 20_000,
@@ -170,7 +164,6 @@ const FIELDS = {
   workers: ['workers', 'int'],
   'optimize-for-size': ['optimizeForSize', 'bool'],
   'heap-growing-percent': ['heapGrowingPercent', 'int'],
-  'parallel-gc': ['parallelGc', 'bool'],
   'lazy-jit': ['lazyJit', 'bool'],
   'sync-frequency': ['syncFrequency', 'duration'],
   'file-check-frequency': ['fileCheckFrequency', 'duration'],
@@ -245,8 +238,6 @@ Runs the node agent. Flags take precedence over --config.
                                      at thousands of pods, more CPU in bursts (default false)
   --heap-growing-percent N           V8 heaps grow to (1 + N/100) × live before a full collection;
                                      0 = V8's heuristic (default 0; 30: less memory, some CPU)
-  --parallel-gc[=BOOL]               V8's parallel/concurrent GC helper threads; off, each thread
-                                     collects its own heap: less agent CPU on few cores (default false)
   --lazy-jit[=BOOL]                  V8 (Node 20) optimizes a function after 4x its default warm-up:
                                      less JIT work per thread in the first burst (default true)
   --anonymous-auth[=BOOL]            unauthenticated requests become system:anonymous (default false)
@@ -343,7 +334,6 @@ const KEY_OF: Record<string, keyof AgentConfig> = {
   workers: 'workers',
   optimizeForSize: 'optimizeForSize',
   heapGrowingPercent: 'heapGrowingPercent',
-  parallelGc: 'parallelGc',
   lazyJit: 'lazyJit',
   syncFrequency: 'syncFrequencyMs',
   fileCheckFrequency: 'fileCheckFrequencyMs',
