@@ -7,7 +7,8 @@
  *   start() ──► full read ──► SET (the first SET marks the source ready, even when empty)
  *   fs.watch event for a name ──► (debounce window, ≤ debounceMs after the *first* event; later
  *     events join the same window) ──► re-read only the named files ──► SET
- *   every resyncMs ──► full read (readdir + every file; unchanged text is not decoded) ──► SET
+ *   every resyncMs ──► full read (readdir + a stat of every file; a file whose stat matches the
+ *     last decode's is not read again, and unchanged text is not decoded) ──► SET
  *   a file with pods reads empty ──► pods kept, re-read after emptyGraceMs ──► still empty: no pods
  *
  * Invariants:
@@ -21,6 +22,14 @@
  * - An empty file is noted in the log (info) once per transition, never silently "no pods".
  * - A missing manifest path yields an empty SET (as the kubelet does), so sources become ready;
  *   the watch is retried on each resync until the directory exists.
+ * - Skipping a read on the full resync (the kubelet reads every file every time; at 1,000
+ *   static pods that was ~100 ms of CPU per resync, half of it open/read/close and the digest):
+ *   only when the file's stat identity (device, inode, size, mtime, ctime) equals the one taken
+ *   before the read that was last decoded, that decode left the file settled (not in its empty
+ *   grace), and that file had not changed for RACY_MS before that read. A write within the
+ *   file system's timestamp granularity of the read could leave mtime and ctime unchanged (the
+ *   "racy" case git also guards against), so a file changed shortly before a read is read again
+ *   at the next resync. fs.watch events and empty-file rechecks always read.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -52,6 +61,8 @@ export interface FileSourceOptions {
   emptyGraceMs?: number;
   /** Where manifests are decoded (default: inline, on the calling thread; the agent passes its decoder thread). */
   decoder?: ManifestDecoder;
+  /** Reads a manifest file's text (default: fs.promises.readFile as UTF-8). Tests count reads. */
+  readFile?: (file: string) => Promise<string>;
 }
 
 export const FILE_SOURCE_DEFAULTS = Object.freeze({
@@ -63,6 +74,21 @@ export const FILE_SOURCE_DEFAULTS = Object.freeze({
 });
 
 const MANIFEST_EXT = new Set(['.yaml', '.yml', '.json']);
+/** A file changed less than this before it was read is read again at the next resync (see above). */
+export const RACY_MS = 2_000;
+
+/** The stat fields that change with any write, rename-over or metadata change of a file. */
+interface FileStamp {
+  readonly dev: number;
+  readonly ino: number;
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly ctimeMs: number;
+}
+
+function sameStamp(a: FileStamp, b: FileStamp): boolean {
+  return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
+}
 /** Files read at once during a full read. */
 const READ_CONCURRENCY = 16;
 
@@ -76,6 +102,11 @@ export class FileSourceImpl implements PodSource {
   readonly #opts: Required<Omit<FileSourceOptions, 'onError'>> & { onError: ConfigErrorHandler };
   /** Re-reads scheduled to confirm an empty read, by file name. */
   readonly #emptyRechecks = new Map<string, TimerHandle>();
+  /**
+   * Per file: its stat before the read that was last decoded, kept only while a full resync may
+   * skip the file (see "Skipping a read" above). Owned by #readOne.
+   */
+  readonly #stamps = new Map<string, FileStamp>();
   /** Files whose "contains no pods" note was logged (cleared when they have pods again). */
   readonly #notedEmpty = new Set<string>();
   readonly #log: Logger;
@@ -112,6 +143,7 @@ export class FileSourceImpl implements PodSource {
       maxFileBytes: opts.maxFileBytes ?? FILE_SOURCE_DEFAULTS.maxFileBytes,
       emptyGraceMs: opts.emptyGraceMs ?? FILE_SOURCE_DEFAULTS.emptyGraceMs,
       decoder: opts.decoder ?? inlineManifestDecoder,
+      readFile: opts.readFile ?? ((file: string) => fsp.readFile(file, 'utf8')),
     };
     if (!(o.resyncMs > 0) || !(o.debounceMs >= 0) || !(o.maxFileBytes > 0) || !(o.emptyGraceMs >= 0)) {
       throw new ConfigError('ERR_CONFIG_OPTION', '', 'file source: resyncMs and maxFileBytes must be > 0, debounceMs and emptyGraceMs >= 0');
@@ -210,7 +242,7 @@ export class FileSourceImpl implements PodSource {
     this.#dirty.clear();
     try {
       if (full) await this.#readAll();
-      else for (const n of names) await this.#readOne(n);
+      else for (const n of names) await this.#readOne(n, false);
     } finally {
       if (full) this.#scheduleResync();
     }
@@ -245,11 +277,11 @@ export class FileSourceImpl implements PodSource {
       names = [];
     }
     const present = new Set(names);
-    for (const n of this.#files.names()) if (!present.has(n)) this.#files.remove(n);
+    for (const n of this.#files.names()) if (!present.has(n)) this.#forget(n);
     // Bounded parallel reads: thousands of small files, mostly unchanged, on few cores.
     const queue = names.sort();
     const worker = async (): Promise<void> => {
-      for (let n = queue.shift(); n !== undefined; n = queue.shift()) await this.#readOne(n);
+      for (let n = queue.shift(); n !== undefined; n = queue.shift()) await this.#readOne(n, true);
     };
     await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, queue.length) }, worker));
   }
@@ -260,43 +292,61 @@ export class FileSourceImpl implements PodSource {
     this.#dir = dir;
     this.#onlyName = onlyName;
     this.#files = new ManifestFileSet({ dir, nodeName: this.#opts.nodeName, emptyGraceMs: this.#opts.emptyGraceMs });
+    this.#stamps.clear();
     this.#watcher?.close();
     this.#watcher = undefined;
   }
 
-  async #readOne(name: string): Promise<void> {
+  /** The file is gone: its pods and its stamp go with it. */
+  #forget(name: string): void {
+    this.#files.remove(name);
+    this.#stamps.delete(name);
+  }
+
+  /** Reads and decodes one file; on a full resync (`mayskip`) an unchanged stamp skips the read. */
+  async #readOne(name: string, mayskip: boolean): Promise<void> {
     const file = path.join(this.#dir, name);
     try {
       const st = await fsp.stat(file);
       if (!st.isFile()) {
         this.#log.v(2).info('Not a regular file, skipping', { file });
-        this.#files.remove(name);
+        this.#forget(name);
         return;
       }
       if (st.size > this.#opts.maxFileBytes) {
+        this.#stamps.delete(name);
         this.#files.setReadError(name, new ConfigError('ERR_MANIFEST_TOO_LARGE', file, `file is ${st.size} bytes, limit is ${this.#opts.maxFileBytes}`));
         return;
       }
-      await this.#decode(name, await fsp.readFile(file, 'utf8'));
+      const stamp: FileStamp = { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs };
+      const last = this.#stamps.get(name);
+      if (mayskip && last !== undefined && sameStamp(last, stamp)) return;
+      this.#stamps.delete(name);
+      const readAt = this.#opts.clock.now();
+      const files = this.#files;
+      const digest = await this.#decode(name, await this.#opts.readFile(file));
+      // Settled and not racy: the next full resync may trust the stamp.
+      if (files === this.#files && files.unchanged(name, digest) && readAt - Math.max(stamp.mtimeMs, stamp.ctimeMs) >= RACY_MS) this.#stamps.set(name, stamp);
     } catch (e) {
-      if (errnoOf(e) === 'ENOENT') this.#files.remove(name);
+      this.#stamps.delete(name);
+      if (errnoOf(e) === 'ENOENT') this.#forget(name);
       else this.#files.setReadError(name, new ConfigError('ERR_MANIFEST_READ', file, `cannot read file: ${String(e)}`));
     }
   }
 
-  /** Decodes a file's text unless unchanged; handles the empty-read rule. */
-  async #decode(name: string, text: string): Promise<void> {
+  /** Decodes a file's text unless unchanged; handles the empty-read rule. Returns the text's digest. */
+  async #decode(name: string, text: string): Promise<string> {
     const digest = manifestDigest(text);
-    if (this.#files.unchanged(name, digest)) return;
+    if (this.#files.unchanged(name, digest)) return digest;
     const files = this.#files;
     const r = await this.#opts.decoder.decode(text, files.context(name));
-    if (this.#closed || files !== this.#files) return;
+    if (this.#closed || files !== this.#files) return digest;
     const empty = files.setResult(name, digest, r, this.#opts.clock.monotonic());
     const file = files.origin(name);
     switch (empty.kind) {
       case 'none':
         this.#notedEmpty.delete(name);
-        return;
+        return digest;
       case 'held':
         this.#log.info('Manifest file is empty; keeping its pods in case it is being rewritten', { file, recheckInMs: empty.recheckInMs });
         this.#emptyRechecks.get(name)?.cancel();
@@ -306,11 +356,11 @@ export class FileSourceImpl implements PodSource {
           this.#dirty.add(name);
           void this.#kick();
         }));
-        return;
+        return digest;
       case 'empty':
         if (!this.#notedEmpty.has(name)) this.#log.info('Manifest file contains no pods', { file });
         this.#notedEmpty.add(name);
-        return;
+        return digest;
       default: {
         const never: never = empty;
         return never;

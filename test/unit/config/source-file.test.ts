@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createFileSource, type FileSourceImpl } from '../../../src/main/config/source-file.js';
+import { createFileSource, RACY_MS, type FileSourceImpl } from '../../../src/main/config/source-file.js';
 import { PodConfig } from '../../../src/main/config/pod-config.js';
 import type { PodUpdate } from '../../../src/shared/manifest/pod-update.js';
 import type { ConfigError } from '../../../src/shared/manifest/config-errors.js';
@@ -148,6 +148,76 @@ test('periodic resync on the injected clock picks up changes without fs.watch', 
     assert.equal(summary(await r.nextUpdate()), 'ADD:late-n1');
   } finally {
     await r.close();
+  }
+});
+
+test('full resync: a file whose stat is unchanged since its last decode is not read again; a changed or racy one is', async () => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'shardlet-file-stamp-'));
+  // The injected wall clock runs a minute ahead of the files' real timestamps: written files
+  // look settled (older than RACY_MS) to the source.
+  const clock = new FakeClock(Date.now() + 60_000);
+  const cfg = new PodConfig({ clock, logger: silentLogger });
+  const reads: string[] = [];
+  const readFile = async (file: string): Promise<string> => {
+    reads.push(path.basename(file));
+    return fs.readFile(file, 'utf8');
+  };
+  const src = createFileSource({ path: dir, nodeName: 'n1', sink: cfg.channel('file'), clock, logger: silentLogger, watch: false, readFile });
+  const read = (): string => reads.splice(0).sort().join(',');
+  try {
+    await fs.writeFile(path.join(dir, 'a.yaml'), manifest('a'));
+    await fs.writeFile(path.join(dir, 'b.yaml'), manifest('b'));
+    src.start();
+    await src.syncNow();
+    assert.equal(read(), 'a.yaml,b.yaml');
+    await src.syncNow();
+    assert.equal(read(), '', 'unchanged files were read again');
+    // Same size, new content: mtime/ctime move, the file is read and the change delivered.
+    await fs.writeFile(path.join(dir, 'a.yaml'), manifest('a', 'nginx:2'));
+    await src.syncNow();
+    assert.equal(read(), 'a.yaml');
+    const images: (string | undefined)[] = [];
+    for (let u = cfg.tryNext(); u !== undefined; u = cfg.tryNext()) images.push(...u.pods.map((p) => p.spec?.containers[0]?.image));
+    assert.ok(images.includes('nginx:2'), `the change reached the pod config: ${JSON.stringify(images)}`);
+    // Replaced by rename (a new inode): read again.
+    await fs.writeFile(path.join(dir, '.tmp'), manifest('b'));
+    await fs.rename(path.join(dir, '.tmp'), path.join(dir, 'b.yaml'));
+    await src.syncNow();
+    assert.equal(read(), 'b.yaml');
+    // A file deleted and re-created is read again.
+    await fs.rm(path.join(dir, 'a.yaml'));
+    await src.syncNow();
+    await fs.writeFile(path.join(dir, 'a.yaml'), manifest('a', 'nginx:2'));
+    await src.syncNow();
+    assert.equal(read(), 'a.yaml');
+  } finally {
+    await src.close();
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('full resync: a file changed within RACY_MS of its read is read again at the next resync', async () => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'shardlet-file-racy-'));
+  // The wall clock at the files' real time: a file just written is "racy".
+  const clock = new FakeClock(Date.now());
+  const cfg = new PodConfig({ clock, logger: silentLogger });
+  let reads = 0;
+  const src = createFileSource({ path: dir, nodeName: 'n1', sink: cfg.channel('file'), clock, logger: silentLogger, watch: false, readFile: async (f) => (reads++, fs.readFile(f, 'utf8')) });
+  try {
+    await fs.writeFile(path.join(dir, 'a.yaml'), manifest('a'));
+    src.start();
+    await src.syncNow();
+    await src.syncNow();
+    assert.equal(reads, 3, 'a racy file must be read at every resync until it has settled');
+    // Once the file is older than RACY_MS at a read, the next resync trusts its stamp.
+    clock.stepWall(RACY_MS);
+    await src.syncNow();
+    assert.equal(reads, 4);
+    await src.syncNow();
+    assert.equal(reads, 4);
+  } finally {
+    await src.close();
+    await fs.rm(dir, { recursive: true, force: true });
   }
 });
 
