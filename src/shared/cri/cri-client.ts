@@ -43,6 +43,16 @@ export interface CriClientOptions {
 
 export type CriTransport = 'h2' | 'grpc-js';
 
+/**
+ * The transport when the options name none: 'h2', or what `SHARDLET_CRI_TRANSPORT` says
+ * ('h2' | 'grpc-js'; read at each client's construction, inherited by worker threads), so a
+ * bench can A/B a whole agent without a flag. Any other value is a construction error.
+ */
+function defaultTransport(): CriTransport {
+  const env = process.env['SHARDLET_CRI_TRANSPORT'];
+  return env === undefined || env === '' ? CRI_CLIENT_DEFAULTS.transport : (env as CriTransport);
+}
+
 export const CRI_CLIENT_DEFAULTS = Object.freeze({
   timeoutMs: 120_000,
   pullTimeoutMs: 240_000,
@@ -139,7 +149,7 @@ export class CriClient implements RuntimeService, ContainerLogService, ImageServ
     this.#pullTimeoutMs = opts.pullTimeoutMs ?? CRI_CLIENT_DEFAULTS.pullTimeoutMs;
     this.#onOperation = opts.onOperation;
     this.#clock = opts.clock ?? realClock;
-    const transport = opts.transport ?? CRI_CLIENT_DEFAULTS.transport;
+    const transport = opts.transport ?? defaultTransport();
     if (transport !== 'h2' && transport !== 'grpc-js') {
       throw new CriError('ERR_CRI_INVALID_ARGUMENT', 'connect', `transport must be 'h2' or 'grpc-js', got ${JSON.stringify(transport)}`);
     }
