@@ -264,7 +264,8 @@ export class H2Connection implements FrameSink, H2CallCarrier {
 
   #closeSocket(reason: string): void {
     if (this.#state === 'closed') return;
-    this.#socket.end();
+    // FIN after what is queued, then destroyed: a peer that never closes its side holds nothing.
+    this.#socket.destroySoon();
     this.#teardown(reason);
   }
 
@@ -272,7 +273,8 @@ export class H2Connection implements FrameSink, H2CallCarrier {
   #connectionError(code: number, message: string): void {
     if (this.#state === 'closed') return;
     this.#reader.fail();
-    this.#socket.end(goawayFrame(0, code));
+    this.#socket.write(goawayFrame(0, code));
+    this.#socket.destroySoon();
     this.#teardown(`connection error: ${message}`);
   }
 
@@ -282,6 +284,8 @@ export class H2Connection implements FrameSink, H2CallCarrier {
     const wasDraining = this.#state === 'draining';
     this.#state = 'closed';
     this.#reader.fail();
+    // A closed connection never keeps the process alive; one not already ending stops now.
+    this.#socket.unref();
     if (!this.#socket.destroyed && !this.#socket.writableEnded) this.#socket.destroy();
     const why = wasDraining && reason === 'drained' ? this.#closeReason : reason;
     const streams = [...this.#streams.values()];
