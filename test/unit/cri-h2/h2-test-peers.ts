@@ -3,6 +3,7 @@
  * per request (GOAWAY, RST_STREAM, windows, closing the socket), and a raw-frame peer that
  * writes exactly the frames a test gives it (padding, CONTINUATION, split prefixes, bad HPACK).
  */
+import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import http2 from 'node:http2';
 import net from 'node:net';
@@ -63,6 +64,8 @@ export interface ScriptedServer {
   readonly closedCodes: number[];
   /** The raw sockets under the sessions (destroying one is the peer dropping the connection). */
   readonly sockets: net.Socket[];
+  /** Emits 'request' after the handler ran for a request and 'closed' when a stream closes. */
+  readonly events: EventEmitter;
   close(): Promise<void>;
 }
 
@@ -73,15 +76,22 @@ export async function scriptedServer(socket: string, handler: Handler, settings:
   const sessions: http2.ServerHttp2Session[] = [];
   const closedCodes: number[] = [];
   const sockets: net.Socket[] = [];
+  const events = new EventEmitter();
   const server = http2.createServer({ settings });
   server.on('connection', (s: net.Socket) => sockets.push(s));
   server.on('session', (s) => sessions.push(s));
   server.on('stream', (stream, headers) => {
     const parts: Buffer[] = [];
     stream.on('data', (c: Buffer) => parts.push(c));
-    stream.on('close', () => closedCodes.push(stream.rstCode));
+    stream.on('close', () => {
+      closedCodes.push(stream.rstCode);
+      events.emit('closed');
+    });
     stream.on('error', () => undefined);
-    stream.on('end', () => handler(stream, headers, Buffer.concat(parts), stream.session as http2.ServerHttp2Session));
+    stream.on('end', () => {
+      handler(stream, headers, Buffer.concat(parts), stream.session as http2.ServerHttp2Session);
+      events.emit('request');
+    });
   });
   await new Promise<void>((resolve) => server.listen(socket, resolve));
   return {
@@ -90,6 +100,7 @@ export async function scriptedServer(socket: string, handler: Handler, settings:
     sessions,
     closedCodes,
     sockets,
+    events,
     close: () => new Promise<void>((resolve) => {
       for (const s of sessions) s.destroy();
       server.close(() => resolve());
@@ -118,8 +129,8 @@ export interface RawPeer {
   readonly socket: string;
   /** Client frames received: [type, flags, streamId, payload]. */
   readonly frames: Array<[number, number, number, Buffer]>;
-  /** Resolves with the next client frame of `type` (bounded by the test's own timeout). */
-  next(type: number): Promise<[number, number, number, Buffer]>;
+  /** Resolves with the next client frame of `type`; rejects after `ms`. */
+  next(type: number, ms?: number): Promise<[number, number, number, Buffer]>;
   connections: number;
   close(): Promise<void>;
 }
@@ -136,13 +147,20 @@ export async function rawPeer(socket: string, onHeaders: (streamId: number, writ
     socket,
     frames,
     connections: 0,
-    next(type) {
+    next(type, ms = 5_000) {
       const seen = frames.find((f) => f[0] === type && !consumed.has(f));
       if (seen) {
         consumed.add(seen);
         return Promise.resolve(seen);
       }
-      return new Promise((resolve) => waiters.push({ type, resolve }));
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters.splice(waiters.indexOf(w), 1);
+          reject(new Error(`no frame of type ${type} from the client within ${ms} ms`));
+        }, ms);
+        const w = { type, resolve: (f: [number, number, number, Buffer]) => { clearTimeout(timer); resolve(f); } };
+        waiters.push(w);
+      });
     },
     close: () => new Promise<void>((resolve) => {
       for (const c of conns) c.destroy();
@@ -183,4 +201,22 @@ export async function rawPeer(socket: string, onHeaders: (streamId: number, writ
   });
   await new Promise<void>((resolve) => server.listen(socket, resolve));
   return peer;
+}
+
+/** Resolves once `pred()` holds, re-checked on each `event` of `emitter`; rejects after `ms`. */
+export function waitFor(emitter: EventEmitter, event: string, pred: () => boolean, what: string, ms = 5_000): Promise<void> {
+  if (pred()) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const onEvent = (): void => {
+      if (!pred()) return;
+      clearTimeout(timer);
+      emitter.off(event, onEvent);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      emitter.off(event, onEvent);
+      reject(new Error(`timed out after ${ms} ms waiting for ${what}`));
+    }, ms);
+    emitter.on(event, onEvent);
+  });
 }

@@ -16,7 +16,7 @@ import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
 import { Flag, FrameType, H2Error } from '../../../src/shared/cri/h2/h2-frames.js';
 import type { Container, RunPodSandboxRequest } from '../../../src/shared/cri/cri-types.js';
 import {
-  grpcFramed, hpackLiteral, OK_TRAILERS, rawFrame, rawPeer, replyOk, requestOf, RESPONSE_HEADERS, responseMessage, scriptedServer, tempSocket, VERSION_REPLY,
+  grpcFramed, hpackLiteral, waitFor, OK_TRAILERS, rawFrame, rawPeer, replyOk, requestOf, RESPONSE_HEADERS, responseMessage, scriptedServer, tempSocket, VERSION_REPLY,
 } from './h2-test-peers.js';
 
 const isCode = (code: CriErrorCode, msg?: RegExp) => (e: unknown): boolean => {
@@ -25,15 +25,6 @@ const isCode = (code: CriErrorCode, msg?: RegExp) => (e: unknown): boolean => {
   if (msg) assert.match(e.message, msg);
   return true;
 };
-
-/** Resolves when `pred` holds, polling on 'setImmediate' turns, bounded by `ms` real time. */
-async function until(pred: () => boolean, what: string, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 function client(socket: string, extra: Partial<ConstructorParameters<typeof CriClient>[0]> = {}): CriClient {
   return new CriClient({ endpoint: `unix://${socket}`, transport: 'h2', timeoutMs: 30_000, ...extra });
@@ -125,7 +116,7 @@ test('h2 on node:http2: GOAWAY — streams above last-stream-id are retried on a
   const c = client(t.socket);
   try {
     const first = c.containerStatus('held');
-    await until(() => held !== undefined, 'the held request');
+    await waitFor(srv.events, 'request', () => held !== undefined, 'the held request');
     const second = await c.containerStatus('moved');
     assert.equal(second.status?.id, 'moved@1', 'retried on the second connection');
     replyOk(held as http2.ServerHttp2Stream, responseMessage('ContainerStatus', { status: { id: 'held@0' } }));
@@ -208,19 +199,19 @@ test('h2 on node:http2: deadline and abort reset the stream (RST_STREAM CANCEL) 
   const c = client(t.socket, { clock, onOperation: (e) => ops.push(`${e.operation}:${e.error ? (e.error as CriError).code : 'ok'}`) });
   try {
     const p = c.listContainers(undefined, { timeoutMs: 5_000 });
-    await until(() => arrived === 1, 'the request at the server');
+    await waitFor(srv.events, 'request', () => arrived === 1, 'the request at the server');
     clock.step(4_999);
     clock.step(1);
     await assert.rejects(p, isCode('ERR_CRI_DEADLINE_EXCEEDED'));
-    await until(() => srv.closedCodes.length === 1, 'the server seeing the reset');
+    await waitFor(srv.events, 'closed', () => srv.closedCodes.length === 1, 'the server seeing the reset');
     assert.equal(srv.closedCodes[0], http2.constants.NGHTTP2_CANCEL);
 
     const ac = new AbortController();
     const q = c.listContainers(undefined, { signal: ac.signal });
-    await until(() => arrived === 2, 'the second request at the server');
+    await waitFor(srv.events, 'request', () => arrived === 2, 'the second request at the server');
     ac.abort();
     await assert.rejects(q, isCode('ERR_CRI_CANCELLED'));
-    await until(() => srv.closedCodes.length === 2, 'the server seeing the second reset');
+    await waitFor(srv.events, 'closed', () => srv.closedCodes.length === 2, 'the server seeing the second reset');
     assert.equal(srv.closedCodes[1], http2.constants.NGHTTP2_CANCEL);
     assert.deepEqual(ops, ['list_containers:ERR_CRI_DEADLINE_EXCEEDED', 'list_containers:ERR_CRI_CANCELLED']);
     assert.equal(clock.pendingTimers, 0, 'completed calls leave no timer behind');
