@@ -22,11 +22,11 @@ import { HpackDecoder } from '../../hpack/hpack-decoder.js';
 import type { HeaderList } from '../../hpack/hpack-decoder.js';
 import { GrpcCode } from './grpc-codes.js';
 import {
-  CLIENT_PREFACE, DEFAULT_INITIAL_WINDOW, DEFAULT_MAX_FRAME_SIZE, Flag, FRAME_HEADER_BYTES, FrameReader, FrameType, goawayFrame,
-  H2Error, MAX_STREAM_ID, MAX_WINDOW, pingAckFrame, rstStreamFrame, Setting, SETTINGS_ACK, settingsFrame, windowUpdateFrame, writeFrameHeader,
+  CLIENT_PREFACE, DEFAULT_INITIAL_WINDOW, DEFAULT_MAX_FRAME_SIZE, Flag, FrameReader, FrameType, goawayFrame,
+  H2Error, MAX_STREAM_ID, MAX_WINDOW, pingAckFrame, rstStreamFrame, Setting, SETTINGS_ACK, settingsFrame, windowUpdateFrame,
 } from './h2-frames.js';
 import type { FrameSink } from './h2-frames.js';
-import { MAX_TIMEOUT_FIELD_BYTES, writeTimeoutField } from './h2-request-headers.js';
+import { H2RequestWriter } from './h2-request-writer.js';
 import type { H2CallCarrier, H2UnaryCall } from './h2-unary-call.js';
 
 export type H2ConnectionState = 'connecting' | 'ready' | 'draining' | 'closed';
@@ -76,15 +76,13 @@ export class H2Connection implements FrameSink, H2CallCarrier {
   readonly #streams = new Map<number, H2UnaryCall>();
   /** Calls waiting for `ready` or a stream slot, in order. */
   #queue: H2UnaryCall[] = [];
-  /** Open calls with body octets waiting for send window. */
-  #blocked: H2UnaryCall[] = [];
+  /** Writes requests within the peer's frame size and windows. */
+  readonly #writer: H2RequestWriter;
   #nextStreamId = 1;
   // Peer settings (RFC 9113 §6.5.2 defaults until its SETTINGS arrive).
-  #peerMaxFrame = DEFAULT_MAX_FRAME_SIZE;
   #peerInitialWindow = DEFAULT_INITIAL_WINDOW;
   #peerMaxStreams = Infinity;
-  /** Connection send window (peer's), and receive octets not yet returned. */
-  #connSendWindow = DEFAULT_INITIAL_WINDOW;
+  /** Connection receive window left, and received octets not yet returned with WINDOW_UPDATE. */
   #connRecvAvail: number;
   #connRecvUnacked = 0;
   /** A header block spread over HEADERS + CONTINUATION: its stream, END_STREAM flag and fragments. */
@@ -104,6 +102,7 @@ export class H2Connection implements FrameSink, H2CallCarrier {
     const socket = (this.#socket = net.createConnection(opts.path));
     // Referenced only while calls are carried (see start / #afterStreamClosed).
     socket.unref();
+    this.#writer = new H2RequestWriter(socket);
     socket.on('connect', () => this.#onConnect());
     socket.on('data', (chunk: Buffer) => this.#reader.push(chunk));
     socket.on('error', (err: Error) => this.#teardown(`socket error: ${err.message}`));
@@ -138,7 +137,7 @@ export class H2Connection implements FrameSink, H2CallCarrier {
     if (call.streamId !== 0 && this.#streams.get(call.streamId) === call) {
       this.#streams.delete(call.streamId);
       if (this.#state !== 'closed') this.#socket.write(rstStreamFrame(call.streamId, H2Error.CANCEL));
-      this.#removeBlocked(call);
+      this.#writer.remove(call);
       this.#afterStreamClosed();
       return;
     }
@@ -162,78 +161,15 @@ export class H2Connection implements FrameSink, H2CallCarrier {
     this.#socket.write(Buffer.concat(parts));
   }
 
-  /** Opens `call`'s stream and writes HEADERS + as much DATA as the windows allow, in one write. */
+  /** Opens `call`'s stream and writes its request (h2-request-writer.ts). */
   #open(call: H2UnaryCall): void {
     const id = this.#nextStreamId;
     this.#nextStreamId += 2;
     call.streamId = id;
     call.sendWindow = this.#peerInitialWindow;
     this.#streams.set(id, call);
-    const body = call.body;
-    const msgLen = 5 + body.length;
-    const remainingMs = call.deadlineAt - this.#monotonic();
-    const canSendAll = msgLen <= this.#peerMaxFrame && msgLen <= this.#connSendWindow && msgLen <= call.sendWindow;
-    const hdrMax = call.headerPrefix.length + MAX_TIMEOUT_FIELD_BYTES;
-    const buf = Buffer.allocUnsafe(FRAME_HEADER_BYTES + hdrMax + (canSendAll ? FRAME_HEADER_BYTES + msgLen : 0));
-    let off = FRAME_HEADER_BYTES;
-    off += call.headerPrefix.copy(buf, off);
-    off = writeTimeoutField(buf, off, remainingMs);
-    writeFrameHeader(buf, 0, off - FRAME_HEADER_BYTES, FrameType.HEADERS, Flag.END_HEADERS, id);
-    if (canSendAll) {
-      writeFrameHeader(buf, off, msgLen, FrameType.DATA, Flag.END_STREAM, id);
-      off += FRAME_HEADER_BYTES;
-      buf[off] = 0;
-      buf.writeUInt32BE(body.length, off + 1);
-      body.copy(buf, off + 5);
-      off += msgLen;
-      this.#connSendWindow -= msgLen;
-      call.sendWindow -= msgLen;
-      this.#socket.write(off === buf.length ? buf : buf.subarray(0, off));
-    } else {
-      this.#socket.write(buf.subarray(0, off));
-      const framed = Buffer.allocUnsafe(msgLen);
-      framed[0] = 0;
-      framed.writeUInt32BE(body.length, 1);
-      body.copy(framed, 5);
-      call.pendingBody = framed;
-      call.pendingOffset = 0;
-      this.#blocked.push(call);
-      this.#flushBlocked();
-    }
+    this.#writer.writeRequest(call, call.deadlineAt - this.#monotonic());
     if (this.#nextStreamId > this.#maxStreamId) this.#drain('stream ids exhausted');
-  }
-
-  /** Sends queued body octets within the windows; the last frame of a body carries END_STREAM. */
-  #flushBlocked(): void {
-    const out: Buffer[] = [];
-    for (let i = 0; i < this.#blocked.length && this.#connSendWindow > 0;) {
-      const call = this.#blocked[i] as H2UnaryCall;
-      const body = call.pendingBody;
-      if (body === null) {
-        this.#blocked.splice(i, 1);
-        continue;
-      }
-      while (call.pendingOffset < body.length && this.#connSendWindow > 0 && call.sendWindow > 0) {
-        const n = Math.min(body.length - call.pendingOffset, this.#peerMaxFrame, this.#connSendWindow, call.sendWindow);
-        const last = call.pendingOffset + n === body.length;
-        const hdr = Buffer.allocUnsafe(FRAME_HEADER_BYTES);
-        writeFrameHeader(hdr, 0, n, FrameType.DATA, last ? Flag.END_STREAM : 0, call.streamId);
-        out.push(hdr, body.subarray(call.pendingOffset, call.pendingOffset + n));
-        call.pendingOffset += n;
-        this.#connSendWindow -= n;
-        call.sendWindow -= n;
-      }
-      if (call.pendingOffset === body.length) {
-        call.pendingBody = null;
-        this.#blocked.splice(i, 1);
-      } else i++;
-    }
-    if (out.length > 0) this.#socket.write(out.length === 1 ? (out[0] as Buffer) : Buffer.concat(out));
-  }
-
-  #removeBlocked(call: H2UnaryCall): void {
-    const i = this.#blocked.indexOf(call);
-    if (i >= 0) this.#blocked.splice(i, 1);
   }
 
   /** A stream slot was freed: start queued calls; a draining connection with no streams closes. */
@@ -292,7 +228,7 @@ export class H2Connection implements FrameSink, H2CallCarrier {
     this.#streams.clear();
     const queued = this.#queue;
     this.#queue = [];
-    this.#blocked = [];
+    this.#writer.clear();
     for (const c of streams) c.complete(GrpcCode.UNAVAILABLE, `Connection to the runtime lost: ${why}`);
     // Queued calls never reached the peer: the owner carries them elsewhere or fails them.
     for (const c of queued) c.carrier = null;
@@ -387,7 +323,7 @@ export class H2Connection implements FrameSink, H2CallCarrier {
     if (err !== -1) {
       this.#streams.delete(streamId);
       this.#socket.write(rstStreamFrame(streamId, H2Error.CANCEL));
-      this.#removeBlocked(call);
+      this.#writer.remove(call);
       call.failWithOwnStatus();
       this.#afterStreamClosed();
       return;
@@ -397,7 +333,7 @@ export class H2Connection implements FrameSink, H2CallCarrier {
 
   #endStream(call: H2UnaryCall): void {
     this.#streams.delete(call.streamId);
-    this.#removeBlocked(call);
+    this.#writer.remove(call);
     call.endOfStream();
     this.#afterStreamClosed();
   }
@@ -406,7 +342,7 @@ export class H2Connection implements FrameSink, H2CallCarrier {
   #resetStream(call: H2UnaryCall, h2Code: number, grpcCode: number, details: string): void {
     this.#streams.delete(call.streamId);
     this.#socket.write(rstStreamFrame(call.streamId, h2Code));
-    this.#removeBlocked(call);
+    this.#writer.remove(call);
     call.complete(grpcCode, details);
     this.#afterStreamClosed();
   }
@@ -469,7 +405,7 @@ export class H2Connection implements FrameSink, H2CallCarrier {
     if (err !== -1) {
       this.#streams.delete(streamId);
       this.#socket.write(rstStreamFrame(streamId, H2Error.CANCEL));
-      this.#removeBlocked(call);
+      this.#writer.remove(call);
       call.failWithOwnStatus();
       this.#afterStreamClosed();
       return;
@@ -489,7 +425,7 @@ export class H2Connection implements FrameSink, H2CallCarrier {
     const call = this.#streams.get(streamId);
     if (call === undefined) return;
     this.#streams.delete(streamId);
-    this.#removeBlocked(call);
+    this.#writer.remove(call);
     const code = payload.readUInt32BE(0);
     if (code === H2Error.REFUSED_STREAM && !call.retried) {
       // Never processed (§8.7): the owner may send it again.
@@ -536,7 +472,7 @@ export class H2Connection implements FrameSink, H2CallCarrier {
             this.#connectionError(H2Error.PROTOCOL_ERROR, `MAX_FRAME_SIZE ${value}`);
             return;
           }
-          this.#peerMaxFrame = value;
+          this.#writer.maxFrame = value;
           break;
         case Setting.MAX_CONCURRENT_STREAMS:
           this.#peerMaxStreams = value;
@@ -560,7 +496,7 @@ export class H2Connection implements FrameSink, H2CallCarrier {
       this.#events.onReady(this);
     }
     if (this.#state === 'ready') this.#afterStreamClosed();
-    if (this.#blocked.length > 0) this.#flushBlocked();
+    if (this.#writer.hasBlocked) this.#writer.flush();
   }
 
   #onPing(flags: number, streamId: number, payload: Buffer): void {
@@ -584,7 +520,7 @@ export class H2Connection implements FrameSink, H2CallCarrier {
     for (const [id, call] of [...this.#streams]) {
       if (id <= lastStreamId) continue;
       this.#streams.delete(id);
-      this.#removeBlocked(call);
+      this.#writer.remove(call);
       refused.push(call);
     }
     const reason = `GOAWAY with code ${code}`;
@@ -609,11 +545,11 @@ export class H2Connection implements FrameSink, H2CallCarrier {
     }
     const inc = payload.readUInt32BE(0) & 0x7fffffff;
     if (streamId === 0) {
-      if (inc === 0 || this.#connSendWindow + inc > MAX_WINDOW) {
+      if (inc === 0 || this.#writer.connWindow + inc > MAX_WINDOW) {
         this.#connectionError(inc === 0 ? H2Error.PROTOCOL_ERROR : H2Error.FLOW_CONTROL_ERROR, `connection WINDOW_UPDATE ${inc}`);
         return;
       }
-      this.#connSendWindow += inc;
+      this.#writer.connWindow += inc;
     } else {
       const call = this.#streams.get(streamId);
       if (call === undefined) return;
@@ -623,7 +559,7 @@ export class H2Connection implements FrameSink, H2CallCarrier {
       }
       call.sendWindow += inc;
     }
-    if (this.#blocked.length > 0) this.#flushBlocked();
+    if (this.#writer.hasBlocked) this.#writer.flush();
   }
 }
 
