@@ -1,6 +1,6 @@
 /**
- * The HTTP/2 frame codec (src/shared/cri/h2/h2-frames.ts) and the request header block
- * (h2-request-headers.ts): frames cut from a byte stream however it is chunked, oversized
+ * The HTTP/2 frame codec (src/shared/cri/h2/h2-frames.ts), header-block framing
+ * (h2-header-block.ts) and the request header block (h2-request-headers.ts): frames cut from a byte stream however it is chunked, oversized
  * frames refused before buffering, the writers' wire format, grpc-timeout encoding, and the
  * request block decoding to exactly the gRPC request headers.
  */
@@ -10,6 +10,7 @@ import {
   FrameReader, FrameType, Flag, H2Error, goawayFrame, pingAckFrame, rstStreamFrame, settingsFrame, windowUpdateFrame, writeFrameHeader,
 } from '../../../src/shared/cri/h2/h2-frames.js';
 import type { FrameSink } from '../../../src/shared/cri/h2/h2-frames.js';
+import { HeaderBlockAssembler, isFramingError, unpad } from '../../../src/shared/cri/h2/h2-header-block.js';
 import { grpcTimeoutValue, requestHeaderPrefix, writeTimeoutField, MAX_TIMEOUT_FIELD_BYTES } from '../../../src/shared/cri/h2/h2-request-headers.js';
 import { HpackDecoder, HpackError } from '../../../src/shared/hpack/hpack-decoder.js';
 
@@ -104,4 +105,24 @@ test('request header block: decodes to the gRPC request headers, stateless (no t
   const l2 = new HpackDecoder().decode(requestHeaderPrefix(long));
   assert.ok(!(l2 instanceof HpackError));
   assert.equal(l2.values[2], long);
+});
+
+test('header blocks: padding and priority stripped, CONTINUATION gathered, an endless chain refused at the bound', () => {
+  const a = new HeaderBlockAssembler(100);
+  // PADDED + PRIORITY: pad length 2, 5 priority octets, fragment "ab", 2 pad octets.
+  const r = a.headers(Flag.PADDED | Flag.PRIORITY | Flag.END_HEADERS | Flag.END_STREAM, 1, Buffer.from('02' + '0000000010' + '6162' + '0000', 'hex'));
+  assert.ok(r !== null && !isFramingError(r));
+  assert.deepEqual([r.streamId, r.endStream, r.block.toString()], [1, true, 'ab']);
+  assert.equal(a.headers(0, 3, Buffer.from('x')), null);
+  assert.ok(a.open);
+  assert.deepEqual(a.continuation(0, 5, Buffer.from('y')), { code: H2Error.PROTOCOL_ERROR, message: 'unexpected CONTINUATION' });
+  const done = a.continuation(Flag.END_HEADERS, 3, Buffer.from('yz'));
+  assert.ok(done !== null && !isFramingError(done));
+  assert.equal(done.block.toString(), 'xyz');
+  assert.ok(!a.open);
+  assert.equal(a.headers(0, 7, Buffer.alloc(60)), null);
+  const big = a.continuation(0, 7, Buffer.alloc(60));
+  assert.ok(big !== null && isFramingError(big) && big.code === H2Error.ENHANCE_YOUR_CALM, 'a chain past 100 bytes is refused');
+  assert.ok(isFramingError(unpad(Flag.PADDED, Buffer.from('05aa', 'hex'), 0)), 'pad length past the frame');
+  assert.ok(isFramingError(unpad(Flag.PADDED, Buffer.alloc(0), 0)), 'no pad length octet');
 });

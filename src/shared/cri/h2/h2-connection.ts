@@ -26,6 +26,8 @@ import {
   H2Error, MAX_STREAM_ID, MAX_WINDOW, pingAckFrame, rstStreamFrame, Setting, SETTINGS_ACK, settingsFrame, windowUpdateFrame,
 } from './h2-frames.js';
 import type { FrameSink } from './h2-frames.js';
+import { HeaderBlockAssembler, isFramingError, unpad } from './h2-header-block.js';
+import type { FramingError, HeaderBlock } from './h2-header-block.js';
 import { H2RequestWriter } from './h2-request-writer.js';
 import type { H2CallCarrier, H2UnaryCall } from './h2-unary-call.js';
 
@@ -85,11 +87,8 @@ export class H2Connection implements FrameSink, H2CallCarrier {
   /** Connection receive window left, and received octets not yet returned with WINDOW_UPDATE. */
   #connRecvAvail: number;
   #connRecvUnacked = 0;
-  /** A header block spread over HEADERS + CONTINUATION: its stream, END_STREAM flag and fragments. */
-  #hbStream = 0;
-  #hbEndStream = false;
-  #hbParts: Buffer[] = [];
-  #hbBytes = 0;
+  /** Gathers HEADERS + CONTINUATION into header blocks. */
+  readonly #blocks = new HeaderBlockAssembler(MAX_HEADER_BLOCK_BYTES);
   #closeReason = '';
 
   constructor(opts: H2ConnectionOptions) {
@@ -243,14 +242,14 @@ export class H2Connection implements FrameSink, H2CallCarrier {
 
   onFrame(type: number, flags: number, streamId: number, payload: Buffer): void {
     if (this.#state === 'closed') return;
-    if (this.#hbStream !== 0 && type !== FrameType.CONTINUATION) {
+    if (this.#blocks.open && type !== FrameType.CONTINUATION) {
       this.#connectionError(H2Error.PROTOCOL_ERROR, 'frame inside a header block');
       return;
     }
     switch (type) {
       case FrameType.DATA: this.#onData(flags, streamId, payload); return;
       case FrameType.HEADERS: this.#onHeaders(flags, streamId, payload); return;
-      case FrameType.CONTINUATION: this.#onContinuation(flags, streamId, payload); return;
+      case FrameType.CONTINUATION: this.#onBlockFrame(this.#blocks.continuation(flags, streamId, payload)); return;
       case FrameType.RST_STREAM: this.#onRstStream(streamId, payload); return;
       case FrameType.SETTINGS: this.#onSettings(flags, streamId, payload); return;
       case FrameType.PING: this.#onPing(flags, streamId, payload); return;
@@ -265,26 +264,6 @@ export class H2Connection implements FrameSink, H2CallCarrier {
       default:
         return; // §5.5: unknown frame types are ignored.
     }
-  }
-
-  /** Strips padding (§6.1, §6.2); null when the pad length is invalid (a connection error was raised). */
-  #unpad(flags: number, payload: Buffer, extraHead: number): Buffer | null {
-    let start = extraHead;
-    let end = payload.length;
-    if (flags & Flag.PADDED) {
-      if (payload.length < 1) {
-        this.#connectionError(H2Error.FRAME_SIZE_ERROR, 'padded frame without pad length');
-        return null;
-      }
-      const pad = payload[0] ?? 0;
-      start += 1;
-      end -= pad;
-    }
-    if (end < start) {
-      this.#connectionError(H2Error.PROTOCOL_ERROR, 'padding longer than the frame');
-      return null;
-    }
-    return payload.subarray(start, end);
   }
 
   #onData(flags: number, streamId: number, payload: Buffer): void {
@@ -305,8 +284,11 @@ export class H2Connection implements FrameSink, H2CallCarrier {
       this.#connRecvAvail += this.#connRecvUnacked;
       this.#connRecvUnacked = 0;
     }
-    const data = this.#unpad(flags, payload, 0);
-    if (data === null) return;
+    const data = unpad(flags, payload, 0);
+    if (isFramingError(data)) {
+      this.#connectionError(data.code, data.message);
+      return;
+    }
     const call = this.#streams.get(streamId);
     if (call === undefined) return; // A stream this side reset or finished: ignored (§5.1 closed state).
     call.recvUnacked += len;
@@ -352,41 +334,13 @@ export class H2Connection implements FrameSink, H2CallCarrier {
       this.#connectionError(H2Error.PROTOCOL_ERROR, `HEADERS on stream ${streamId}`);
       return;
     }
-    const fragment = this.#unpad(flags, payload, flags & Flag.PRIORITY ? 5 : 0);
-    if (fragment === null) return;
-    if (flags & Flag.PADDED && flags & Flag.PRIORITY && payload.length < 6) {
-      this.#connectionError(H2Error.FRAME_SIZE_ERROR, 'HEADERS too short for its priority fields');
-      return;
-    }
-    const endStream = (flags & Flag.END_STREAM) !== 0;
-    if (flags & Flag.END_HEADERS) {
-      this.#headerBlock(streamId, endStream, fragment);
-      return;
-    }
-    this.#hbStream = streamId;
-    this.#hbEndStream = endStream;
-    this.#hbParts = [Buffer.from(fragment)];
-    this.#hbBytes = fragment.length;
+    this.#onBlockFrame(this.#blocks.headers(flags, streamId, payload));
   }
 
-  #onContinuation(flags: number, streamId: number, payload: Buffer): void {
-    if (this.#hbStream === 0 || streamId !== this.#hbStream) {
-      this.#connectionError(H2Error.PROTOCOL_ERROR, 'unexpected CONTINUATION');
-      return;
-    }
-    this.#hbBytes += payload.length;
-    if (this.#hbBytes > MAX_HEADER_BLOCK_BYTES) {
-      this.#connectionError(H2Error.ENHANCE_YOUR_CALM, `header block above ${MAX_HEADER_BLOCK_BYTES} bytes`);
-      return;
-    }
-    this.#hbParts.push(Buffer.from(payload));
-    if ((flags & Flag.END_HEADERS) === 0) return;
-    const block = Buffer.concat(this.#hbParts);
-    const id = this.#hbStream;
-    this.#hbStream = 0;
-    this.#hbParts = [];
-    this.#hbBytes = 0;
-    this.#headerBlock(id, this.#hbEndStream, block);
+  #onBlockFrame(r: HeaderBlock | null | FramingError): void {
+    if (r === null) return;
+    if (isFramingError(r)) this.#connectionError(r.code, r.message);
+    else this.#headerBlock(r.streamId, r.endStream, r.block);
   }
 
   /** A complete header block: decoded for every stream (table state), delivered to a live one. */
