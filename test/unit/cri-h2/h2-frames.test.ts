@@ -11,6 +11,7 @@ import {
 } from '../../../src/shared/cri/h2/h2-frames.js';
 import type { FrameSink } from '../../../src/shared/cri/h2/h2-frames.js';
 import { HeaderBlockAssembler, isFramingError, unpad } from '../../../src/shared/cri/h2/h2-header-block.js';
+import { parsePeerSettings } from '../../../src/shared/cri/h2/h2-settings.js';
 import { grpcTimeoutValue, requestHeaderPrefix, writeTimeoutField, MAX_TIMEOUT_FIELD_BYTES } from '../../../src/shared/cri/h2/h2-request-headers.js';
 import { HpackDecoder, HpackError } from '../../../src/shared/hpack/hpack-decoder.js';
 
@@ -125,4 +126,14 @@ test('header blocks: padding and priority stripped, CONTINUATION gathered, an en
   assert.ok(big !== null && isFramingError(big) && big.code === H2Error.ENHANCE_YOUR_CALM, 'a chain past 100 bytes is refused');
   assert.ok(isFramingError(unpad(Flag.PADDED, Buffer.from('05aa', 'hex'), 0)), 'pad length past the frame');
   assert.ok(isFramingError(unpad(Flag.PADDED, Buffer.alloc(0), 0)), 'no pad length octet');
+});
+
+test('peer SETTINGS: decoded, each value validated, unknown ids ignored', () => {
+  const p = (pairs: Array<[number, number]>): Buffer => settingsFrame(pairs).subarray(9);
+  assert.deepEqual(parsePeerSettings(p([[0x4, 1_000], [0x5, 32_768], [0x3, 10], [0x1, 0], [0x99, 7]])), { initialWindow: 1_000, maxFrame: 32_768, maxStreams: 10 });
+  assert.deepEqual(parsePeerSettings(p([[0x4, 2 ** 31]])), { code: H2Error.FLOW_CONTROL_ERROR, message: 'INITIAL_WINDOW_SIZE 2147483648' });
+  assert.equal((parsePeerSettings(p([[0x5, 100]])) as { code: number }).code, H2Error.PROTOCOL_ERROR);
+  assert.equal((parsePeerSettings(p([[0x5, 2 ** 24]])) as { code: number }).code, H2Error.PROTOCOL_ERROR);
+  assert.equal((parsePeerSettings(p([[0x2, 2]])) as { code: number }).code, H2Error.PROTOCOL_ERROR);
+  assert.equal((parsePeerSettings(Buffer.alloc(7)) as { code: number }).code, H2Error.FRAME_SIZE_ERROR);
 });

@@ -22,13 +22,14 @@ import { HpackDecoder } from '../../hpack/hpack-decoder.js';
 import type { HeaderList } from '../../hpack/hpack-decoder.js';
 import { GrpcCode } from './grpc-codes.js';
 import {
-  CLIENT_PREFACE, DEFAULT_INITIAL_WINDOW, DEFAULT_MAX_FRAME_SIZE, Flag, FrameReader, FrameType, goawayFrame,
+  CLIENT_PREFACE, DEFAULT_INITIAL_WINDOW, Flag, FrameReader, FrameType, goawayFrame,
   H2Error, MAX_STREAM_ID, MAX_WINDOW, pingAckFrame, rstStreamFrame, Setting, SETTINGS_ACK, settingsFrame, windowUpdateFrame,
 } from './h2-frames.js';
 import type { FrameSink } from './h2-frames.js';
 import { HeaderBlockAssembler, isFramingError, unpad } from './h2-header-block.js';
 import type { FramingError, HeaderBlock } from './h2-header-block.js';
 import { H2RequestWriter } from './h2-request-writer.js';
+import { parsePeerSettings } from './h2-settings.js';
 import type { H2CallCarrier, H2UnaryCall } from './h2-unary-call.js';
 
 export type H2ConnectionState = 'connecting' | 'ready' | 'draining' | 'closed';
@@ -402,47 +403,19 @@ export class H2Connection implements FrameSink, H2CallCarrier {
       if (payload.length !== 0) this.#connectionError(H2Error.FRAME_SIZE_ERROR, 'SETTINGS ACK with a payload');
       return;
     }
-    if (payload.length % 6 !== 0) {
-      this.#connectionError(H2Error.FRAME_SIZE_ERROR, 'SETTINGS length not a multiple of 6');
+    const update = parsePeerSettings(payload);
+    if (isFramingError(update)) {
+      this.#connectionError(update.code, update.message);
       return;
     }
-    for (let off = 0; off < payload.length; off += 6) {
-      const id = payload.readUInt16BE(off);
-      const value = payload.readUInt32BE(off + 2);
-      switch (id) {
-        case Setting.INITIAL_WINDOW_SIZE: {
-          if (value > MAX_WINDOW) {
-            this.#connectionError(H2Error.FLOW_CONTROL_ERROR, `INITIAL_WINDOW_SIZE ${value}`);
-            return;
-          }
-          // §6.9.2: the difference applies to every open stream's window.
-          const delta = value - this.#peerInitialWindow;
-          this.#peerInitialWindow = value;
-          for (const c of this.#streams.values()) c.sendWindow += delta;
-          break;
-        }
-        case Setting.MAX_FRAME_SIZE:
-          if (value < DEFAULT_MAX_FRAME_SIZE || value > 0xffffff) {
-            this.#connectionError(H2Error.PROTOCOL_ERROR, `MAX_FRAME_SIZE ${value}`);
-            return;
-          }
-          this.#writer.maxFrame = value;
-          break;
-        case Setting.MAX_CONCURRENT_STREAMS:
-          this.#peerMaxStreams = value;
-          break;
-        case Setting.ENABLE_PUSH:
-          if (value > 1) {
-            this.#connectionError(H2Error.PROTOCOL_ERROR, `ENABLE_PUSH ${value}`);
-            return;
-          }
-          break;
-        default:
-          // HEADER_TABLE_SIZE limits this side's encoder table, which it never uses;
-          // MAX_HEADER_LIST_SIZE is far above any CRI request's headers; unknown ids are ignored.
-          break;
-      }
+    if (update.initialWindow !== undefined) {
+      // §6.9.2: the difference applies to every open stream's window.
+      const delta = update.initialWindow - this.#peerInitialWindow;
+      this.#peerInitialWindow = update.initialWindow;
+      for (const c of this.#streams.values()) c.sendWindow += delta;
     }
+    if (update.maxFrame !== undefined) this.#writer.maxFrame = update.maxFrame;
+    if (update.maxStreams !== undefined) this.#peerMaxStreams = update.maxStreams;
     this.#socket.write(SETTINGS_ACK);
     if (this.#state === 'connecting') {
       this.#state = 'ready';
