@@ -1,8 +1,10 @@
 /**
- * CRI runtime.v1 client on a unix socket. Unary calls go over one of two transports:
- *   - 'h2' (default): the purpose-built HTTP/2 unary transport in `h2/` (net.Socket, own frame
- *     codec and HPACK decoder; about half the client CPU per call of grpc-js, issue 15);
- *   - 'grpc-js': a @grpc/grpc-js channel driven below its Client layer.
+ * CRI runtime.v1 client on a unix socket. Unary calls go over one of two transports
+ * (unary-transport.ts):
+ *   - 'h2' (default, unary-transport-h2.ts): the purpose-built HTTP/2 client in `h2/`
+ *     (net.Socket, own frame codec and HPACK decoder; ~15–20 µs of client CPU per call against
+ *     ~145–155 µs on grpc-js, issue 15);
+ *   - 'grpc-js' (unary-transport-grpc-js.ts): a @grpc/grpc-js channel driven below its Client layer.
  * The one server-streaming call, GetContainerEvents, always uses grpc-js; on 'h2' that channel
  * is created on first use. One instance owns its connection(s); it is cheap enough to create
  * one per worker thread, which is how shardlet uses it.
@@ -15,13 +17,12 @@ import * as grpc from '@grpc/grpc-js';
 import { clampTimerMs, realClock, realRandom } from '../clock/clock.js';
 import type { Clock, Random } from '../clock/clock.js';
 import { CriError, criErrorFromGrpc } from './cri-errors.js';
-import { GrpcCode } from './h2/grpc-codes.js';
-import { H2Channel } from './h2/h2-channel.js';
-import { requestHeaderPrefix } from './h2/h2-request-headers.js';
-import { H2UnaryCall } from './h2/h2-unary-call.js';
-import type { H2CallOwner } from './h2/h2-unary-call.js';
-import { CriListMemo } from './cri-list-memo.js';
+import { buildUnaryMethods, operationOf } from './cri-methods.js';
+import type { UnaryMethod } from './cri-methods.js';
 import { CRI_FLOW_CONTROL_WINDOW, loadCriProto, MAX_MESSAGE_BYTES } from './cri-proto.js';
+import type { UnaryReport, UnaryTransport } from './unary-transport.js';
+import { GrpcJsUnaryTransport } from './unary-transport-grpc-js.js';
+import { H2UnaryTransport } from './unary-transport-h2.js';
 import type { CallOptions, ContainerLogService, CriOperationHook, ImageService, RuntimeService } from './runtime-service.js';
 import type * as T from './cri-types.js';
 
@@ -67,76 +68,21 @@ export const CRI_CLIENT_DEFAULTS = Object.freeze({
  */
 export const CRI_RECONNECT_BACKOFF = Object.freeze({ initialMs: 100, maxMs: 3_000 });
 
-/** CRI method → the kubelet's `operation_type` label (pkg/kubelet/kuberuntime/instrumented_services.go). */
-const OPERATION_NAMES: Readonly<Record<string, string>> = Object.freeze({
-  Version: 'version',
-  Status: 'status',
-  RunPodSandbox: 'run_podsandbox',
-  StopPodSandbox: 'stop_podsandbox',
-  RemovePodSandbox: 'remove_podsandbox',
-  PodSandboxStatus: 'podsandbox_status',
-  ListPodSandbox: 'list_podsandbox',
-  CreateContainer: 'create_container',
-  StartContainer: 'start_container',
-  StopContainer: 'stop_container',
-  RemoveContainer: 'remove_container',
-  ListContainers: 'list_containers',
-  ContainerStatus: 'container_status',
-  ExecSync: 'exec_sync',
-  ReopenContainerLog: 'reopen_container_log',
-  ListContainerStats: 'list_container_stats',
-  ListPodSandboxStats: 'list_podsandbox_stats',
-  GetContainerEvents: 'get_container_events',
-  ListImages: 'list_images',
-  ImageStatus: 'image_status',
-  PullImage: 'pull_image',
-  RemoveImage: 'remove_image',
-  ImageFsInfo: 'image_fs_info',
-});
-
 export function normalizeEndpoint(endpoint: string): string {
   if (endpoint.startsWith('unix://')) return endpoint;
   if (endpoint.startsWith('/')) return `unix://${endpoint}`;
   throw new CriError('ERR_CRI_INVALID_ARGUMENT', 'connect', `container runtime endpoint must be unix:///path or an absolute socket path, got ${JSON.stringify(endpoint)}`);
 }
 
-/** The channel-level call grpc-js's Client drives; the CRI client drives it directly (see #unary). */
-type ChannelCall = ReturnType<grpc.Channel['createCall']>;
-
-/**
- * One unary CRI method, resolved once per client: its HTTP/2 path, the proto-loader
- * (de)serializers (a memoizing one for the PLEG's lists) and the kubelet's operation name.
- */
-interface UnaryMethod {
-  readonly name: string;
-  readonly path: string;
-  readonly serialize: (req: unknown) => Buffer;
-  readonly deserialize: (buf: Buffer) => unknown;
-  readonly operation: string;
-  /** The request's HPACK header block minus grpc-timeout, built once (h2 transport). */
-  readonly headerPrefix: Buffer;
-}
-
-/** A unary call's promise settlers and what its completion reports (h2 transport's call context). */
-interface PendingUnary {
-  readonly method: UnaryMethod;
-  readonly start: number;
-  resolve: (res: unknown) => void;
-  reject: (err: CriError) => void;
-}
-
-export class CriClient implements RuntimeService, ContainerLogService, ImageService, H2CallOwner {
+export class CriClient implements RuntimeService, ContainerLogService, ImageService {
   readonly endpoint: string;
   readonly transport: CriTransport;
   /**
    * The grpc-js client (its channel carries unary calls on 'grpc-js', GetContainerEvents on
    * both): created in the constructor on 'grpc-js', on first use on 'h2'.
    */
-  #grpc: { readonly client: grpc.Client; readonly channel: grpc.Channel } | null = null;
-  /** The HTTP/2 unary transport ('h2' only). */
-  readonly #h2: H2Channel | null;
-  readonly #clock: Clock;
-  /** Every unary method of both services (one channel: the path names the service). */
+  #grpc: grpc.Client | null = null;
+  readonly #unaryTransport: UnaryTransport;
   readonly #methods: ReadonlyMap<string, UnaryMethod>;
   readonly #timeoutMs: number;
   readonly #pullTimeoutMs: number;
@@ -148,42 +94,29 @@ export class CriClient implements RuntimeService, ContainerLogService, ImageServ
     this.#timeoutMs = opts.timeoutMs ?? CRI_CLIENT_DEFAULTS.timeoutMs;
     this.#pullTimeoutMs = opts.pullTimeoutMs ?? CRI_CLIENT_DEFAULTS.pullTimeoutMs;
     this.#onOperation = opts.onOperation;
-    this.#clock = opts.clock ?? realClock;
     const transport = opts.transport ?? defaultTransport();
     if (transport !== 'h2' && transport !== 'grpc-js') {
       throw new CriError('ERR_CRI_INVALID_ARGUMENT', 'connect', `transport must be 'h2' or 'grpc-js', got ${JSON.stringify(transport)}`);
     }
     this.transport = transport;
-    const proto = loadCriProto();
-    // The two lists the PLEG repeats every second decode only what changed (cri-list-memo.ts);
-    // the memos are this client's own.
-    const listField: Readonly<Record<string, string>> = { ListPodSandbox: 'items', ListContainers: 'containers' };
-    const methods = new Map<string, UnaryMethod>();
-    for (const service of [proto.runtime, proto.image]) {
-      for (const [name, def] of Object.entries(service)) {
-        if (def.requestStream || def.responseStream) continue;
-        const field = listField[name];
-        const deserialize = field === undefined ? def.responseDeserialize : new CriListMemo({ deserialize: def.responseDeserialize, listField: field }).deserialize;
-        methods.set(name, { name, path: def.path, serialize: def.requestSerialize, deserialize, operation: OPERATION_NAMES[name] ?? name, headerPrefix: requestHeaderPrefix(def.path) });
-      }
-    }
-    this.#methods = methods;
+    this.#methods = buildUnaryMethods();
+    const report: UnaryReport = (operation, start, err) => this.#report(operation, start, err);
     if (transport === 'h2') {
-      this.#h2 = new H2Channel({
+      this.#unaryTransport = new H2UnaryTransport({
         path: this.endpoint.slice('unix://'.length),
-        recvWindow: CRI_FLOW_CONTROL_WINDOW,
         backoff: CRI_RECONNECT_BACKOFF,
-        clock: this.#clock,
+        clock: opts.clock ?? realClock,
         random: opts.random ?? realRandom,
+        report,
       });
     } else {
-      this.#h2 = null;
       this.#grpcClient();
+      this.#unaryTransport = new GrpcJsUnaryTransport({ client: () => this.#grpcClient(), report });
     }
   }
 
   /** The grpc-js client, created on first use. */
-  #grpcClient(): { readonly client: grpc.Client; readonly channel: grpc.Channel } {
+  #grpcClient(): grpc.Client {
     if (this.#grpc !== null) return this.#grpc;
     const channelOptions: grpc.ChannelOptions = {
       'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
@@ -198,172 +131,47 @@ export class CriClient implements RuntimeService, ContainerLogService, ImageServ
       // Per-call bookkeeping nothing reads (no channelz server runs in the agent).
       'grpc.enable_channelz': 0,
     };
-    const client = new (loadCriProto().RuntimeServiceClient)(this.endpoint, grpc.credentials.createInsecure(), channelOptions);
-    this.#grpc = { client, channel: client.getChannel() as grpc.Channel };
+    this.#grpc = new (loadCriProto().RuntimeServiceClient)(this.endpoint, grpc.credentials.createInsecure(), channelOptions);
     return this.#grpc;
   }
 
-  /** Closes the channel. Idempotent. In-flight calls fail with CANCELLED/UNAVAILABLE. */
+  /** Closes the connection(s). Idempotent. In-flight calls fail with UNAVAILABLE (CANCELLED on grpc-js). */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#h2?.close();
-    this.#grpc?.client.close();
+    this.#unaryTransport.close();
+    this.#grpc?.close();
   }
 
-  /** Resolves once the channel is connected, or rejects after `timeoutMs`. */
+  /** Resolves once the channel is connected, or rejects after `timeoutMs` (ERR_CRI_UNAVAILABLE). */
   waitForReady(timeoutMs: number): Promise<void> {
-    if (this.#h2 !== null) {
-      return this.#h2.waitForReady(timeoutMs).catch((err: unknown) => {
-        throw criErrorFromGrpc('connect', { code: GrpcCode.UNAVAILABLE, details: err instanceof Error ? err.message : String(err) });
-      });
-    }
-    const runtime = this.#grpcClient().client;
-    return new Promise((resolve, reject) => {
-      runtime.waitForReady(Date.now() + timeoutMs, (err) => {
-        if (err) reject(criErrorFromGrpc('connect', Object.assign(err, { code: grpc.status.UNAVAILABLE })));
-        else resolve();
-      });
-    });
+    return this.#unaryTransport.waitForReady(timeoutMs);
   }
 
   /**
-   * One unary call on the channel directly (channel.createCall + a minimal listener), the
-   * same wire exchange as grpc-js's Client.makeUnaryRequest without its per-call layers: the
-   * call emitter, the interceptor chain, the caller-stack Error it captures for every call and
-   * a Metadata copy (issue 15: half of the client CPU per call). What grpc-js still does per
-   * call: the deadline (grpc-timeout header and its timer), transparent retry, the compression
-   * filter's headers.
-   *
-   * Exactly one of resolve/reject runs, once: after the status (the listener's last event), or
-   * before the call starts (cancelled, unknown method, channel shut down).
+   * One unary call: what both transports share (an aborted signal or an unknown method never
+   * starts; the request serialized once here, a request the proto cannot encode is INTERNAL),
+   * then the transport. Every call reaches the operation hook exactly once.
    */
-  #unaryGrpc<Res>(method: string, req: unknown, opts: CallOptions | undefined, defaultTimeoutMs: number): Promise<Res> {
-    const m = this.#methods.get(method);
-    const operation = m?.operation ?? OPERATION_NAMES[method] ?? method;
+  #unary<Res>(method: string, req: unknown, opts: CallOptions | undefined, defaultTimeoutMs: number): Promise<Res> {
     const start = performance.now();
-    return new Promise<Res>((resolve, reject) => {
-      const finish = (err: CriError | undefined, res?: Res): void => {
-        const hook = this.#onOperation;
-        if (hook !== undefined) {
-          const durationSeconds = (performance.now() - start) / 1000;
-          hook(err === undefined ? { operation, durationSeconds } : { operation, durationSeconds, error: err });
-        }
-        if (err) reject(err);
-        else resolve(res as Res);
-      };
-      const signal = opts?.signal;
-      if (signal?.aborted) {
-        finish(new CriError('ERR_CRI_CANCELLED', method, `${method}: cancelled before start`));
-        return;
-      }
-      if (m === undefined) {
-        finish(new CriError('ERR_CRI_UNIMPLEMENTED', method, `${method}: not in proto`));
-        return;
-      }
-      let body: Buffer;
-      let call: ChannelCall;
-      try {
-        body = m.serialize(req);
-        if (this.#closed) throw new Error('Channel has been shut down');
-        call = this.#grpcClient().channel.createCall(m.path, Date.now() + clampTimerMs(opts?.timeoutMs ?? defaultTimeoutMs), undefined, null, undefined);
-      } catch (err) {
-        // A request the proto cannot encode, or a closed channel ("Channel has been shut down").
-        const closed = this.#closed;
-        finish(new CriError(closed ? 'ERR_CRI_UNAVAILABLE' : 'ERR_CRI_INTERNAL', method, `${method}: ${err instanceof Error ? err.message : String(err)}`));
-        return;
-      }
-      const onAbort = (): void => call.cancelWithStatus(grpc.status.CANCELLED, 'Cancelled on client');
-      let reply: Buffer | null = null;
-      call.start(new grpc.Metadata(), {
-        onReceiveMetadata: noop,
-        onReceiveMessage: (message: Buffer) => {
-          if (reply !== null) call.cancelWithStatus(grpc.status.UNIMPLEMENTED, 'Too many responses received');
-          else reply = message;
-        },
-        onReceiveStatus: (status: grpc.StatusObject) => {
-          signal?.removeEventListener('abort', onAbort);
-          if (status.code !== grpc.status.OK) {
-            finish(criErrorFromGrpc(method, status));
-            return;
-          }
-          if (reply === null) {
-            finish(criErrorFromGrpc(method, { code: grpc.status.UNIMPLEMENTED, details: 'No message received' }));
-            return;
-          }
-          let res: Res;
-          try {
-            res = m.deserialize(reply) as Res;
-          } catch (err) {
-            finish(criErrorFromGrpc(method, { code: grpc.status.INTERNAL, details: `Response message parsing error: ${err instanceof Error ? err.message : String(err)}` }));
-            return;
-          }
-          finish(undefined, res);
-        },
-      });
-      call.sendMessageWithContext({}, body);
-      call.halfClose();
-      call.startRead();
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
-  }
-
-  /**
-   * One unary call on the HTTP/2 transport: the request serialized here, the call carried by
-   * the channel (h2/h2-channel.ts), its outcome delivered once to `callDone`. The deadline is
-   * a local timer (RST_STREAM(CANCEL) + DEADLINE_EXCEEDED), the abort signal cancels likewise.
-   */
-  #unaryH2<Res>(h2: H2Channel, method: string, req: unknown, opts: CallOptions | undefined, defaultTimeoutMs: number): Promise<Res> {
     const m = this.#methods.get(method);
-    const start = performance.now();
-    const signal = opts?.signal;
-    let early: CriError | undefined;
-    let body: Buffer | undefined;
-    if (signal?.aborted) early = new CriError('ERR_CRI_CANCELLED', method, `${method}: cancelled before start`);
-    else if (m === undefined) early = new CriError('ERR_CRI_UNIMPLEMENTED', method, `${method}: not in proto`);
+    let err: CriError;
+    if (opts?.signal?.aborted) err = new CriError('ERR_CRI_CANCELLED', method, `${method}: cancelled before start`);
+    else if (m === undefined) err = new CriError('ERR_CRI_UNIMPLEMENTED', method, `${method}: not in proto`);
     else {
+      let body: Buffer;
       try {
         body = m.serialize(req);
-      } catch (err) {
-        early = new CriError('ERR_CRI_INTERNAL', method, `${method}: ${err instanceof Error ? err.message : String(err)}`);
-      }
-    }
-    if (early !== undefined || m === undefined || body === undefined) {
-      const err = early ?? new CriError('ERR_CRI_INTERNAL', method, `${method}: no request`);
-      this.#report(m?.operation ?? OPERATION_NAMES[method] ?? method, start, err);
-      return Promise.reject(err);
-    }
-    const timeoutMs = clampTimerMs(opts?.timeoutMs ?? defaultTimeoutMs);
-    const pending: PendingUnary = { method: m, start, resolve: noop, reject: noop };
-    const promise = new Promise<Res>((resolve, reject) => {
-      pending.resolve = resolve as (res: unknown) => void;
-      pending.reject = reject;
-    });
-    const call = new H2UnaryCall(method, m.headerPrefix, body, this.#clock.monotonic() + timeoutMs, this, pending, MAX_MESSAGE_BYTES);
-    // Unref'd like grpc-js's deadline timers: the connection keeps the process alive while calls are open.
-    call.arm(this.#clock.setTimer(timeoutMs, () => call.cancel(GrpcCode.DEADLINE_EXCEEDED, 'Deadline exceeded'), { unref: true }), signal);
-    h2.start(call);
-    return promise;
-  }
-
-  /** H2CallOwner: the one completion of an h2 call. `reply` may alias a socket chunk: decoded here, now. */
-  callDone(call: H2UnaryCall, code: number, details: string, reply: Buffer | null): void {
-    const p = call.context as PendingUnary;
-    const m = p.method;
-    let err: CriError | undefined;
-    let res: unknown;
-    if (code !== GrpcCode.OK || reply === null) {
-      err = criErrorFromGrpc(m.name, { code: code === GrpcCode.OK ? GrpcCode.UNIMPLEMENTED : code, details: details === '' ? 'No message received' : details });
-    } else {
-      try {
-        res = m.deserialize(reply);
       } catch (e) {
-        err = criErrorFromGrpc(m.name, { code: GrpcCode.INTERNAL, details: `Response message parsing error: ${e instanceof Error ? e.message : String(e)}` });
+        err = new CriError('ERR_CRI_INTERNAL', method, `${method}: ${e instanceof Error ? e.message : String(e)}`);
+        this.#report(m.operation, start, err);
+        return Promise.reject(err);
       }
+      return this.#unaryTransport.unary<Res>(m, body, opts, clampTimerMs(opts?.timeoutMs ?? defaultTimeoutMs), start);
     }
-    this.#report(m.operation, p.start, err);
-    if (err !== undefined) p.reject(err);
-    else p.resolve(res);
+    this.#report(m?.operation ?? operationOf(method), start, err);
+    return Promise.reject(err);
   }
 
   #report(operation: string, start: number, err: CriError | undefined): void {
@@ -371,11 +179,6 @@ export class CriClient implements RuntimeService, ContainerLogService, ImageServ
     if (hook === undefined) return;
     const durationSeconds = (performance.now() - start) / 1000;
     hook(err === undefined ? { operation, durationSeconds } : { operation, durationSeconds, error: err });
-  }
-
-  #unary<Res>(method: string, req: unknown, opts: CallOptions | undefined, defaultTimeoutMs: number): Promise<Res> {
-    const h2 = this.#h2;
-    return h2 !== null ? this.#unaryH2<Res>(h2, method, req, opts, defaultTimeoutMs) : this.#unaryGrpc<Res>(method, req, opts, defaultTimeoutMs);
   }
 
   #rt<Res>(method: string, req: unknown, opts?: CallOptions, timeoutMs = this.#timeoutMs): Promise<Res> {
@@ -474,7 +277,7 @@ export class CriClient implements RuntimeService, ContainerLogService, ImageServ
 
   getContainerEvents(handlers: { onEvent: (ev: T.ContainerEventResponse) => void; onError: (err: Error) => void; onEnd?: () => void }): { cancel(): void } {
     if (this.#closed) throw new CriError('ERR_CRI_UNAVAILABLE', 'GetContainerEvents', 'GetContainerEvents: Channel has been shut down');
-    const runtime = this.#grpcClient().client;
+    const runtime = this.#grpcClient();
     const fn = (runtime as unknown as Record<string, (req: unknown) => grpc.ClientReadableStream<T.ContainerEventResponse>>)['GetContainerEvents'];
     if (!fn) throw new CriError('ERR_CRI_UNIMPLEMENTED', 'GetContainerEvents', 'not in proto');
     const stream = fn.call(runtime, {});
@@ -516,5 +319,3 @@ export class CriClient implements RuntimeService, ContainerLogService, ImageServ
     return this.#img('ImageFsInfo', {}, opts);
   }
 }
-
-function noop(): void {}
