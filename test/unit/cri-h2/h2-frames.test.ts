@@ -67,6 +67,13 @@ test('FrameReader: a frame above MAX_FRAME_SIZE is a FRAME_SIZE_ERROR before its
   assert.deepEqual(c.errors.map((e) => e[0]), [H2Error.FRAME_SIZE_ERROR]);
   r.push(frame(FrameType.PING, 0, 0, Buffer.alloc(8)));
   assert.equal(c.frames.length, 1, 'a failed reader hands out nothing more');
+  // The same with the oversized header split across chunks.
+  const d = collector();
+  const r2 = new FrameReader(d.sink);
+  r2.push(header.subarray(0, 4));
+  assert.deepEqual(d.errors, []);
+  r2.push(header.subarray(4));
+  assert.deepEqual(d.errors.map((e) => e[0]), [H2Error.FRAME_SIZE_ERROR]);
 });
 
 test('frame writers: wire format', () => {
@@ -77,13 +84,14 @@ test('frame writers: wire format', () => {
   assert.equal(pingAckFrame(Buffer.from('0102030405060708', 'hex')).toString('hex'), '000008060100000000' + '0102030405060708');
 });
 
-test('grpc-timeout: at most 8 digits; milliseconds, then seconds rounded up', () => {
+test('grpc-timeout: at most 8 digits; milliseconds, then seconds rounded up, capped at 2^31 - 1 ms', () => {
   assert.equal(grpcTimeoutValue(0), '0m');
   assert.equal(grpcTimeoutValue(1.2), '2m');
   assert.equal(grpcTimeoutValue(120_000), '120000m');
   assert.equal(grpcTimeoutValue(99_999_999), '99999999m');
   assert.equal(grpcTimeoutValue(100_000_000), '100000S');
-  assert.equal(grpcTimeoutValue(2 ** 31 - 1), '2147484S');
+  assert.equal(grpcTimeoutValue(2 ** 31 - 1), '2147483S', 'never past 2^31 - 1 ms: grpc-js servers overflow an int32');
+  assert.equal(grpcTimeoutValue(1e12), '2147483S');
   assert.equal(grpcTimeoutValue(-5), '0m');
 });
 
@@ -98,7 +106,7 @@ test('request header block: decodes to the gRPC request headers, stateless (no t
   assert.ok(!(list instanceof HpackError));
   assert.deepEqual(list.names.map((n, i) => [n, list.values[i]]), [
     [':method', 'POST'], [':scheme', 'http'], [':path', '/runtime.v1.RuntimeService/Version'], [':authority', 'localhost'],
-    ['content-type', 'application/grpc'], ['te', 'trailers'], ['grpc-timeout', '2147484S'],
+    ['content-type', 'application/grpc'], ['te', 'trailers'], ['grpc-timeout', '2147483S'],
   ]);
   assert.equal(d.tableLength, 0, 'literals without indexing leave the peer\'s table empty');
   // A long path needs a multi-octet length.

@@ -104,7 +104,7 @@ export class H2Connection implements FrameSink, H2CallCarrier {
     socket.unref();
     this.#writer = new H2RequestWriter(socket);
     socket.on('connect', () => this.#onConnect());
-    socket.on('data', (chunk: Buffer) => this.#reader.push(chunk));
+    socket.on('data', (chunk: Buffer) => this.#onBytes(chunk));
     socket.on('error', (err: Error) => this.#teardown(`socket error: ${err.message}`));
     socket.on('close', () => this.#teardown('socket closed by the runtime'));
   }
@@ -236,6 +236,18 @@ export class H2Connection implements FrameSink, H2CallCarrier {
   }
 
   // ---- receiving (FrameSink) -------------------------------------------------------------
+
+  /**
+   * Socket bytes. Whatever a frame handler throws (a defect, or an operation hook that throws
+   * while a call completes) ends this connection, never the thread.
+   */
+  #onBytes(chunk: Buffer): void {
+    try {
+      this.#reader.push(chunk);
+    } catch (err) {
+      this.#connectionError(H2Error.INTERNAL_ERROR, `frame handling failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
 
   onFrameError(code: number, message: string): void {
     this.#connectionError(code, message);

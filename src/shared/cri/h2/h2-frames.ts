@@ -2,9 +2,9 @@
  * HTTP/2 frame codec (RFC 9113 §4, §6) for the CRI client's unary transport: constants, frame
  * writers, and {@link FrameReader}, which cuts a socket byte stream into frames.
  *
- * The reader never allocates from a length the peer sends: a frame longer than the
- * MAX_FRAME_SIZE this side advertised is a FRAME_SIZE_ERROR before its payload is buffered,
- * so the reader holds at most one frame (≤ 16 KiB + 9) plus one socket chunk.
+ * The reader never allocates from a length the peer sends before checking it: a frame longer
+ * than the MAX_FRAME_SIZE this side advertised is a FRAME_SIZE_ERROR before its payload is
+ * buffered, so the reader holds at most one frame (≤ 16 KiB + 9) beyond the current chunk.
  */
 
 export const FRAME_HEADER_BYTES = 9;
@@ -130,14 +130,21 @@ export interface FrameSink {
 }
 
 /**
- * Cuts a byte stream into frames. Holds the partial frame between chunks; a frame wholly
- * inside a chunk is handed out as a subarray of that chunk (no copy).
+ * Cuts a byte stream into frames. A frame wholly inside a socket chunk is handed out as a
+ * subarray of that chunk (no copy); a frame spread over chunks is gathered into one buffer of
+ * its exact size, allocated once its 9-octet header (and so its checked length) is known — so
+ * a peer dribbling bytes costs linear copying, and a claimed length above MAX_FRAME_SIZE
+ * allocates nothing.
  */
 export class FrameReader {
   readonly #sink: FrameSink;
   readonly #maxFrameSize: number;
-  /** Bytes of an incomplete frame carried from the previous chunk(s), or null. */
-  #partial: Buffer | null = null;
+  /** Header octets of a frame whose header straddles chunks. */
+  readonly #head = Buffer.alloc(FRAME_HEADER_BYTES);
+  #headFilled = 0;
+  /** A frame being gathered across chunks (header included), and how much of it is filled. */
+  #frame: Buffer | null = null;
+  #frameFilled = 0;
   #failed = false;
 
   constructor(sink: FrameSink, maxFrameSize = DEFAULT_MAX_FRAME_SIZE) {
@@ -146,37 +153,74 @@ export class FrameReader {
   }
 
   push(chunk: Buffer): void {
-    if (this.#failed) return;
-    let buf = chunk;
-    if (this.#partial !== null) {
-      buf = Buffer.concat([this.#partial, chunk]);
-      this.#partial = null;
-    }
     let off = 0;
-    const end = buf.length;
-    while (end - off >= FRAME_HEADER_BYTES) {
-      const length = ((buf[off] ?? 0) << 16) | ((buf[off + 1] ?? 0) << 8) | (buf[off + 2] ?? 0);
-      if (length > this.#maxFrameSize) {
-        this.#failed = true;
-        this.#sink.onFrameError(H2Error.FRAME_SIZE_ERROR, `frame of ${length} bytes above MAX_FRAME_SIZE ${this.#maxFrameSize}`);
-        return;
+    const end = chunk.length;
+    while (off < end && !this.#failed) {
+      const frame = this.#frame;
+      if (frame !== null) {
+        const n = Math.min(frame.length - this.#frameFilled, end - off);
+        chunk.copy(frame, this.#frameFilled, off, off + n);
+        this.#frameFilled += n;
+        off += n;
+        if (this.#frameFilled < frame.length) return;
+        this.#frame = null;
+        this.#dispatch(frame, 0);
+        continue;
       }
-      if (end - off < FRAME_HEADER_BYTES + length) break;
-      const type = buf[off + 3] ?? 0;
-      const flags = buf[off + 4] ?? 0;
-      const streamId = buf.readUInt32BE(off + 5) & 0x7fffffff;
-      const payload = buf.subarray(off + FRAME_HEADER_BYTES, off + FRAME_HEADER_BYTES + length);
-      off += FRAME_HEADER_BYTES + length;
-      this.#sink.onFrame(type, flags, streamId, payload);
-      if (this.#failed) return;
+      if (this.#headFilled > 0 || end - off < FRAME_HEADER_BYTES) {
+        const n = Math.min(FRAME_HEADER_BYTES - this.#headFilled, end - off);
+        chunk.copy(this.#head, this.#headFilled, off, off + n);
+        this.#headFilled += n;
+        off += n;
+        if (this.#headFilled < FRAME_HEADER_BYTES) return;
+        this.#headFilled = 0;
+        const length = this.#checkedLength(this.#head, 0);
+        if (length < 0) return;
+        const whole = Buffer.allocUnsafe(FRAME_HEADER_BYTES + length);
+        this.#head.copy(whole, 0);
+        if (length === 0) this.#dispatch(whole, 0);
+        else {
+          this.#frame = whole;
+          this.#frameFilled = FRAME_HEADER_BYTES;
+        }
+        continue;
+      }
+      const length = this.#checkedLength(chunk, off);
+      if (length < 0) return;
+      if (end - off >= FRAME_HEADER_BYTES + length) {
+        this.#dispatch(chunk, off);
+        off += FRAME_HEADER_BYTES + length;
+        continue;
+      }
+      const whole = Buffer.allocUnsafe(FRAME_HEADER_BYTES + length);
+      chunk.copy(whole, 0, off, end);
+      this.#frame = whole;
+      this.#frameFilled = end - off;
+      off = end;
     }
-    // The remainder is shorter than one frame (≤ 9 + max frame size): bounded.
-    if (off < end) this.#partial = off === 0 ? buf : buf.subarray(off);
   }
 
   /** Stops handing out frames (after a connection error found by the sink). */
   fail(): void {
     this.#failed = true;
-    this.#partial = null;
+    this.#frame = null;
+  }
+
+  /** The frame length at `buf[off]`, or -1 after reporting a FRAME_SIZE_ERROR. */
+  #checkedLength(buf: Buffer, off: number): number {
+    const length = ((buf[off] ?? 0) << 16) | ((buf[off + 1] ?? 0) << 8) | (buf[off + 2] ?? 0);
+    if (length <= this.#maxFrameSize) return length;
+    this.fail();
+    this.#sink.onFrameError(H2Error.FRAME_SIZE_ERROR, `frame of ${length} bytes above MAX_FRAME_SIZE ${this.#maxFrameSize}`);
+    return -1;
+  }
+
+  /** Hands out the complete frame at `buf[off]`. */
+  #dispatch(buf: Buffer, off: number): void {
+    const length = ((buf[off] ?? 0) << 16) | ((buf[off + 1] ?? 0) << 8) | (buf[off + 2] ?? 0);
+    const type = buf[off + 3] ?? 0;
+    const flags = buf[off + 4] ?? 0;
+    const streamId = buf.readUInt32BE(off + 5) & 0x7fffffff;
+    this.#sink.onFrame(type, flags, streamId, buf.subarray(off + FRAME_HEADER_BYTES, off + FRAME_HEADER_BYTES + length));
   }
 }

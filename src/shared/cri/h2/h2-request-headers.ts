@@ -65,13 +65,21 @@ const TIMEOUT_NAME = (() => {
 export const MAX_TIMEOUT_FIELD_BYTES = TIMEOUT_NAME.length + 1 + 9;
 
 /**
+ * The longest grpc-timeout sent, in seconds: 2^31 - 1 ms rounded down. grpc-js servers (the
+ * simulated runtime) read the header into an int32 of milliseconds (`| 0`): 2,147,484 S
+ * overflows to a negative timeout and the call fails DEADLINE_EXCEEDED at once. Rounding the
+ * longest deadline (24.8 days) down by < 1 s is harmless; the local timer keeps the exact one.
+ */
+const MAX_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+
+/**
  * gRPC's TimeoutValue: at most 8 digits and a unit. Milliseconds up to 99,999,999 (27.7 h),
- * then seconds rounded up (clamped deadlines are ≤ 2^31 - 1 ms: 2,147,484 S).
+ * then seconds rounded up, at most MAX_TIMEOUT_SECONDS.
  */
 export function grpcTimeoutValue(ms: number): string {
   const whole = Math.max(0, Math.ceil(ms));
   if (whole < 100_000_000) return `${whole}m`;
-  return `${Math.min(99_999_999, Math.ceil(whole / 1000))}S`;
+  return `${Math.min(MAX_TIMEOUT_SECONDS, Math.ceil(whole / 1000))}S`;
 }
 
 /** Writes the grpc-timeout field at `off`; returns the new offset. */
