@@ -34,13 +34,15 @@ after(async () => {
 test('SIGKILL mid-burst at 1,000 pods, then a restart: all running, 0 duplicates, 0 restarts, 0 created-never-started left', async (t) => {
   const startedAt = Date.now();
   agent = await startAgent({ endpoint: sim.endpoint, manifestDir: dir, workers: 2, maxPods: N });
-  // Mid-burst: 40% of the containers exist (created or running), the rest still to come.
+  // Mid-burst: 20% of the containers exist (created or running), the rest still to come. (40%
+  // was too late once the CRI client's h2 transport made the burst ~1.5× faster: the agent
+  // finished all 1,000 between this poll's answer and the kill, 1 run in 8.)
   const atKill = await pollUntil(async () => {
     const v = await runtimeView(sim.endpoint);
     let containers = 0;
     for (const p of v.values()) containers += p.containers.length;
-    return containers >= N * 0.4 ? v : undefined;
-  }, { what: `${N * 0.4} containers created`, timeoutMs: 120_000, intervalMs: 20 });
+    return containers >= N * 0.2 ? v : undefined;
+  }, { what: `${N * 0.2} containers created`, timeoutMs: 120_000, intervalMs: 20 });
   await agent.kill();
   const killedAt = Date.now();
   const after = await runtimeView(sim.endpoint); // what the dead agent left (calls in flight landed)
