@@ -1,8 +1,8 @@
 /**
  * CPU per CRI call of the client process, on the simulated runtime (`--profile zero`): the
- * agent's CriClient against grpc-js's generic stub (Client.makeUnaryRequest, what CriClient
- * used before it drove the channel directly), alternated in one process so load drifts hit
- * both. The runtime runs in its own process; only this process's CPU (process.cpuUsage) counts.
+ * agent's CriClient on both transports ('grpc-js': the channel driven directly; 'h2': its own
+ * HTTP/2 transport) against grpc-js's generic stub (Client.makeUnaryRequest, what CriClient
+ * used before either), alternated in one process so load drifts hit all. The runtime runs in its own process; only this process's CPU (process.cpuUsage) counts.
  *
  *   node dist/bench/cri-call-cost.js [--calls N] [--rounds R] [--concurrency C]
  *
@@ -64,7 +64,8 @@ async function main(): Promise<void> {
     return;
   }
   const sim = await startSimRuntime({ profile: 'zero' });
-  const client = new CriClient({ endpoint: sim.endpoint });
+  const client = new CriClient({ endpoint: sim.endpoint, transport: 'grpc-js' });
+  const h2 = new CriClient({ endpoint: sim.endpoint, transport: 'h2' });
   const proto = loadCriProto();
   const stub = new proto.RuntimeServiceClient(sim.endpoint, grpc.credentials.createInsecure(), { 'grpc.default_authority': 'localhost' });
   const stubVersion = (): Promise<unknown> => new Promise((resolve, reject) => {
@@ -73,11 +74,13 @@ async function main(): Promise<void> {
   });
   const variants: ReadonlyArray<readonly [string, () => Promise<unknown>]> = [
     ['grpc-js generic stub (makeUnaryRequest)', stubVersion],
-    ['CriClient (channel.createCall)', () => client.version()],
+    ['CriClient grpc-js (channel.createCall)', () => client.version()],
+    ['CriClient h2 (own HTTP/2 transport)', () => h2.version()],
   ];
   const best = new Map<string, number>();
   try {
     await client.waitForReady(10_000);
+    await h2.waitForReady(10_000);
     // Warm-up: connections, code paths.
     for (const [, call] of variants) await cpuPerCall(call, 500, opts.concurrency);
     for (let r = 1; r <= opts.rounds; r++) {
@@ -91,6 +94,7 @@ async function main(): Promise<void> {
     for (const [name, us] of best) process.stdout.write(`  ${name.padEnd(42)} ${us.toFixed(1)} µs CPU/call\n`);
   } finally {
     client.close();
+    h2.close();
     stub.close();
     await sim.stop();
   }

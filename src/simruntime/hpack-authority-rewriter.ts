@@ -29,7 +29,7 @@
  *   indexing no same-size replacement exists, so it is left as is (the stream is reset, as
  *   before). No known gRPC client sends an empty authority.
  */
-import { huffmanDecode } from './hpack-huffman.js';
+import { huffmanDecode } from '../shared/hpack/hpack-huffman.js';
 
 /** RFC 7541 Appendix A: the static table's names, index 1–61. */
 const STATIC_NAMES: readonly string[] = [

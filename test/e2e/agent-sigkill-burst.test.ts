@@ -11,17 +11,27 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { removeAgentRoot } from '../harness/agent-root.js';
 import { startSimRuntime, type SimRuntimeInstance } from '../harness/sim-runtime-harness.js';
 import { isRunning, pollUntil, runtimeView, startAgent, writePodManifest, type AgentProcess } from './agent-harness.js';
 
 const N = 1_000;
 let sim: SimRuntimeInstance;
 let dir: string;
+/**
+ * One --root-dir for both agents, as a restarted kubelet keeps its root. With a fresh root per
+ * agent the harness removed the killed agent's root at once, while the runtime still served that
+ * agent's in-flight StartContainer calls: a start that lost the race to rm -rf (its log file's
+ * directory gone) left the container EXITED 128, and the restarted agent restarted it (attempt
+ * 1) — seen 2 runs in 13 once the h2 transport made more calls in flight at the kill.
+ */
+let root: string;
 let agent: AgentProcess | undefined;
 
 before(async () => {
   sim = await startSimRuntime({ extraArgs: ['--image', 'docker.io/local/busybox:1'] });
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-sigkill-'));
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-sigkill-root-'));
   for (let i = 0; i < N; i++) writePodManifest(dir, `burst-${i}`);
 });
 
@@ -29,18 +39,22 @@ after(async () => {
   await agent?.kill();
   await sim?.stop();
   fs.rmSync(dir, { recursive: true, force: true });
+  removeAgentRoot(root);
 });
 
 test('SIGKILL mid-burst at 1,000 pods, then a restart: all running, 0 duplicates, 0 restarts, 0 created-never-started left', async (t) => {
   const startedAt = Date.now();
-  agent = await startAgent({ endpoint: sim.endpoint, manifestDir: dir, workers: 2, maxPods: N });
-  // Mid-burst: 40% of the containers exist (created or running), the rest still to come.
+  agent = await startAgent({ endpoint: sim.endpoint, manifestDir: dir, workers: 2, maxPods: N, rootDir: root });
+  // Early in the burst: 10% of the containers exist (created or running), the rest still to
+  // come. (40%, then 20%, were too late once the CRI client's h2 transport made the burst
+  // ~1.5× faster: on a loaded machine the agent finished all 1,000 between this poll's answer
+  // and the kill, 1 run in 8 each.)
   const atKill = await pollUntil(async () => {
     const v = await runtimeView(sim.endpoint);
     let containers = 0;
     for (const p of v.values()) containers += p.containers.length;
-    return containers >= N * 0.4 ? v : undefined;
-  }, { what: `${N * 0.4} containers created`, timeoutMs: 120_000, intervalMs: 20 });
+    return containers >= N * 0.1 ? v : undefined;
+  }, { what: `${N * 0.1} containers created`, timeoutMs: 120_000, intervalMs: 20 });
   await agent.kill();
   const killedAt = Date.now();
   const after = await runtimeView(sim.endpoint); // what the dead agent left (calls in flight landed)
@@ -49,7 +63,7 @@ test('SIGKILL mid-burst at 1,000 pods, then a restart: all running, 0 duplicates
   const leftRunning = count(after, (c) => c.state === 'CONTAINER_RUNNING');
   const sandboxesOnly = [...after.values()].filter((p) => p.sandboxes.length > 0 && p.containers.length === 0).length;
 
-  agent = await startAgent({ endpoint: sim.endpoint, manifestDir: dir, workers: 2, maxPods: N });
+  agent = await startAgent({ endpoint: sim.endpoint, manifestDir: dir, workers: 2, maxPods: N, rootDir: root });
   const restartedAt = Date.now();
   await pollUntil(async () => {
     const pods = await agent!.pods();

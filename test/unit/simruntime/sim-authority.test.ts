@@ -17,7 +17,7 @@ import { Duplex } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { H2AuthorityShim } from '../../../src/simruntime/h2-authority-shim.js';
 import { HpackAuthorityRewriter, isValidAuthority, sanitizeAuthority } from '../../../src/simruntime/hpack-authority-rewriter.js';
-import { huffmanDecode } from '../../../src/simruntime/hpack-huffman.js';
+import { huffmanDecode } from '../../../src/shared/hpack/hpack-huffman.js';
 import {
   CLIENT_PREFACE,
   decodeVersionResponse,

@@ -1,5 +1,6 @@
 /**
- * HPACK Huffman decoding (RFC 7541 §5.2 and Appendix B), for the simulated runtime's
+ * HPACK Huffman decoding (RFC 7541 §5.2 and Appendix B), for the CRI client's HPACK decoder
+ * (hpack-decoder.ts) and the simulated runtime's
  * `:authority` rewriter (h2-authority-shim.ts): it must know the decoded value and length of
  * Huffman-coded header strings to mirror the peer's dynamic table sizes exactly.
  *
