@@ -14,15 +14,23 @@
  *    bin's shebang, `npm start`, the README's service example and the bench pass them). The GC's
  *    threading is one: V8 sets up each heap's marking and sweeping machinery from these flags
  *    when the isolate is created, and flipping them later crashed the agent (a `Check failed:
- *    concurrent_marking_handle_` in cppgc's marker, seen once in six 1,000-pod runs), so the
- *    agent never sets them itself; it logs which mode it runs in.
+ *    concurrent_marking_handle_` in cppgc's marker, seen once in six 1,000-pod runs with
+ *    `--single-threaded-gc` set at run time), so the agent never sets them itself; it logs when
+ *    it was started without them.
  *
- * Why single-threaded GC: V8's parallel scavenges and concurrent marking and sweeping run on a
- * process-wide pool of helper threads (4 by default) shared by all the agent's isolates. On a
- * node where the agent shares few cores with the runtime, those helpers cost more CPU than they
- * save in pauses: a 1,000-pod burst on 2 cores (w=2, sim/zero, alternating runs) took 4.57–4.94
- * ms of agent CPU per pod with `--single-threaded-gc` against 5.04–5.68 ms without, at the same
- * or better main-thread event-loop delay (README, Performance).
+ * Why no parallel scavenge: V8's young-generation collections (the frequent ones during a
+ * burst) are split across a process-wide pool of helper threads (4 by default) shared by all
+ * the agent's isolates. With 5 isolates on a node where the agent shares few cores with the
+ * runtime, the helpers cost more CPU than they save. Measured on 2 cores, w=2, sim/zero,
+ * alternating runs (`npm run bench -- --agent-node-arg=...`):
+ *   - with every GC helper off (`--single-threaded-gc`) against V8's default, before the h2
+ *     transport and the later tier-up: 4.57–4.94 against 5.04–5.68 ms of agent CPU per pod in a
+ *     1,000-pod burst;
+ *   - `--no-parallel-scavenge` alone against `--single-threaded-gc`: 2.38 / 3.00 against 2.46 /
+ *     3.48 ms per pod at 1,000 pods; at 5,000 pods 2.90 against 2.76 ms per pod, but the main
+ *     thread's event-loop delay p99 during the burst 15.7 against 39.7 ms and the steady relist
+ *     p99 98.5 against 235 ms: concurrent marking and sweeping keep the old generation's pauses
+ *     short on big heaps, so only the scavenge goes single-threaded.
  *
  * Why later tier-up (`--lazy-jit`): each isolate compiles its own optimized code, so a freshly
  * started agent with 2 pod-worker threads optimizes the same hot functions four times over
@@ -38,7 +46,7 @@
 import v8 from 'node:v8';
 
 /** The `node` flags to start the agent with (see above; kind 2). */
-export const AGENT_NODE_FLAGS: readonly string[] = Object.freeze(['--single-threaded-gc']);
+export const AGENT_NODE_FLAGS: readonly string[] = Object.freeze(['--no-parallel-scavenge']);
 
 export interface V8FlagsConfig {
   optimizeForSize: boolean;
@@ -77,7 +85,12 @@ export function applyAgentV8Flags(c: V8FlagsConfig, set: (flag: string) => void 
   return flags;
 }
 
-/** The {@link AGENT_NODE_FLAGS} this process was not started with (`execArgv`: node's own flags). */
+/** The {@link AGENT_NODE_FLAGS} this process was not started with (`execArgv`: node's own flags; the last of a flag and its negation wins). */
 export function missingNodeFlags(execArgv: readonly string[] = process.execArgv): string[] {
-  return AGENT_NODE_FLAGS.filter((f) => !execArgv.includes(f));
+  return AGENT_NODE_FLAGS.filter((f) => execArgv.lastIndexOf(f) < execArgv.lastIndexOf(negation(f)) || !execArgv.includes(f));
+}
+
+/** `--no-x` ↔ `--x`. */
+function negation(flag: string): string {
+  return flag.startsWith('--no-') ? `--${flag.slice(5)}` : `--no-${flag.slice(2)}`;
 }
