@@ -151,7 +151,7 @@ export interface BenchConfig {
   agentCpuProfDir: string | undefined;
   /** `--agent-arg FLAG` (repeatable): extra `shardlet agent` flags for every session (e.g. --optimize-for-size). */
   agentArgs: string[];
-  /** `--agent-node-arg FLAG` (repeatable): extra `node` flags for every agent process (e.g. --single-threaded-gc). */
+  /** `--agent-node-arg FLAG` (repeatable): extra `node` flags for every agent process (e.g. --max-semi-space-size=4). */
   agentNodeArgs: string[];
   /** `--pin RUNTIME:AGENT`: sim runtimes on one CPU set, agents (and the ceiling's client) on another. */
   pin: CpuPinning | undefined;

@@ -17,7 +17,6 @@ import { fileURLToPath } from 'node:url';
 import type { Clock } from '../src/shared/clock/clock.js';
 import { CriClient } from '../src/shared/cri/cri-client.js';
 import { pinnedCommand } from './cpu-pinning.js';
-import { AGENT_NODE_FLAGS } from '../src/main/agent/v8-flags.js';
 
 export class BenchProcessError extends Error {
   readonly code = 'ERR_BENCH_PROCESS';
@@ -173,9 +172,7 @@ export function agentArgs(o: AgentOptions): string[] {
 }
 
 export async function startAgent(opts: AgentOptions): Promise<ManagedProcess> {
-  // The real agent starts with the node flags an operator uses (v8-flags.ts), then the bench's own.
-  const nodeFlags = opts.agentScript === undefined ? [...AGENT_NODE_FLAGS, ...(opts.nodeArgs ?? [])] : [...(opts.nodeArgs ?? [])];
-  const child = spawn(...pinnedCommand(opts.cpus, process.execPath, [...nodeFlags, ...agentArgs(opts)]), { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(...pinnedCommand(opts.cpus, process.execPath, [...(opts.nodeArgs ?? []), ...agentArgs(opts)]), { stdio: ['ignore', 'pipe', 'pipe'] });
   const proc = manage(`agent(workers=${opts.workers})`, child, opts);
   await waitReady(proc, opts.clock, opts.readyTimeoutMs ?? 30_000, 100, '/healthz 200', async () => {
     const res = await fetch(`http://127.0.0.1:${opts.port}/healthz`, { signal: AbortSignal.timeout(2000) });

@@ -4,7 +4,7 @@
  */
 import { realClock, realRandom } from '../shared/clock/clock.js';
 import { Agent } from '../main/agent/agent.js';
-import { applyAgentV8Flags, missingNodeFlags } from '../main/agent/v8-flags.js';
+import { applyAgentV8Flags } from '../main/agent/v8-flags.js';
 import { AGENT_USAGE, ConfigError, parseAgentConfig } from '../main/agent/agent-config.js';
 import { createLogger } from '../shared/logging/logger.js';
 import { startEmbeddedRuntime, type EmbeddedRuntime } from './embedded-runtime.js';
@@ -28,9 +28,7 @@ export async function run(argv: string[]): Promise<number> {
   const logger = createLogger({ verbosity: config.verbosity });
   // Before any worker thread exists (v8-flags.ts).
   const v8Flags = applyAgentV8Flags(config);
-  const missing = missingNodeFlags();
-  logger.v(1).info('V8 flags', { set: v8Flags.join(' '), nodeFlagsMissing: missing.join(' ') });
-  if (missing.length > 0) logger.info('Started without the recommended node flags: V8 collects with its helper threads (more agent CPU on few cores; README, Running it for real)', { missing: missing.join(' ') });
+  logger.v(1).info('V8 flags', { set: v8Flags.join(' ') });
   try {
     // Before any thread starts, so every worker is seen (a memory diagnostic; see heap-snapshots.ts).
     installHeapSnapshots(process.env[HEAP_SNAPSHOT_DIR_ENV], logger);

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --no-parallel-scavenge
+#!/usr/bin/env node
 /**
  * `shardlet` entry: picks a subcommand and hands it argv. Thin by design; each subcommand
  * lives in its own `*-command.ts` module and is imported lazily so `sim-runtime` never loads

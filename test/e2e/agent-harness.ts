@@ -15,7 +15,6 @@ import { pollUntil } from '../harness/poll.js';
 
 export { removeAgentRoot };
 import { shardletMainPath } from '../harness/sim-runtime-harness.js';
-import { AGENT_NODE_FLAGS } from '../../src/main/agent/v8-flags.js';
 
 export interface AgentProcessOptions {
   endpoint: string;
@@ -63,8 +62,6 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
   const root = o.rootDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-agent-'));
   const httpPort = await freePort();
   const args = [
-    // The node flags an operator starts the agent with (v8-flags.ts).
-    ...AGENT_NODE_FLAGS,
     shardletMainPath(),
     'agent',
     '--container-runtime-endpoint', o.endpoint,

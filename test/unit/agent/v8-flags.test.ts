@@ -1,10 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { AGENT_NODE_FLAGS, agentV8Flags, applyAgentV8Flags, LAZY_JIT_INTERRUPT_BUDGET, missingNodeFlags, v8Major } from '../../../src/main/agent/v8-flags.js';
+import { agentV8Flags, applyAgentV8Flags, LAZY_JIT_INTERRUPT_BUDGET, v8Major } from '../../../src/main/agent/v8-flags.js';
 import { parseAgentConfig, type AgentConfig } from '../../../src/main/agent/agent-config.js';
 
 const noFile = (p: string): string => {
@@ -12,8 +9,6 @@ const noFile = (p: string): string => {
 };
 const NODE20_V8 = '11.3.244.8-node.33';
 const NODE24_V8 = '13.6.233.10-node.28';
-/** The repository root, from dist/test/unit/agent/. */
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
 
 test('the default config sets the later tier-up on V8 11 only, and nothing else at run time', () => {
   const c = parseAgentConfig(['--pod-manifest-path', '/x'], noFile) as AgentConfig;
@@ -23,7 +18,7 @@ test('the default config sets the later tier-up on V8 11 only, and nothing else 
   assert.equal(LAZY_JIT_INTERRUPT_BUDGET, 4 * 67_584);
   assert.equal(v8Major(NODE20_V8), 11);
   assert.equal(v8Major('garbage'), 0);
-  // GC threading is never flipped at run time (it crashed a running isolate): process-start only.
+  // GC threading is never set at run time (it crashed a running isolate; v8-flags.ts).
   for (const f of agentV8Flags({ lazyJit: true, optimizeForSize: true, heapGrowingPercent: 30 }, NODE20_V8)) assert.doesNotMatch(f, /gc|marking|sweeping|scavenge|compaction/);
 });
 
@@ -46,26 +41,11 @@ test('applyAgentV8Flags sets each flag once, in order', () => {
   assert.deepEqual(out, set);
 });
 
-test('missingNodeFlags names the recommended node flags a process was started without', () => {
-  assert.deepEqual(AGENT_NODE_FLAGS, ['--no-parallel-scavenge']);
-  assert.deepEqual(missingNodeFlags([]), ['--no-parallel-scavenge']);
-  assert.deepEqual(missingNodeFlags(['--enable-source-maps', '--no-parallel-scavenge']), []);
-  // Negated again later on the command line (the bench's A/B): missing.
-  assert.deepEqual(missingNodeFlags(['--no-parallel-scavenge', '--parallel-scavenge']), ['--no-parallel-scavenge']);
-});
-
-test('this V8 accepts every flag the agent sets or recommends (a real process: an unknown flag is reported on stderr)', () => {
+test('this V8 accepts every flag the agent sets (a real process: an unknown flag is reported on stderr)', () => {
   const runtime = agentV8Flags({ lazyJit: true, optimizeForSize: true, heapGrowingPercent: 30 });
   const script = `const v8 = require('node:v8'); for (const f of ${JSON.stringify(runtime)}) v8.setFlagsFromString(f); globalThis.x = Array.from({ length: 1e5 }, (_, i) => ({ i })); console.log('ok');`;
-  const r = spawnSync(process.execPath, [...AGENT_NODE_FLAGS, '-e', script], { encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30_000 });
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout.trim(), 'ok');
   assert.equal(r.stderr, '', 'V8 printed a warning for a flag');
-});
-
-test('the shardlet bin and npm start pass the recommended node flags', () => {
-  const shebang = fs.readFileSync(path.join(ROOT, 'src', 'cli', 'main.ts'), 'utf8').split('\n')[0];
-  assert.equal(shebang, `#!/usr/bin/env -S node ${AGENT_NODE_FLAGS.join(' ')}`);
-  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  assert.match(pkg.scripts['start'] ?? '', new RegExp(`node ${AGENT_NODE_FLAGS.join(' ')} dist/src/cli/main\\.js agent`));
 });
