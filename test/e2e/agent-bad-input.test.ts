@@ -59,7 +59,9 @@ after(async () => {
 test('hostile manifests and a hostile URL beside valid pods: the agent stays healthy, runs the valid pods, touches nothing outside its dirs', async () => {
   writePodManifest(dir, 'web');
   writePodManifest(dir, 'grace', { extraYaml: '' });
-  fs.writeFileSync(path.join(dir, 'grace.yaml'), fs.readFileSync(path.join(dir, 'grace.yaml'), 'utf8').replace('terminationGracePeriodSeconds: 2', 'terminationGracePeriodSeconds: 400000000000'));
+  // A shared process namespace: its `sleep` is not PID 1, so SIGTERM ends it (as PID 1 it would
+  // ignore SIGTERM and StopContainer would rightly wait out the grace period, clamped to 24.8 days).
+  fs.writeFileSync(path.join(dir, 'grace.yaml'), fs.readFileSync(path.join(dir, 'grace.yaml'), 'utf8').replace('terminationGracePeriodSeconds: 2', 'terminationGracePeriodSeconds: 400000000000\n  shareProcessNamespace: true'));
   // Valid, and at the int32 limit: the probe's ExecSync deadline must still be one grpc and Node take.
   writePodManifest(dir, 'probemax', { extraYaml: '    livenessProbe: {exec: {command: ["true"]}, timeoutSeconds: 2147483647, periodSeconds: 1}\n' });
   const a = (agent = await startAgent({ endpoint: sim.endpoint, manifestDir: dir, workers: 2, extraArgs: ['--manifest-url', url, '--http-check-frequency', '1s'] }));
@@ -113,7 +115,8 @@ test('hostile manifests and a hostile URL beside valid pods: the agent stays hea
   assert.deepEqual(afterView?.sandboxes.map((s) => s.id), before?.sandboxes.map((s) => s.id), 'same sandbox');
   assert.deepEqual(afterView?.containers.map((c) => [c.id, c.state, c.attempt]), before?.containers.map((c) => [c.id, c.state, c.attempt]), 'no restart');
 
-  // The pod with a 400000000000 s grace period is killed when its file goes (its command ends on SIGTERM).
+  // The pod with a 400000000000 s grace period is killed when its file goes (its command ends on
+  // SIGTERM: StopContainer returns when it exits, not at a deadline computed from the grace).
   const graceUid = (await a.pods()).find((p) => p.metadata?.name?.startsWith('grace-'))?.metadata?.uid ?? '';
   assert.ok((await runtimeView(sim.endpoint)).get(graceUid)?.containers.some((c) => c.state === 'CONTAINER_RUNNING'));
   fs.rmSync(path.join(dir, 'grace.yaml'));

@@ -220,3 +220,44 @@ test('a replacement that dies before Piscina\'s READY (Piscina then stops replac
     await d.close();
   }
 });
+
+test('a thread\'s batch of results is handled within the turn budget, in order: other callbacks run between its chunks', async () => {
+  let t = 0;
+  const order: string[] = [];
+  let beforeImmediate = 0;
+  let immediateRan: boolean | undefined;
+  const sig = new Signals();
+  const d = new PoolDispatcher({
+    threads: 1,
+    filename: echoWorker,
+    workerData: { endpoint: '', cacheBuffer: new SharedArrayBuffer(8), nodeName: 'n', hostIP: '', podLogsDir: '', runtimeName: 'x', verbosity: 0, runtimeRequestTimeoutMs: 1, syncFrequencyMs: 1, metricsBuffer: new SharedArrayBuffer(8) } as never,
+    logger: silentLogger,
+    // Each reading of the budget clock is one "ms": a budget of 3 allows 3 results per drain.
+    budgetNow: () => ++t,
+    turnBudgetMs: 3,
+    events: {
+      onMessage: (m: WorkerToMain) => {
+        if (m.kind !== 'podResult') return;
+        if (immediateRan === undefined) {
+          immediateRan = false;
+          setImmediate(() => (immediateRan = true));
+        }
+        if (!immediateRan) beforeImmediate++;
+        order.push(m.uid);
+        sig.changed();
+      },
+      onShardRestarted: () => {},
+    },
+  });
+  try {
+    // Queued before the thread is ready: one batch of 100 updates, echoed in one turn of the
+    // thread, so its 100 results come as one 'results' message.
+    const uids = Array.from({ length: 100 }, (_, i) => `batch-${String(i).padStart(3, '0')}`);
+    for (const u of uids) d.send(update(u));
+    await sig.until(() => order.length >= 100, '100 results');
+    assert.deepEqual(order, uids, 'results in the order the thread sent them');
+    assert.ok(beforeImmediate <= 3, `${beforeImmediate} results were handled before an immediate queued at the first one could run (budget: 3)`);
+  } finally {
+    await bounded(d.close(), 'close');
+  }
+});
