@@ -48,3 +48,12 @@ test('progress line rendering', () => {
   assert.equal(render({ step: 2, steps: 10, label: 'sim/zero w=2', phase: 'burst', done: 50, total: 100, elapsedS: 12.4 }, 10), '[2/10] sim/zero w=2 | burst [#####.....] 50/100 | 12s');
   assert.equal(render({ step: 1, steps: 1, label: 'x', phase: 'starting', done: 0, total: 0, elapsedS: 0 }, 4), '[1/1] x | starting [....] 0/0 | 0s');
 });
+
+test('--agent-arg and --agent-node-arg: flags only, repeatable, anything else refused naming the option', () => {
+  const c = parseBenchArgs(['--agent-arg=--lazy-jit=false', '--agent-node-arg=--max-semi-space-size=4', '--agent-node-arg=--no-opt'], NOW);
+  assert.deepEqual(c.agentArgs, ['--lazy-jit=false']);
+  assert.deepEqual(c.agentNodeArgs, ['--max-semi-space-size=4', '--no-opt']);
+  assert.deepEqual(parseBenchArgs([], NOW).agentNodeArgs, []);
+  assert.throws(() => parseBenchArgs(['--agent-node-arg=--require=/tmp/x.js'], NOW), (e: unknown) => e instanceof BenchConfigError && /--agent-node-arg/.test(e.message));
+  assert.throws(() => parseBenchArgs(['--agent-node-arg', 'script.js'], NOW), (e: unknown) => e instanceof BenchConfigError && /--agent-node-arg/.test(e.message));
+});
