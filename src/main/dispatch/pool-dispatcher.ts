@@ -73,6 +73,8 @@ export interface PoolDispatcherOptions {
   turnBudgetMs?: number;
   /** Monotonic ms for that budget (default performance.now); tests inject a stepping clock. */
   budgetNow?: () => number;
+  /** Runs the next drain on a later macrotask (default setImmediate); tests run it themselves. */
+  defer?: (fn: () => void) => void;
 }
 
 export const POOL_DISPATCHER_DEFAULTS = Object.freeze({
@@ -139,6 +141,7 @@ export class PoolDispatcher implements PodDispatcher {
   #drainScheduled = false;
   readonly #budgetNow: () => number;
   readonly #turnBudgetMs: number;
+  readonly #defer: (fn: () => void) => void;
 
   constructor(o: PoolDispatcherOptions) {
     if (!Number.isInteger(o.threads) || o.threads < 1) throw new RangeError(`threads must be >= 1, got ${o.threads}`);
@@ -146,6 +149,7 @@ export class PoolDispatcher implements PodDispatcher {
     this.#clock = o.clock ?? realClock;
     this.#budgetNow = o.budgetNow ?? (() => performance.now());
     this.#turnBudgetMs = o.turnBudgetMs ?? POOL_DISPATCHER_DEFAULTS.turnBudgetMs;
+    this.#defer = o.defer ?? ((fn) => void setImmediate(fn));
     this.threads = o.threads;
     this.#pool = new Piscina({
       filename: o.filename,
@@ -208,7 +212,7 @@ export class PoolDispatcher implements PodDispatcher {
     }
     if (!this.#drainScheduled) {
       this.#drainScheduled = true;
-      setImmediate(() => this.#drain());
+      this.#defer(() => this.#drain());
     }
   }
 
@@ -231,7 +235,7 @@ export class PoolDispatcher implements PodDispatcher {
         if (this.#budgetNow() >= deadline) {
           if (this.#shards.some((x) => x.inboxHead < x.inbox.length) && !this.#drainScheduled) {
             this.#drainScheduled = true;
-            setImmediate(() => this.#drain());
+            this.#defer(() => this.#drain());
           }
           return;
         }

@@ -135,7 +135,7 @@ test('h2 on node:http2: a 200 KB request through a 1,000-octet peer window; MAX_
   let open = 0;
   let maxOpen = 0;
   const lengths: number[] = [];
-  const srv = await scriptedServer(t.socket, (stream, headers, body) => {
+  const srv = await scriptedServer(t.socket, (stream, headers, body, session) => {
     if (headers[':path'] === '/runtime.v1.RuntimeService/RunPodSandbox') {
       lengths.push(body.length);
       const req = requestOf('RunPodSandbox', body) as RunPodSandboxRequest;
@@ -144,8 +144,9 @@ test('h2 on node:http2: a 200 KB request through a 1,000-octet peer window; MAX_
     }
     open++;
     maxOpen = Math.max(maxOpen, open);
-    // Answer on a later turn so that concurrent calls would overlap if the client let them.
-    setImmediate(() => {
+    // Answer once a PING round trip completes: every stream the client had already sent is
+    // ahead of the PING's ACK on the wire, so concurrent calls would overlap here if it let them.
+    session.ping(() => {
       open--;
       replyOk(stream, responseMessage('Version', VERSION_REPLY));
     });

@@ -221,12 +221,12 @@ test('a replacement that dies before Piscina\'s READY (Piscina then stops replac
   }
 });
 
-test('a thread\'s batch of results is handled within the turn budget, in order: other callbacks run between its chunks', async () => {
+test('a thread\'s batch of results is handled within the turn budget, in order, one deferred drain after another', async () => {
   let t = 0;
   const order: string[] = [];
-  let beforeImmediate = 0;
-  let immediateRan: boolean | undefined;
   const sig = new Signals();
+  // The dispatcher's deferred drains, run by the test one at a time (each is one macrotask).
+  const deferred: (() => void)[] = [];
   const d = new PoolDispatcher({
     threads: 1,
     filename: echoWorker,
@@ -235,28 +235,34 @@ test('a thread\'s batch of results is handled within the turn budget, in order: 
     // Each reading of the budget clock is one "ms": a budget of 3 allows 3 results per drain.
     budgetNow: () => ++t,
     turnBudgetMs: 3,
+    defer: (fn) => {
+      deferred.push(fn);
+      sig.changed();
+    },
     events: {
       onMessage: (m: WorkerToMain) => {
-        if (m.kind !== 'podResult') return;
-        if (immediateRan === undefined) {
-          immediateRan = false;
-          setImmediate(() => (immediateRan = true));
-        }
-        if (!immediateRan) beforeImmediate++;
-        order.push(m.uid);
-        sig.changed();
+        if (m.kind === 'podResult') order.push(m.uid);
       },
       onShardRestarted: () => {},
     },
   });
   try {
     // Queued before the thread is ready: one batch of 100 updates, echoed in one turn of the
-    // thread, so its 100 results come as one 'results' message.
+    // thread, so its 100 results come as one 'results' message, handled only by deferred drains.
     const uids = Array.from({ length: 100 }, (_, i) => `batch-${String(i).padStart(3, '0')}`);
     for (const u of uids) d.send(update(u));
-    await sig.until(() => order.length >= 100, '100 results');
+    await sig.until(() => deferred.length > 0, 'the first drain deferred');
+    assert.equal(order.length, 0, 'nothing handled on arrival');
+    const perDrain: number[] = [];
+    for (let drains = 0; order.length < 100; drains++) {
+      assert.ok(drains < 100 && deferred.length === 1, `exactly one drain pending while results wait (${deferred.length})`);
+      const before = order.length;
+      deferred.shift()!();
+      perDrain.push(order.length - before);
+    }
     assert.deepEqual(order, uids, 'results in the order the thread sent them');
-    assert.ok(beforeImmediate <= 3, `${beforeImmediate} results were handled before an immediate queued at the first one could run (budget: 3)`);
+    assert.ok(perDrain.every((n) => n >= 1 && n <= 3), `results per drain within the budget of 3: ${perDrain.join(',')}`);
+    assert.equal(deferred.length, 0, 'no drain left once the inbox is empty');
   } finally {
     await bounded(d.close(), 'close');
   }

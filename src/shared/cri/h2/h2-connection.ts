@@ -314,16 +314,17 @@ export class H2Connection implements FrameSink, H2CallCarrier {
       this.#socket.write(windowUpdateFrame(streamId, call.recvUnacked));
       call.recvUnacked = 0;
     }
-    const err = call.receiveData(data);
-    if (err !== -1) {
-      this.#streams.delete(streamId);
-      this.#socket.write(rstStreamFrame(streamId, H2Error.CANCEL));
-      this.#writer.remove(call);
-      call.failWithOwnStatus();
-      this.#afterStreamClosed();
-      return;
-    }
-    if (endStream) this.#endStream(call);
+    if (call.receiveData(data) !== -1) this.#cancelRejected(call);
+    else if (endStream) this.#endStream(call);
+  }
+
+  /** The call rejected what its stream carried (it holds its own status): cancel the stream, fail the call. */
+  #cancelRejected(call: H2UnaryCall): void {
+    this.#streams.delete(call.streamId);
+    this.#socket.write(rstStreamFrame(call.streamId, H2Error.CANCEL));
+    this.#writer.remove(call);
+    call.failWithOwnStatus();
+    this.#afterStreamClosed();
   }
 
   #endStream(call: H2UnaryCall): void {
@@ -368,16 +369,8 @@ export class H2Connection implements FrameSink, H2CallCarrier {
       if (streamId >= this.#nextStreamId) this.#connectionError(H2Error.PROTOCOL_ERROR, `HEADERS on idle stream ${streamId}`);
       return;
     }
-    const err = call.receiveHeaders(list.names, list.values, endStream);
-    if (err !== -1) {
-      this.#streams.delete(streamId);
-      this.#socket.write(rstStreamFrame(streamId, H2Error.CANCEL));
-      this.#writer.remove(call);
-      call.failWithOwnStatus();
-      this.#afterStreamClosed();
-      return;
-    }
-    if (endStream) this.#endStream(call);
+    if (call.receiveHeaders(list.names, list.values, endStream) !== -1) this.#cancelRejected(call);
+    else if (endStream) this.#endStream(call);
   }
 
   #onRstStream(streamId: number, payload: Buffer): void {
