@@ -198,13 +198,15 @@ test('full resync: a file whose stat is unchanged since its last decode is not r
 
 test('full resync: a file changed within RACY_MS of its read is read again at the next resync', async () => {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'shardlet-file-racy-'));
-  // The wall clock at the files' real time: a file just written is "racy".
-  const clock = new FakeClock(Date.now());
+  await fs.writeFile(path.join(dir, 'a.yaml'), manifest('a'));
+  // The wall clock at the file's own last change, read from its stat (not Date.now(), which the
+  // file's timestamp may follow by a millisecond or more): a file just written is "racy".
+  const st = await fs.stat(path.join(dir, 'a.yaml'));
+  const clock = new FakeClock(Math.max(st.mtimeMs, st.ctimeMs));
   const cfg = new PodConfig({ clock, logger: silentLogger });
   let reads = 0;
   const src = createFileSource({ path: dir, nodeName: 'n1', sink: cfg.channel('file'), clock, logger: silentLogger, watch: false, readFile: async (f) => (reads++, fs.readFile(f, 'utf8')) });
   try {
-    await fs.writeFile(path.join(dir, 'a.yaml'), manifest('a'));
     src.start();
     await src.syncNow();
     await src.syncNow();
