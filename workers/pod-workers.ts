@@ -25,12 +25,12 @@
  * queue owns requeue timing (as the kubelet's does).
  */
 import { setMaxListeners } from 'node:events';
-import { isDeepStrictEqual } from 'node:util';
 import type { V1Pod, V1PodStatus } from '@kubernetes/client-node';
 import type { Clock, Random } from '../src/shared/clock/clock.js';
 import type { WireError } from '../src/shared/cri/cri-errors.js';
 import type { Logger } from '../src/shared/logging/logger.js';
 import { podFields } from '../src/shared/logging/logger.js';
+import { deepEqual } from '../src/shared/immutable/deep-equal.js';
 import { cacheNow } from '../src/shared/pod-cache/pod-cache.js';
 import type { RuntimePodStatus } from '../src/shared/pod-cache/runtime-pod-status.js';
 import type { PodSyncer } from './pod-sync.js';
@@ -288,7 +288,7 @@ export class PodWorkers {
   #withoutUnchangedStatus<R extends { apiStatus?: V1PodStatus }>(rec: PodRecord, work: 'sync' | 'terminate' | 'cleanup', result: R): R {
     const status = result.apiStatus;
     if (status === undefined) return result;
-    if (work === 'sync' && rec.state === 'syncing' && rec.sentStatus !== undefined && isDeepStrictEqual(rec.sentStatus, status)) {
+    if (work === 'sync' && rec.state === 'syncing' && rec.sentStatus !== undefined && deepEqual(rec.sentStatus, status)) {
       const { apiStatus: _unchanged, ...rest } = result;
       return rest as R;
     }

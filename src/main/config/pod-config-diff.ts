@@ -9,6 +9,7 @@ import {
   ConfigMirrorAnnotationKey,
   ConfigSourceAnnotationKey,
 } from '../../shared/kubetypes/kubelet-labels.js';
+import { deepEqual } from '../../shared/immutable/deep-equal.js';
 
 /** Annotations the kubelet itself writes; a difference in these is never an UPDATE. */
 export const LOCAL_ANNOTATIONS: readonly string[] = Object.freeze([
@@ -16,30 +17,6 @@ export const LOCAL_ANNOTATIONS: readonly string[] = Object.freeze([
   ConfigMirrorAnnotationKey,
   ConfigFirstSeenAnnotationKey,
 ]);
-
-/**
- * Structural equality over decoded JSON-like data (objects, arrays, Dates, primitives). A key
- * whose value is undefined counts as absent. (Go's reflect.DeepEqual also tells a nil map from an
- * empty one; decoded manifests never produce that distinction meaningfully, so we do not.)
- */
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (a instanceof Date || b instanceof Date) {
-    return a instanceof Date && b instanceof Date && (a.getTime() === b.getTime() || (Number.isNaN(a.getTime()) && Number.isNaN(b.getTime())));
-  }
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a) && Array.isArray(b)) {
-    if (a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
-    return true;
-  }
-  const ka = Object.keys(a).filter((k) => Reflect.get(a, k) !== undefined);
-  const kb = Object.keys(b).filter((k) => Reflect.get(b, k) !== undefined);
-  if (ka.length !== kb.length) return false;
-  for (const k of ka) if (!Object.hasOwn(b, k) || !deepEqual(Reflect.get(a, k), Reflect.get(b, k))) return false;
-  return true;
-}
 
 /** True when the maps are equal ignoring the kubelet-local annotations. */
 export function isAnnotationMapEqual(existing: Readonly<Record<string, string>> | undefined, candidate: Readonly<Record<string, string>> | undefined): boolean {

@@ -7,7 +7,7 @@
  * in this form.
  */
 import type { V1PodStatus } from '@kubernetes/client-node';
-import { deepEqual } from '../config/pod-config-diff.js';
+import { deepEqual } from '../../shared/immutable/deep-equal.js';
 
 /** A status in API form (see the module comment). */
 export type ApiPodStatus = Readonly<Record<string, unknown>>;
