@@ -10,7 +10,7 @@ import * as grpc from '@grpc/grpc-js';
 import { CriError, criErrorFromGrpc } from './cri-errors.js';
 import type { UnaryMethod } from './cri-methods.js';
 import type { CallOptions } from './runtime-service.js';
-import type { UnaryReport, UnaryTransport } from './unary-transport.js';
+import { MAX_WIRE_TIMEOUT_MS, type UnaryReport, type UnaryTransport } from './unary-transport.js';
 
 export interface GrpcJsUnaryTransportOptions {
   /** The grpc-js client whose channel carries the calls (CriClient shares it with GetContainerEvents). */
@@ -44,7 +44,9 @@ export class GrpcJsUnaryTransport implements UnaryTransport {
       try {
         if (this.#closed) throw new Error('Channel has been shut down');
         const channel = this.#client().getChannel() as grpc.Channel;
-        call = channel.createCall(m.path, Date.now() + timeoutMs, undefined, null, undefined);
+        // grpc-js derives grpc-timeout from the deadline and keeps no longer local timer: the
+        // deadline itself is capped (a 24.8-day call ends a few minutes early at worst).
+        call = channel.createCall(m.path, Date.now() + Math.min(timeoutMs, MAX_WIRE_TIMEOUT_MS), undefined, null, undefined);
       } catch (err) {
         finish(new CriError('ERR_CRI_UNAVAILABLE', method, `${method}: ${err instanceof Error ? err.message : String(err)}`));
         return;

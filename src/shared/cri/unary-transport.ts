@@ -8,6 +8,15 @@ import type { CriError } from './cri-errors.js';
 import type { UnaryMethod } from './cri-methods.js';
 import type { CallOptions } from './runtime-service.js';
 
+/**
+ * The longest deadline put on the wire (grpc-timeout), in ms: 2^31 - 1 ms rounded down to whole
+ * seconds. grpc-js servers (the simulated runtime) read the header into an int32 of
+ * milliseconds (`| 0`): 2,147,484 S overflows to a negative timeout and the call fails
+ * DEADLINE_EXCEEDED at once. Only StopContainer and ExecSync with grace periods or timeouts of
+ * 24.8 days and more reach it; shortening those by less than a second is harmless.
+ */
+export const MAX_WIRE_TIMEOUT_MS = Math.floor((2 ** 31 - 1) / 1000) * 1000;
+
 /** Reports one finished call to the operation hook (CriClient owns the hook). */
 export type UnaryReport = (operation: string, start: number, err: CriError | undefined) => void;
 

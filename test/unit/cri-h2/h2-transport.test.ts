@@ -362,3 +362,29 @@ test('h2 on a raw peer: hostile replies end the call typed — oversized, compre
     t.cleanup();
   }
 });
+
+test('both transports: a StopContainer with a grace period beyond 24.8 days is sent with grpc-timeout ≤ 2,147,483 S (an int32 of ms on grpc-js servers)', async () => {
+  for (const transport of ['h2', 'grpc-js'] as const) {
+    const t = tempSocket(`timeout-cap-${transport}-`);
+    const seen: string[] = [];
+    const srv = await scriptedServer(t.socket, (stream, headers) => {
+      seen.push(String(headers['grpc-timeout']));
+      replyOk(stream, responseMessage(headers[':path'] === '/runtime.v1.RuntimeService/StopContainer' ? 'StopContainer' : 'Version', headers[':path'] === '/runtime.v1.RuntimeService/StopContainer' ? {} : VERSION_REPLY));
+    });
+    const c = client(t.socket, { transport });
+    try {
+      await c.stopContainer('x', 400_000_000_000);
+      assert.equal(seen.length, 1, transport);
+      const m = /^(\d+)([HMSmun])$/.exec(seen[0] ?? '');
+      assert.ok(m, `${transport}: grpc-timeout ${seen[0]}`);
+      const perUnit: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1_000, m: 1, u: 1e-3, n: 1e-6 };
+      const ms = Number(m[1]) * (perUnit[m[2] as string] as number);
+      assert.ok(ms <= 2 ** 31 - 1, `${transport}: grpc-timeout ${seen[0]} is ${ms} ms, past an int32`);
+      assert.ok(ms >= 2_147_000_000, `${transport}: grpc-timeout ${seen[0]} is not the capped maximum`);
+    } finally {
+      c.close();
+      await srv.close();
+      t.cleanup();
+    }
+  }
+});

@@ -4,6 +4,7 @@
  * literals without indexing (RFC 7541 §6.1, §6.2.2), no Huffman, never a dynamic table entry —
  * so the peer's SETTINGS_HEADER_TABLE_SIZE (even 0) never matters to this side.
  */
+import { MAX_WIRE_TIMEOUT_MS } from '../unary-transport.js';
 
 /** §5.1 integer with an N-bit prefix; `first` holds the pattern bits of the first octet. */
 function hpackInt(out: number[], first: number, prefixBits: number, value: number): void {
@@ -64,13 +65,8 @@ const TIMEOUT_NAME = (() => {
 /** Longest encoded grpc-timeout field: name part + 1 length octet + 8 digits + unit. */
 export const MAX_TIMEOUT_FIELD_BYTES = TIMEOUT_NAME.length + 1 + 9;
 
-/**
- * The longest grpc-timeout sent, in seconds: 2^31 - 1 ms rounded down. grpc-js servers (the
- * simulated runtime) read the header into an int32 of milliseconds (`| 0`): 2,147,484 S
- * overflows to a negative timeout and the call fails DEADLINE_EXCEEDED at once. Rounding the
- * longest deadline (24.8 days) down by < 1 s is harmless; the local timer keeps the exact one.
- */
-const MAX_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+/** The longest grpc-timeout sent, in seconds (see MAX_WIRE_TIMEOUT_MS); the local timer keeps the exact deadline. */
+const MAX_TIMEOUT_SECONDS = MAX_WIRE_TIMEOUT_MS / 1000;
 
 /**
  * gRPC's TimeoutValue: at most 8 digits and a unit. Milliseconds up to 99,999,999 (27.7 h),
