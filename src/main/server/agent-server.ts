@@ -12,6 +12,7 @@
  * idempotent.
  */
 import http from 'node:http';
+import type { V1Pod } from '@kubernetes/client-node';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { Logger } from '../../shared/logging/logger.js';
@@ -113,6 +114,20 @@ export type ReadOnlySources = Pick<AgentServerOptions, 'metrics' | 'health' | 'p
  * request to its reply; the secure port serves the same ones behind authentication.
  */
 export function readOnlyRoutes(opts: ReadOnlySources): (req: http.IncomingMessage) => Promise<Reply> {
+  // Each item's JSON, kept while the item object is current (PodListSource: items are immutable).
+  const itemJson = new WeakMap<V1Pod, string>();
+  const podListJson = (items: readonly V1Pod[]): string => {
+    const parts: string[] = [];
+    for (const item of items) {
+      let json = itemJson.get(item);
+      if (json === undefined) {
+        json = JSON.stringify(item);
+        itemJson.set(item, json);
+      }
+      parts.push(json);
+    }
+    return `{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[${parts.join(',')}]}`;
+  };
   return async (req: http.IncomingMessage): Promise<Reply> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const path = url.pathname;
@@ -127,7 +142,7 @@ export function readOnlyRoutes(opts: ReadOnlySources): (req: http.IncomingMessag
       return { status: 200, type: PROMETHEUS_TEXT_CONTENT_TYPE, body: await opts.metrics.collect(), compressible: true };
     }
     if (path === '/pods' || path === '/pods/') {
-      const body = JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items: opts.pods.list() });
+      const body = podListJson(opts.pods.list());
       return { status: 200, type: 'application/json', body, compressible: true };
     }
     const checks = [PING_CHECK, ...opts.health.checks()];

@@ -24,7 +24,10 @@ export interface HealthSource {
   checks(): readonly HealthCheckResult[];
 }
 
-/** The pods this node runs, as the kubelet's read-only /pods endpoint lists them. */
+/**
+ * The pods this node runs, as the kubelet's read-only /pods endpoint lists them. Items are
+ * immutable: a changed pod is a new item object (the route caches each item's JSON by identity).
+ */
 export interface PodListSource {
   list(): readonly V1Pod[];
 }

@@ -126,6 +126,27 @@ test('/pods is a v1 PodList of the source pods', async () => {
   });
 });
 
+test('/pods serializes an item once while it is current: the next list reuses its JSON, a replaced item is serialized anew', async () => {
+  let serialized = 0;
+  const item = (name: string, image: string): V1Pod =>
+    Object.freeze({ apiVersion: 'v1', kind: 'Pod', metadata: { name, uid: `u-${name}` }, spec: { containers: [{ name: 'c', image }] }, toJSON(this: V1Pod) {
+      serialized++;
+      const { toJSON: _skip, ...plain } = this as V1Pod & { toJSON?: unknown };
+      return plain;
+    } } as V1Pod);
+  const pods: V1Pod[] = [item('a', 'x:1'), item('b', 'x:1')];
+  await withServer({ pods }, async (port) => {
+    const names = async (): Promise<string[]> => (JSON.parse((await request(port, '/pods')).body.toString()) as { items: V1Pod[] }).items.map((p) => `${p.metadata?.name}=${p.spec?.containers[0]?.image}`);
+    assert.deepEqual(await names(), ['a=x:1', 'b=x:1']);
+    assert.equal(serialized, 2);
+    assert.deepEqual(await names(), ['a=x:1', 'b=x:1']);
+    assert.equal(serialized, 2, 'unchanged items are not serialized again');
+    pods[1] = item('b', 'x:2');
+    assert.deepEqual(await names(), ['a=x:1', 'b=x:2']);
+    assert.equal(serialized, 3, 'only the replaced item');
+  });
+});
+
 test('unknown paths are 404, non-GET methods 405, requests with a body 413', async () => {
   await withServer({}, async (port) => {
     assert.equal((await request(port, '/')).status, 404);
