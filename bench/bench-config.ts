@@ -57,7 +57,7 @@ export interface ProfileDefaults {
 const ALL: SessionWorkloads = Object.freeze({ steady: true, churn: true });
 
 export const PROFILES: Readonly<Record<ProfileName, Readonly<ProfileDefaults>>> = Object.freeze({
-  // Sized to finish in about 4–5 minutes on an idle 2-core machine (a 1,000-pod session with
+  // Sized to finish in about 6 minutes on an idle 2-core machine (a 1,000-pod session with
   // every workload takes ~40 s there; burst + steady + mass delete ~30 s): every worker count
   // at 100 pods, inline vs 2 threads at 1,000 pods, churn at both counts on 2 threads, one
   // session on the containerd-latency profile, one at 5,000 pods (memory and relist at that
@@ -176,7 +176,7 @@ function positive(flag: string, v: string | undefined, dflt: number): number {
 }
 
 export const BENCH_USAGE = `usage: npm run bench -- [options]
-  --profile quick|full      the matrix (quick: ~5 min on 2 cores; full: every worker count,
+  --profile quick|full      the matrix (quick: ~6 min on 2 cores; full: every worker count,
                             100–5,000 pods, both sim profiles, 60 s steady state)
   --workers 0,1,2,4         worker threads (0 = inline); with --pods/--sim-profiles, a flag
   --pods 100,1000           rebuilds the sim matrix as a plain cross product
