@@ -18,10 +18,6 @@
  *    is in flight per shard (the next goes after the worker's 'ack'): memory on this path is
  *    bounded by the number of pods, whatever the worker's pace, and a shard that is down only
  *    accumulates its own pods' newest updates while the others keep flowing.
- *  - A batch holds at most maxBatchUpdates updates, the oldest pending first. Its structured
- *    clone (every pod spec in it) runs inside postMessage, on the main thread, in one piece: a
- *    busy thread acks late, thousands of updates pile up behind the batch in flight (a 5,000-pod
- *    burst), and sending them all at once was one long task on the main thread.
  *  - Per-pod order: a pod's updates only ever go through its shard's single port, in order;
  *    coalescing keeps what the worker would have kept (newest, kills never undone).
  *  - A replacement's 'ready' triggers onShardRestarted: the sync loop re-sends every pod of the
@@ -79,8 +75,6 @@ export interface PoolDispatcherOptions {
   budgetNow?: () => number;
   /** Runs the next drain on a later macrotask (default setImmediate); tests run it themselves. */
   defer?: (fn: () => void) => void;
-  /** Updates per batch to a thread (default POOL_DISPATCHER_DEFAULTS.maxBatchUpdates). */
-  maxBatchUpdates?: number;
 }
 
 export const POOL_DISPATCHER_DEFAULTS = Object.freeze({
@@ -92,8 +86,6 @@ export const POOL_DISPATCHER_DEFAULTS = Object.freeze({
   closeGraceMs: 5_000,
   /** Main-thread time per drain of the threads' messages (see the invariants above). */
   turnBudgetMs: 4,
-  /** Updates per batch to a thread (see the invariants above). */
-  maxBatchUpdates: 64,
 });
 
 /** One message from a shard's thread, waiting to be handled (a 'results' batch is queued result by result). */
@@ -150,7 +142,6 @@ export class PoolDispatcher implements PodDispatcher {
   readonly #budgetNow: () => number;
   readonly #turnBudgetMs: number;
   readonly #defer: (fn: () => void) => void;
-  readonly #maxBatch: number;
 
   constructor(o: PoolDispatcherOptions) {
     if (!Number.isInteger(o.threads) || o.threads < 1) throw new RangeError(`threads must be >= 1, got ${o.threads}`);
@@ -159,8 +150,6 @@ export class PoolDispatcher implements PodDispatcher {
     this.#budgetNow = o.budgetNow ?? (() => performance.now());
     this.#turnBudgetMs = o.turnBudgetMs ?? POOL_DISPATCHER_DEFAULTS.turnBudgetMs;
     this.#defer = o.defer ?? ((fn) => void setImmediate(fn));
-    this.#maxBatch = o.maxBatchUpdates ?? POOL_DISPATCHER_DEFAULTS.maxBatchUpdates;
-    if (!Number.isInteger(this.#maxBatch) || this.#maxBatch < 1) throw new RangeError(`maxBatchUpdates must be >= 1, got ${this.#maxBatch}`);
     this.threads = o.threads;
     this.#pool = new Piscina({
       filename: o.filename,
@@ -347,7 +336,7 @@ export class PoolDispatcher implements PodDispatcher {
   #flush(s: Shard): void {
     if (s.state !== 'ready' || s.inFlight || s.pending.size === 0 || !s.port) return;
     s.inFlight = true;
-    s.port.postMessage({ kind: 'updates', batch: s.pending.drain(this.#maxBatch) } satisfies ShardInbound);
+    s.port.postMessage({ kind: 'updates', batch: s.pending.drain() } satisfies ShardInbound);
   }
 
   send(msg: PodUpdateMessage): void {

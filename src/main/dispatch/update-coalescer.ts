@@ -52,19 +52,10 @@ export class UpdateCoalescer {
     return this.#pending.size;
   }
 
-  /** Takes the `max` oldest pending updates (all by default), in first-pending order. */
-  drain(max = Infinity): PodUpdateMessage[] {
-    if (max >= this.#pending.size) {
-      const out = [...this.#pending.values()];
-      this.#pending.clear();
-      return out;
-    }
-    const out: PodUpdateMessage[] = [];
-    for (const [uid, msg] of this.#pending) {
-      if (out.length >= max) break;
-      out.push(msg);
-      this.#pending.delete(uid);
-    }
+  /** Takes every pending update (in first-pending order) and empties the buffer. */
+  drain(): PodUpdateMessage[] {
+    const out = [...this.#pending.values()];
+    this.#pending.clear();
     return out;
   }
 }

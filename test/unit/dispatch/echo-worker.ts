@@ -1,7 +1,7 @@
 /**
  * Test worker for the pool dispatcher, on the product's thread endpoint (shard-endpoint.ts):
  * echoes each update as a podResult tagged with its thread id (and the update's
- * statusNotBeforeMs, updateType and which message from the main side it came in). Annotations: `crash` ends the thread; `block-ms` blocks
+ * statusNotBeforeMs and updateType). Annotations: `crash` ends the thread; `block-ms` blocks
  * the thread that long (a slow shard). workerData.failAttaches: the first N host builds of
  * each thread throw (a replacement failing while it boots). workerData.loads (an Int32Array
  * over a SharedArrayBuffer counting module loads across threads) with failLoads: the loads with
@@ -18,13 +18,6 @@ if (wd.loads !== undefined) {
 }
 
 let builds = 0;
-/**
- * Which message from the main side an update came in: the endpoint hands every update of one
- * message to handle() in one synchronous loop, and the microtask queued by the first of them
- * runs only after that loop (before the next message's callback), closing the message.
- */
-let message = 0;
-let messageOpen = false;
 const failAttaches = (workerData as { failAttaches?: number }).failAttaches ?? 0;
 
 const endpoint = createShardEndpoint(threadId, (emit) => {
@@ -36,16 +29,9 @@ const endpoint = createShardEndpoint(threadId, (emit) => {
       if (ann['crash'] === 'true') process.exit(1);
       const block = Number(ann['block-ms'] ?? 0);
       if (block > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, block);
-      if (!messageOpen) {
-        messageOpen = true;
-        queueMicrotask(() => {
-          messageOpen = false;
-          message++;
-        });
-      }
       const out: WorkerToMain = { kind: 'podResult', threadId, uid: msg.uid, state: 'syncing', work: 'sync', durationMs: 0 };
       // Test-only extra fields: what the dispatcher delivered.
-      emit({ ...out, statusNotBeforeMs: msg.statusNotBeforeMs ?? null, updateType: msg.updateType, message } as WorkerToMain);
+      emit({ ...out, statusNotBeforeMs: msg.statusNotBeforeMs ?? null, updateType: msg.updateType } as WorkerToMain);
       return null;
     },
     close() {},

@@ -29,16 +29,3 @@ test('the buffer holds one update per pod, in first-pending order', () => {
   assert.deepEqual(b.drain().map((m) => m.uid), Array.from({ length: 10 }, (_, i) => `p${i}`));
   assert.equal(b.size, 0);
 });
-
-test('drain(max) takes the oldest pending first and leaves the rest in order; a later update of a left pod coalesces', () => {
-  const b = new UpdateCoalescer();
-  for (let i = 0; i < 10; i++) b.add(u(`p${i}`, 'create'));
-  assert.deepEqual(b.drain(4).map((m) => m.uid), ['p0', 'p1', 'p2', 'p3']);
-  assert.equal(b.size, 6);
-  b.add(u('p5', 'sync'));
-  b.add(u('p0', 'sync'));
-  const rest = b.drain(100);
-  assert.deepEqual(rest.map((m) => m.uid), ['p4', 'p5', 'p6', 'p7', 'p8', 'p9', 'p0']);
-  assert.equal(rest[1]?.updateType, 'create', 'coalesced with its pending create');
-  assert.equal(b.size, 0);
-});
