@@ -77,10 +77,10 @@ export const PROFILES: Readonly<Record<ProfileName, Readonly<ProfileDefaults>>> 
     ],
     flagWorkers: [0, 1, 2, 4],
     flagPods: { zero: [100, 1000], containerd: [100] },
-    // 10 s: V8 gives back the heap a burst grew (new space, the old generation's free pages) on
-    // its memory reducer's schedule, 5–15 s after the last collection; RSS at the end of a 2 s
-    // window was the burst's transient (issue 15: 342 MiB there, 200–250 MiB 15–40 s later),
-    // and the peak column keeps that transient visible.
+    // 10 s: V8 gives back the heap a burst grew on its memory reducer's schedule, seconds to
+    // tens of seconds after the burst; RSS at the end of a 2 s window was the burst's transient
+    // (issue 15, one agent at 1,000 pods: 343 MiB as the last pods started, 255 MiB 7 s later,
+    // 201 MiB after 55 s), and the peak column keeps that transient visible.
     steadySeconds: 10,
     churnSeconds: 2,
     churnPodsPerSec: 50,

@@ -12,9 +12,9 @@
  * idempotent.
  */
 import http from 'node:http';
-import type { V1Pod } from '@kubernetes/client-node';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
+import type { V1Pod } from '@kubernetes/client-node';
 import type { Logger } from '../../shared/logging/logger.js';
 import { PROMETHEUS_TEXT_CONTENT_TYPE } from '../metrics/exposition-text.js';
 import { aggregateHealthz, PING_CHECK, singleHealthz } from './healthz.js';
@@ -114,20 +114,6 @@ export type ReadOnlySources = Pick<AgentServerOptions, 'metrics' | 'health' | 'p
  * request to its reply; the secure port serves the same ones behind authentication.
  */
 export function readOnlyRoutes(opts: ReadOnlySources): (req: http.IncomingMessage) => Promise<Reply> {
-  // Each item's JSON, kept while the item object is current (PodListSource: items are immutable).
-  const itemJson = new WeakMap<V1Pod, string>();
-  const podListJson = (items: readonly V1Pod[]): string => {
-    const parts: string[] = [];
-    for (const item of items) {
-      let json = itemJson.get(item);
-      if (json === undefined) {
-        json = JSON.stringify(item);
-        itemJson.set(item, json);
-      }
-      parts.push(json);
-    }
-    return `{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[${parts.join(',')}]}`;
-  };
   return async (req: http.IncomingMessage): Promise<Reply> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const path = url.pathname;
@@ -151,6 +137,26 @@ export function readOnlyRoutes(opts: ReadOnlySources): (req: http.IncomingMessag
       : singleHealthz(checks, path.slice('/healthz/'.length));
     return { status: r.status, type: TEXT, body: r.body, headers: { 'x-content-type-options': 'nosniff' } };
   };
+}
+
+/**
+ * Each /pods item's JSON, kept while the item object is current (PodListSource: items are
+ * immutable). One cache for every server of the process: the read-only and the secure port list
+ * the same items.
+ */
+const itemJson = new WeakMap<V1Pod, string>();
+
+function podListJson(items: readonly V1Pod[]): string {
+  const parts: string[] = [];
+  for (const item of items) {
+    let json = itemJson.get(item);
+    if (json === undefined) {
+      json = JSON.stringify(item);
+      itemJson.set(item, json);
+    }
+    parts.push(json);
+  }
+  return `{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[${parts.join(',')}]}`;
 }
 
 /** True for "gzip" with a non-zero q (e.g. "gzip, deflate", "gzip;q=0.5"); false for "gzip;q=0". */

@@ -369,7 +369,8 @@ test('both transports: a StopContainer with a grace period beyond 24.8 days is s
     const seen: string[] = [];
     const srv = await scriptedServer(t.socket, (stream, headers) => {
       seen.push(String(headers['grpc-timeout']));
-      replyOk(stream, responseMessage(headers[':path'] === '/runtime.v1.RuntimeService/StopContainer' ? 'StopContainer' : 'Version', headers[':path'] === '/runtime.v1.RuntimeService/StopContainer' ? {} : VERSION_REPLY));
+      const stop = headers[':path'] === '/runtime.v1.RuntimeService/StopContainer';
+      replyOk(stream, stop ? responseMessage('StopContainer', {}) : responseMessage('Version', VERSION_REPLY));
     });
     const c = client(t.socket, { transport });
     try {
