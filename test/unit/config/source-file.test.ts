@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createFileSource, RACY_MS, type FileSourceImpl } from '../../../src/main/config/source-file.js';
+import { createFileSource, RACY_MS, READ_CONCURRENCY, type FileSourceImpl } from '../../../src/main/config/source-file.js';
 import { PodConfig } from '../../../src/main/config/pod-config.js';
 import type { PodUpdate } from '../../../src/shared/manifest/pod-update.js';
 import type { ConfigError } from '../../../src/shared/manifest/config-errors.js';
@@ -219,6 +219,64 @@ test('full resync: a file changed within RACY_MS of its read is read again at th
     assert.equal(reads, 4);
   } finally {
     await src.close();
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+});
+
+/** `p`, or a rejection naming `what` after `ms` of real time (a bound, not a synchronisation). */
+async function bounded<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`not within ${ms} ms: ${what}`)), ms); });
+  try {
+    return await Promise.race([p, limit]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+test('files named by fs.watch are read READ_CONCURRENCY at a time, not one after another', async () => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'shardlet-file-many-'));
+  const clock = new FakeClock(Date.now() + 60_000);
+  const cfg = new PodConfig({ clock, logger: silentLogger });
+  // Once gated, every read waits until READ_CONCURRENCY reads are in flight together: reads made
+  // one at a time never get there, and the bounded wait below fails.
+  let gated = false;
+  let inFlight = 0;
+  let maxInFlight = 0;
+  let open!: () => void;
+  const together = new Promise<void>((resolve) => (open = resolve));
+  const readFile = async (file: string): Promise<string> => {
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    try {
+      if (gated) {
+        if (inFlight >= READ_CONCURRENCY) open();
+        await together;
+      }
+      return await fs.readFile(file, 'utf8');
+    } finally {
+      inFlight--;
+    }
+  };
+  const debounceMs = 50;
+  const src = createFileSource({ path: dir, nodeName: 'n1', sink: cfg.channel('file'), clock, logger: silentLogger, watch: false, readFile, debounceMs });
+  try {
+    src.start();
+    await src.syncNow();
+    while (cfg.tryNext() !== undefined);
+    const names = Array.from({ length: 3 * READ_CONCURRENCY }, (_, i) => `p${i}.yaml`);
+    for (const n of names) await fs.writeFile(path.join(dir, n), manifest(n.replace('.yaml', '')));
+    gated = true;
+    for (const n of names) src.noteChanged(n);
+    clock.step(debounceMs);
+    await bounded(together, 5_000, `${READ_CONCURRENCY} reads in flight together (at most ${maxInFlight} were)`);
+    const u = await bounded(cfg.next(), 5_000, 'the update with the named files\' pods');
+    assert.equal(u?.op, 'ADD');
+    assert.equal(u?.pods.length, names.length);
+    assert.equal(maxInFlight, READ_CONCURRENCY, 'never more reads in flight than the bound');
+  } finally {
+    await src.close();
+    cfg.close();
     await fs.rm(dir, { recursive: true, force: true });
   }
 });
