@@ -36,8 +36,9 @@ export function freshStatusRefresher(d: FreshStatusDeps): StatusRefresher {
     // keep the last known IPs so a finished pod still shows its podIP.
     const previous = d.cache.reader.get(uid)?.status;
     if (status.ips.length === 0 && previous && previous.ips.length > 0 && !status.sandboxes.some((s) => s.state === 'SANDBOX_READY')) status.ips = previous.ips;
-    d.cache.writer.set(uid, status, null, Math.max(takenAt, afterMs + 1));
-    return status;
+    const ts = Math.max(takenAt, afterMs + 1);
+    const outcome = d.cache.writer.set(uid, status, null, ts);
+    return { status, entryTs: outcome === 'stored' ? ts : undefined };
   };
 }
 

@@ -139,6 +139,7 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     emit,
     threadId,
     syncFrequencyMs: config.syncFrequencyMs,
+    onSkippedSync: () => metrics.podSyncSkipped(),
     onWork: (op, seconds) => {
       metrics.podWorkerDuration(op, seconds);
       metrics.threadBusy(seconds);

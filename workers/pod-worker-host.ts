@@ -10,10 +10,13 @@ export class PodWorkerHost implements PodWorkerEndpoint {
   readonly #workers: PodWorkers;
   readonly #onClose: (() => void) | undefined;
 
-  readonly #observe: ((msg: PodUpdateMessage) => void) | undefined;
+  readonly #observe: ((msg: PodUpdateMessage) => boolean) | undefined;
 
-  /** `observe` sees every update before the pod workers queue it (the API objects store). */
-  constructor(workers: PodWorkers, onClose?: () => void, observe?: (msg: PodUpdateMessage) => void) {
+  /**
+   * `observe` sees every update before the pod workers queue it (the API objects store) and
+   * returns whether it changed what the pod's sync reads: a PLEG-only sync that did is a full sync.
+   */
+  constructor(workers: PodWorkers, onClose?: () => void, observe?: (msg: PodUpdateMessage) => boolean) {
     this.#workers = workers;
     this.#onClose = onClose;
     this.#observe = observe;
@@ -22,10 +25,16 @@ export class PodWorkerHost implements PodWorkerEndpoint {
   /** Handles one message; returns stats for a stats request, otherwise null (an acknowledgement). */
   handle(msg: MainToWorker): WorkerThreadStats | null {
     switch (msg.kind) {
-      case 'update':
-        this.#observe?.(msg);
-        this.#workers.update(msg);
+      case 'update': {
+        const changed = this.#observe?.(msg) === true;
+        if (changed && msg.plegOnly === true) {
+          const { plegOnly: _full, ...sync } = msg;
+          this.#workers.update(sync);
+        } else {
+          this.#workers.update(msg);
+        }
         return null;
+      }
       case 'stats':
         return this.#workers.stats();
       default: {

@@ -19,6 +19,18 @@
  *    After work that called the runtime, the worker publishes its pod's fresh status itself
  *    (StatusRefresher) instead of waiting up to a relist period for the PLEG.
  *
+ * Skipped syncs (beyond the kubelet): a 'sync' sent only because the PLEG saw the pod's objects
+ * change (`plegOnly`) is skipped, with no result, when it would run on exactly the inputs of the
+ * pod's last clean sync: the same pod object (an update whose pod equals the held one keeps the
+ * held object), the same cache entry and the same network readiness. "Clean" is a sync without
+ * error that left the pod syncing and either changed nothing in the runtime (its entry is the
+ * one it ran on) or published a status derived from its own calls' answers (that entry is
+ * exactly what it created, in the states the runtime answered). Such a sync would decide
+ * nothing and generate the status already sent. This is the PLEG's echo of the worker's own
+ * creates: in a burst each new pod's sandbox and container show up in one or two relists, and
+ * each used to cost a full sync. Any other reason to sync (config, probes, API objects, due
+ * work, a failed or fetched-status sync, a newer entry from anyone) runs the sync.
+ *
  * Requeue: after a successful sync the pod is resynced in syncFrequency × [1, 1.5) (60–90 s by
  * default), after an error in 10 s × [1, 1.5) — the kubelet's jittered intervals — or sooner if
  * the syncer asks (a backoff expiring). The delay is reported to the main thread, whose work
@@ -45,7 +57,13 @@ export interface PodStatusWaiter {
  * Publishes a pod's status to the cache at a timestamp > afterMs: `derived` when the sync's own
  * answers told it (no CRI call), else fetched from the runtime.
  */
-export type StatusRefresher = (pod: V1Pod, afterMs: number, signal: AbortSignal, derived?: RuntimePodStatus) => Promise<RuntimePodStatus | undefined>;
+export type StatusRefresher = (pod: V1Pod, afterMs: number, signal: AbortSignal, derived?: RuntimePodStatus) => Promise<RefreshedStatus | undefined>;
+
+export interface RefreshedStatus {
+  status: RuntimePodStatus;
+  /** The cache entry now holds exactly this status at this timestamp; undefined: it does not (a newer entry won, or it was trimmed to fit). */
+  entryTs: number | undefined;
+}
 
 /** Optional per-pod hooks (the prober attaches here). */
 export interface PodLifecycleHooks {
@@ -67,6 +85,8 @@ export interface PodWorkersDeps {
   syncFrequencyMs?: number;
   /** The kubelet's backOffPeriod after a failed sync. */
   errorBackoffMs?: number;
+  /** Observer of each PLEG-only sync skipped (shardlet_pod_syncs_skipped_total). */
+  onSkippedSync?: () => void;
   /** Observer of each unit of work (kubelet_pod_worker_duration_seconds). */
   onWork?: (operationType: 'create' | 'update' | 'sync' | 'kill', seconds: number) => void;
   /**
@@ -113,6 +133,15 @@ interface PodRecord {
   previousStatus: V1PodStatus | undefined;
   /** The API status in this pod's last result to the main thread (see #withoutUnchangedStatus). */
   sentStatus: V1PodStatus | undefined;
+  /** The inputs of the pod's last clean sync, while nothing else ran since (see "Skipped syncs"). */
+  settled: SettledSync | undefined;
+}
+
+interface SettledSync {
+  pod: V1Pod;
+  /** The cache entry a sync with these inputs would run on. */
+  entryTs: number;
+  networkNotReady: string | undefined;
 }
 
 export class PodWorkers {
@@ -150,13 +179,17 @@ export class PodWorkers {
         keepLogs: msg.kill?.keepLogs === true,
         previousStatus: msg.previousStatus,
         sentStatus: undefined,
+        settled: undefined,
       };
       this.#pods.set(msg.uid, rec);
     }
     if (msg.updateType === 'kill') this.#acceptKill(rec, msg);
     else if (rec.state === 'syncing') {
-      rec.pod = msg.pod;
-      rec.pending = msg;
+      // An equal pod keeps the held object: what was computed from it stays valid (container
+      // hashes are memoized per object) and "the same pod" is an identity check.
+      if (rec.pod !== msg.pod && !deepEqual(rec.pod, msg.pod)) rec.pod = msg.pod;
+      // Newest wins, but a PLEG-only sync does not erase another pending reason to sync.
+      rec.pending = msg.plegOnly === true && rec.pending !== undefined && rec.pending.plegOnly !== true ? withoutPlegOnly(msg) : msg;
     } else if (!rec.active && rec.pending === undefined && (rec.state === 'terminating' || rec.removed)) {
       // A resync of a pod whose termination or cleanup failed earlier: retry that work.
       rec.pending = { kind: 'update', uid: rec.uid, updateType: 'kill', pod: rec.pod, kill: { removed: rec.removed, reason: 'retry' } };
@@ -239,15 +272,22 @@ export class PodWorkers {
       const work = this.#workFor(rec.state);
       const start = this.#d.clock.monotonic();
       let result: Omit<PodResultMessage, 'kind' | 'threadId' | 'uid' | 'durationMs' | 'state' | 'work'> = {};
+      let skipped = false;
       try {
         const entry = await this.#d.cache.getNewerThan(rec.uid, rec.lastSyncTimeMs, ac.signal);
         // As the kubelet (managePodLoop: "error determining status"): never act on a status
         // stored with an error (its values are placeholders); the PLEG reinspects the pod and
         // its events bring the pod back, or the error backoff retries.
         if (entry.error) throw Object.assign(new Error(`error determining status: ${entry.error.message}`), { code: entry.error.code });
-        rec.inFlight = work;
-        rec.statusTimestampMs = entry.timestampMs;
-        result = await this.#doWork(rec, work, update.updateType, entry.status, ac.signal, update.networkNotReady);
+        const settled = rec.settled;
+        if (work === 'sync' && update.plegOnly === true && settled !== undefined && settled.pod === rec.pod && settled.entryTs === entry.timestampMs && settled.networkNotReady === update.networkNotReady) {
+          skipped = true;
+        } else {
+          rec.settled = undefined;
+          rec.inFlight = work;
+          rec.statusTimestampMs = entry.timestampMs;
+          result = await this.#doWork(rec, work, update.updateType, entry.status, ac.signal, update.networkNotReady);
+        }
       } catch (err) {
         if (ac.signal.aborted) {
           // Pre-empted (kill or shorter grace): the pending update drives what runs next.
@@ -260,6 +300,10 @@ export class PodWorkers {
       } finally {
         rec.inFlight = undefined;
         rec.abort = undefined;
+      }
+      if (skipped) {
+        this.#d.onSkippedSync?.();
+        continue;
       }
       const durationMs = this.#d.clock.monotonic() - start;
       this.#busyMs += durationMs;
@@ -325,7 +369,8 @@ export class PodWorkers {
         // Nothing changed in the runtime: the status just read is current; the next sync waits
         // for the PLEG as in the kubelet instead of re-reading it (4 CRI calls per no-op sync).
         const refreshed = out.runtimeChanged !== false;
-        const fresh = refreshed ? await this.#afterWork(rec, signal, out.runtimeAfter) : this.#markEnd(rec, status);
+        const after = refreshed ? await this.#afterWork(rec, signal, out.runtimeAfter) : undefined;
+        const fresh = refreshed ? after?.status : this.#markEnd(rec, status);
         if (out.isTerminal && rec.state === 'syncing') {
           // A finished pod (Succeeded/Failed) terminates like a killed one, but stays known
           // (its objects are kept until the pod is removed from config).
@@ -334,6 +379,10 @@ export class PodWorkers {
           rec.pending ??= { kind: 'update', uid: rec.uid, updateType: 'kill', pod: rec.pod, kill: { removed: false, reason: 'pod finished' } };
         }
         d.hooks?.podSynced(rec.pod, fresh, rec.state);
+        // Clean (see "Skipped syncs"): nothing changed, or what changed is exactly what the
+        // sync's own answers told (a derived status, stored as is).
+        const settledTs = out.error || out.isTerminal || rec.state !== 'syncing' ? undefined : !refreshed ? rec.statusTimestampMs : out.runtimeAfter !== undefined ? after?.entryTs : undefined;
+        if (settledTs !== undefined) rec.settled = { pod: rec.pod, entryTs: settledTs, networkNotReady };
         const requeue = out.error ? this.#jitter(this.#errorBackoffMs()) : this.#jitter(d.syncFrequencyMs ?? POD_WORKERS_DEFAULTS.syncFrequencyMs);
         // Report what the runtime shows now (e.g. the container just restarted), not the
         // pre-sync view; start failures of this sync are kept by the syncer's reason cache.
@@ -349,7 +398,7 @@ export class PodWorkers {
         const grace = rec.gracePeriodSeconds ?? this.#gracePeriodFor(rec.pod, undefined);
         const out = await d.syncer.terminatePod({ pod: rec.pod, runtimeStatus: status, gracePeriodSeconds: grace, signal, ...this.#takePreviousStatus(rec) });
         if (signal.aborted) throw signal.reason;
-        const fresh = await this.#afterWork(rec, signal);
+        const fresh = (await this.#afterWork(rec, signal))?.status;
         if (out.error) {
           // The pod stays terminating; the requeued resync retries termination (see update()).
           return { apiStatus: out.apiStatus, error: out.error, requeueAfterMs: this.#jitter(this.#errorBackoffMs()) };
@@ -389,9 +438,9 @@ export class PodWorkers {
   }
 
   /** Marks the end of a unit of work and publishes fresh status when a refresher is wired. */
-  async #afterWork(rec: PodRecord, signal: AbortSignal, derived?: RuntimePodStatus): Promise<RuntimePodStatus | undefined> {
+  async #afterWork(rec: PodRecord, signal: AbortSignal, derived?: RuntimePodStatus): Promise<RefreshedStatus | undefined> {
     const end = cacheNow(this.#d.clock);
-    let fresh: RuntimePodStatus | undefined;
+    let fresh: RefreshedStatus | undefined;
     if (this.#d.refreshStatus) {
       try {
         fresh = await this.#d.refreshStatus(rec.pod, end, signal, derived);
@@ -427,6 +476,11 @@ export class PodWorkers {
     this.#closed = true;
     for (const r of this.#pods.values()) r.abort?.abort(new Error('pod workers closed'));
   }
+}
+
+function withoutPlegOnly(msg: PodUpdateMessage): PodUpdateMessage {
+  const { plegOnly: _dropped, ...rest } = msg;
+  return rest;
 }
 
 function toWireError(err: unknown): WireError {

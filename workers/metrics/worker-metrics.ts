@@ -65,6 +65,8 @@ export interface WorkerMetrics {
   /** This thread's load (shardlet_thread_*{thread}). */
   threadLoad(podsOwned: number, queueDepth: number): void;
   threadBusy(seconds: number): void;
+  /** A PLEG-only sync skipped (shardlet_pod_syncs_skipped_total). */
+  podSyncSkipped(): void;
   /** One log line of this thread dropped (shardlet_log_lines_dropped_total). */
   logLineDropped(): void;
   /** One pod evicted (kubelet_evictions{eviction_signal}). */
@@ -103,6 +105,7 @@ export function createWorkerMetrics(opts: WorkerMetricsOptions): WorkerMetrics {
   const podsOwned = r.gauge(s.threadPodsOwned).bind(thread);
   const queueDepth = r.gauge(s.threadQueueDepth).bind(thread);
   const busy = r.counter(s.threadBusySeconds).bind(thread);
+  const syncsSkipped = r.counter(s.podSyncsSkippedTotal).bind({});
   const probeTypeLabel = (t: ProbeType): string => PROBE_TYPE_LABEL[t];
 
   return {
@@ -151,6 +154,7 @@ export function createWorkerMetrics(opts: WorkerMetricsOptions): WorkerMetrics {
       queueDepth.set(depth);
     },
     threadBusy: (seconds) => busy.inc(seconds),
+    podSyncSkipped: () => syncsSkipped.inc(),
     logLineDropped: () => r.counter(s.logLinesDroppedTotal).inc({}),
     eviction: (signal) => r.counter(k.evictions).inc({ eviction_signal: signal }),
   };

@@ -6,7 +6,8 @@
  *    is, the shorter grace, keepLogs only if both keep logs);
  *  - otherwise the newer update wins, keeping 'create' as its type if the older one was a
  *    create (the first sync of a pod is a create, for the kubelet's metrics);
- *  - statusNotBeforeMs is the later of the two; previousStatus the newer one when present.
+ *  - statusNotBeforeMs is the later of the two; previousStatus the newer one when present;
+ *  - plegOnly stays only when both were PLEG-only syncs (any other reason makes it a full sync).
  * Insertion order is kept (Map), so pods are handed over in the order they first had work.
  */
 import type { PodUpdateMessage } from '../../shared/protocol/pod-worker-protocol.js';
@@ -36,6 +37,7 @@ export function coalesceUpdates(older: PodUpdateMessage, newer: PodUpdateMessage
   else delete out.statusNotBeforeMs;
   const prev = newer.previousStatus ?? older.previousStatus;
   if (prev !== undefined) out.previousStatus = prev;
+  if (out.plegOnly === true && older.plegOnly !== true) delete out.plegOnly;
   return out;
 }
 

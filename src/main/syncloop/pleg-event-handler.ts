@@ -34,7 +34,7 @@ export class PlegEventHandler {
       this.#d.runtimePods.noteRuntimePod(ev.id);
       touched.add(ev.id);
     }
-    for (const uid of touched) this.#d.workers.resync(uid);
+    for (const uid of touched) this.#d.workers.resync(uid, { plegOnly: true });
   }
 
   /**

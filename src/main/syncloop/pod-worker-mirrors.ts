@@ -40,8 +40,8 @@ export interface WorkerMirror {
   restartRequested?: boolean;
 }
 
-/** Extra fields a create/update/sync may carry (after a thread restart). */
-export type SendExtra = Pick<PodUpdateMessage, 'statusNotBeforeMs' | 'previousStatus'>;
+/** Extra fields a create/update/sync may carry (after a thread restart; a PLEG-only sync). */
+export type SendExtra = Pick<PodUpdateMessage, 'statusNotBeforeMs' | 'previousStatus' | 'plegOnly'>;
 
 /** Role: hand work for one pod to its worker. */
 export interface PodWork {
@@ -51,8 +51,11 @@ export interface PodWork {
   kill(pod: V1Pod, kill: KillOptions): void;
   /** Send a pod's kill (again): `kill` is its mirror's. */
   sendKill(uid: string, pod: V1Pod, kill: KillOptions, extra?: SendExtra): void;
-  /** A killed pod gets its kill again; a desired pod gets a sync; a pod without a worker nothing. */
-  resync(uid: string): void;
+  /**
+   * A killed pod gets its kill again; a desired pod gets a sync (`plegOnly`: sent only because
+   * the PLEG saw its runtime objects change); a pod without a worker nothing.
+   */
+  resync(uid: string, opts?: { plegOnly?: boolean }): void;
 }
 
 /** Role: which pods have a worker, read-only. */
@@ -141,7 +144,7 @@ export class PodWorkerMirrors implements PodWork, WorkerPresence {
    * cleanup failed, e.g. its log directory could not be removed, stays with its worker until
    * the retry succeeds: the error backoff requeues it here); a desired pod gets a sync.
    */
-  resync(uid: string): void {
+  resync(uid: string, opts: { plegOnly?: boolean } = {}): void {
     const w = this.#mirrors.get(uid);
     if (!w) return;
     if (w.kill) {
@@ -149,7 +152,7 @@ export class PodWorkerMirrors implements PodWork, WorkerPresence {
       return;
     }
     const pod = this.#d.podManager.get(uid);
-    if (pod) this.send(pod, 'sync');
+    if (pod) this.send(pod, 'sync', opts.plegOnly === true ? { plegOnly: true } : {});
   }
 
   #activate(w: WorkerMirror): void {

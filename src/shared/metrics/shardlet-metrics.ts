@@ -24,6 +24,12 @@ export const threadBusySeconds = defineMetric({
   type: 'counter', labelNames: ['thread'], observedOn: 'pod-worker',
 });
 
+export const podSyncsSkippedTotal = defineMetric({
+  name: 'shardlet_pod_syncs_skipped_total',
+  help: 'Pod syncs asked for only by PLEG events and skipped because the pod, its cached runtime status and the network readiness were those of its last clean sync (the PLEG seeing what the pod worker itself just created).',
+  type: 'counter', labelNames: [], observedOn: 'pod-worker',
+});
+
 export const threadRestartsTotal = defineMetric({
   name: 'shardlet_thread_restarts_total',
   help: 'Worker threads that exited unexpectedly and were replaced.',
@@ -191,7 +197,7 @@ export const threadHeapBytes = defineMetric({
 });
 
 export const SHARDLET_METRICS = Object.freeze([
-  threadPodsOwned, threadQueueDepth, threadBusySeconds, threadRestartsTotal, syncLoopIterationDuration,
+  threadPodsOwned, threadQueueDepth, threadBusySeconds, podSyncsSkippedTotal, threadRestartsTotal, syncLoopIterationDuration,
   eventLoopDelay, plegEventsMainThreadSeconds, cacheSlotsUsed, cacheSlotsCapacity, cacheFullTotal, cacheOversizeTotal,
   cacheTrimmedTotal, cacheUnstoredPods, metricsSeriesDropped,
   apiRequestsTotal, podStatusPatchesTotal, podStatusCoalescedTotal, logLinesDroppedTotal,

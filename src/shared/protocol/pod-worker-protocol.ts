@@ -101,6 +101,14 @@ export interface PodUpdateMessage {
    */
   networkNotReady?: string;
   /**
+   * Set on a 'sync' sent only because the PLEG saw the pod's runtime objects change (the
+   * kubelet's HandlePodSyncs from plegCh), and kept through coalescing only while every merged
+   * update was such a sync. The pod worker may skip it when nothing that sync would read has
+   * changed since the pod's last clean sync (pod-workers.ts, "Skipped syncs"): the PLEG's event
+   * for an object the worker itself created, in the state its own answers gave, changes nothing.
+   */
+  plegOnly?: boolean;
+  /**
    * The configMaps, secrets and service-account tokens the pod refers to, as the main thread
    * resolved them (cluster mode; see src/shared/protocol/api-object-snapshot.ts for why they are
    * pushed). Absent: unchanged since the last update (or none referenced).

@@ -29,3 +29,12 @@ test('the buffer holds one update per pod, in first-pending order', () => {
   assert.deepEqual(b.drain().map((m) => m.uid), Array.from({ length: 10 }, (_, i) => `p${i}`));
   assert.equal(b.size, 0);
 });
+
+test('a PLEG-only sync stays PLEG-only only when merged with another PLEG-only sync', () => {
+  const pleg = u('a', 'sync', { plegOnly: true });
+  assert.equal(coalesceUpdates(pleg, u('a', 'sync', { plegOnly: true })).plegOnly, true);
+  assert.equal(coalesceUpdates(u('a', 'sync'), pleg).plegOnly, undefined, 'a pending resync (probe, due work) is not erased');
+  assert.equal(coalesceUpdates(u('a', 'create'), pleg).plegOnly, undefined, 'nor a create');
+  assert.equal(coalesceUpdates(pleg, u('a', 'update')).plegOnly, undefined, 'a later config update is a full sync');
+  assert.equal(coalesceUpdates(u('a', 'kill', { kill: { removed: false, reason: 'x' } }), pleg).plegOnly, undefined, 'a kill absorbs it');
+});

@@ -90,10 +90,10 @@ test('requeued pods are resynced when due; PLEG events resync known pods only', 
   assert.equal(sent.length, 0);
   clock.step(1);
   lc.syncDue();
-  assert.deepEqual(sent.map((m) => [m.uid, m.updateType]), [['a', 'sync']]);
+  assert.deepEqual(sent.map((m) => [m.uid, m.updateType, m.plegOnly]), [['a', 'sync', undefined]], 'due work is a full sync');
   sent.length = 0;
   lc.handlePlegEvents([{ id: 'b', type: 'ContainerDied', data: 'x' }, { id: 'b', type: 'ContainerStarted', data: 'y' }, { id: 'zzz', type: 'ContainerStarted', data: 'z' }]);
-  assert.deepEqual(sent.map((m) => [m.uid, m.updateType]), [['b', 'sync']], 'one resync per pod; unknown pods are left to housekeeping');
+  assert.deepEqual(sent.map((m) => [m.uid, m.updateType, m.plegOnly]), [['b', 'sync', true]], 'one resync per pod, marked PLEG-only; unknown pods are left to housekeeping');
 });
 
 test('housekeeping kills runtime pods no source wants, but only once every source is ready', () => {

@@ -313,7 +313,7 @@ test('a sync that changed nothing skips the status re-read and lets the next uni
     threadId: 1,
     refreshStatus: async (p) => {
       refreshed.push(p.metadata!.uid!);
-      return emptyPodStatus(p.metadata!.uid!);
+      return { status: emptyPodStatus(p.metadata!.uid!), entryTs: undefined };
     },
   });
   workers.update(upd(pod('a', 'v1'), 'create'));
@@ -355,4 +355,129 @@ test('a sync result carries the API status only when it changed since the last r
   workers.update(upd(p, 'kill', { removed: false, reason: 'test' }));
   await until(() => results.some((r) => r.work === 'terminate'), 'the termination');
   assert.deepEqual(results.find((r) => r.work === 'terminate')!.apiStatus, { phase: 'Succeeded' }, 'terminations always report their status');
+});
+
+/**
+ * A cache with one entry per pod at a timestamp the test controls: `publish` is a writer (the
+ * worker's refresher or "the PLEG") replacing it; a read asking for newer than the entry gets a
+ * newer one (a relist moved time on).
+ */
+class EntryCache implements PodStatusWaiter {
+  constructor(readonly progress: Progress) {}
+  ts = 1;
+  reads = 0;
+  publish(ts: number): void {
+    this.ts = ts;
+  }
+  async getNewerThan(uid: string, minTimestampMs: number): Promise<{ status: RuntimePodStatus; timestampMs: number }> {
+    this.reads++;
+    if (this.ts <= minTimestampMs) this.ts = minTimestampMs + 1;
+    this.progress.changed();
+    return { status: emptyPodStatus(uid), timestampMs: this.ts };
+  }
+}
+
+function skipRig() {
+  const clock = new FakeClock();
+  const progress = new Progress();
+  const syncer = new ScriptedSyncer(progress);
+  const cache = new EntryCache(progress);
+  const results: PodResultMessage[] = [];
+  let skipped = 0;
+  /** Whether the next refresh's write is the pod's entry (false: a newer entry won). */
+  let stored = true;
+  const workers = new PodWorkers({
+    syncer, cache, clock, random: () => 0, logger: silentLogger, threadId: 1,
+    emit: (m) => {
+      results.push(m);
+      progress.changed();
+    },
+    onSkippedSync: () => {
+      skipped++;
+      progress.changed();
+    },
+    refreshStatus: async (p, afterMs, _signal, derived) => {
+      const status = derived ?? emptyPodStatus(p.metadata!.uid!);
+      if (!stored) return { status, entryTs: undefined };
+      cache.publish(afterMs + 1);
+      return { status, entryTs: afterMs + 1 };
+    },
+  });
+  const plegSync = (p: V1Pod): PodUpdateMessage => ({ ...upd(p, 'sync'), plegOnly: true });
+  /** Sends `msg` and resolves with what became of it: one more sync call, or one more skip. */
+  const outcome = async (msg: PodUpdateMessage): Promise<'synced' | 'skipped'> => {
+    const calls = syncer.calls.length;
+    const skips = skipped;
+    const sent = results.length;
+    workers.update(msg);
+    await progress.until(() => skipped > skips || (syncer.calls.length > calls && results.length > sent), 'the sync to run or be skipped');
+    assert.ok(!(skipped > skips && syncer.calls.length > calls), 'both skipped and synced');
+    return skipped > skips ? 'skipped' : 'synced';
+  };
+  return { clock, syncer, cache, results, workers, plegSync, outcome, setStored: (v: boolean) => (stored = v), skipped: () => skipped };
+}
+
+const derived = (uid: string): Partial<SyncPodOutcome> => ({ runtimeAfter: { ...emptyPodStatus(uid), ips: ['10.0.0.1'] } });
+
+test('a PLEG-only sync on the entry the last clean sync published from its own answers is skipped, without a result', async () => {
+  const r = skipRig();
+  const p = pod('a', 'v1');
+  r.syncer.nextOutcome = derived('a');
+  assert.equal(await r.outcome(upd(p, 'create')), 'synced');
+  const results = r.results.length;
+  assert.equal(await r.outcome(r.plegSync(p)), 'skipped', 'the PLEG echo of what the sync created');
+  assert.equal(await r.outcome(r.plegSync(pod('a', 'v1'))), 'skipped', 'an equal pod (a new object) is the same pod');
+  assert.equal(r.results.length, results, 'a skipped sync sends nothing to the main thread');
+  assert.equal(await r.outcome(upd(p, 'sync')), 'synced', 'any other reason to sync runs it (a resync, a probe, API objects)');
+});
+
+test('a PLEG-only sync runs when any of its inputs changed since the last clean sync', async () => {
+  const r = skipRig();
+  r.syncer.nextOutcome = derived('a');
+  await r.outcome(upd(pod('a', 'v1'), 'create'));
+  // A changed pod: runs (this sync changes nothing in the runtime: it settles on its own entry).
+  r.syncer.nextOutcome = { runtimeChanged: false };
+  assert.equal(await r.outcome(r.plegSync(pod('a', 'v2'))), 'synced', 'a changed pod');
+  assert.equal(await r.outcome(r.plegSync(pod('a', 'v2'))), 'skipped', 'after a no-op sync, on the entry it ran on');
+  // Someone else (the PLEG) wrote a newer entry: runs.
+  r.cache.publish(r.cache.ts + 10);
+  assert.equal(await r.outcome(r.plegSync(pod('a', 'v2'))), 'synced', 'a newer entry');
+  assert.equal(await r.outcome({ ...r.plegSync(pod('a', 'v2')), networkNotReady: 'cni down' }), 'synced', 'network readiness changed');
+});
+
+test('a PLEG-only sync runs after a sync that failed, reported a fetched status, or lost its write', async () => {
+  const r = skipRig();
+  // Failed: the next sync retries at once on the PLEG's event, as in the kubelet.
+  r.syncer.nextOutcome = { ...derived('a'), error: { code: 'CreateContainerError', message: 'x' } };
+  await r.outcome(upd(pod('a', 'v1'), 'create'));
+  r.syncer.nextOutcome = {};
+  assert.equal(await r.outcome(r.plegSync(pod('a', 'v1'))), 'synced', 'after a failed sync');
+  // Fetched (not derived): the runtime may show changes the sync did not make and never acted on.
+  assert.equal(await r.outcome(r.plegSync(pod('a', 'v1'))), 'synced', 'after a sync whose status was re-read');
+  // Derived, but a newer entry won the write: that entry is not the sync's own.
+  r.syncer.nextOutcome = derived('a');
+  r.setStored(false);
+  assert.equal(await r.outcome(r.plegSync(pod('a', 'v1'))), 'synced');
+  assert.equal(await r.outcome(r.plegSync(pod('a', 'v1'))), 'synced', 'after a derived status that was not stored');
+});
+
+test('a PLEG-only sync merged with a pending update of any other kind is a full sync', async () => {
+  const r = skipRig();
+  const p = pod('a', 'v1');
+  r.syncer.nextOutcome = derived('a');
+  await r.outcome(upd(p, 'create'));
+  const round = async (pending: PodUpdateMessage[]): Promise<void> => {
+    r.syncer.gated = true;
+    const calls = r.syncer.calls.length;
+    r.workers.update(upd(p, 'sync')); // runs now, held at the gate
+    await r.syncer.progress.until(() => r.syncer.gates.length === 1, 'the sync held at the gate');
+    for (const m of pending) r.workers.update(m);
+    r.syncer.gated = false;
+    r.syncer.gates.shift()!.resolve();
+    await r.syncer.progress.until(() => r.syncer.calls.length === calls + 2 || r.skipped() > 0, 'the pending update to run or be skipped');
+  };
+  await round([upd(p, 'sync'), r.plegSync(p)]);
+  assert.equal(r.skipped(), 0, 'a probe- or config-driven sync followed by the PLEG\'s: it runs');
+  await round([r.plegSync(p)]);
+  assert.equal(r.skipped(), 1, 'the PLEG\'s alone after a clean sync: skipped');
 });
