@@ -186,7 +186,8 @@ export const BENCH_USAGE = `usage: npm run bench -- [options]
   --no-real                 skip the real-containerd section (it needs root)
   --no-cluster              skip the cluster-mode section (a private kube-apiserver; 1,000 pods
                             through the API at --kube-api-qps 50 and unthrottled, and the node
-                            lease's renewal lateness during each burst, PASS/FAIL against 1 s).
+                            lease's renewal lateness during each burst, PASS/FAIL against 1 s;
+                            "none due" for a burst over before the next renewal was due).
                             Only that section: --sim-profiles '' --no-real
   --out DIR                 output folder (default bench/results/<timestamp>/)
   --keep                    keep the agents' and runtimes' temp dirs

@@ -213,7 +213,7 @@ export async function runClusterSession(d: ClusterSessionDeps): Promise<{ result
     const prior = renewSeen.filter((r) => r.atMs < t0).at(-1);
     const serverAfterText = await cp.metricsText();
     const server = { before: parsePromText(serverBeforeText), after: parsePromText(serverAfterText) };
-    const lease = agentBefore && agentAfter ? leaseDuringBurst(agentBefore, agentAfter, prior ? [prior.renewTime, ...inWindow] : inWindow, server) : null;
+    const lease = agentBefore && agentAfter ? leaseDuringBurst(agentBefore, agentAfter, prior ? [prior.renewTime, ...inWindow] : inWindow, server, clock.now()) : null;
     const eld = agentAfter?.samples.find((x) => x.name === 'shardlet_main_event_loop_delay_seconds' && x.labels['stat'] === 'max')?.value;
     const eventLoopDelayMaxMs = eld === undefined || !Number.isFinite(eld) ? null : eld * 1000;
     const after = requestCounts(serverAfterText);

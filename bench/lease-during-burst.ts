@@ -47,6 +47,11 @@ export interface LeaseDuringBurst {
   apiMaxGapS: number | null;
   /** Every renewal succeeded and the lateness p99 bound is within the target. */
   pass: boolean;
+  /**
+   * No renewal happened and none was due: the burst ended before the renewal after the last one
+   * the API server held was due (plus the lateness target). Reported as such, not as a failure.
+   */
+  noneDue: boolean;
 }
 
 /** The smallest bucket bound holding at least a `q` share of the observations (null when none). */
@@ -71,11 +76,15 @@ export function renewGapsS(renewTimes: readonly string[]): number[] {
 
 export const APISERVER_DURATION_METRIC = 'apiserver_request_duration_seconds';
 
+/** The agent's lease renewal interval (src/main/lease: NODE_LEASE_DEFAULTS.renewIntervalMs; the bench does not change it). */
+export const LEASE_RENEW_INTERVAL_S = 10;
+
 /**
  * `before`/`after`: the agent's scrapes; `server`: the API server's /metrics before and after
- * (null when not read); `renewTimes`: what the bench's Lease watch saw.
+ * (null when not read); `renewTimes`: what the bench's Lease watch saw (the last one before the
+ * window first); `windowEndMs`: wall-clock end of the window (to tell "none due" from "late").
  */
-export function leaseDuringBurst(before: ParsedMetrics, after: ParsedMetrics, renewTimes: readonly string[], server: { before: ParsedMetrics; after: ParsedMetrics } | null = null): LeaseDuringBurst {
+export function leaseDuringBurst(before: ParsedMetrics, after: ParsedMetrics, renewTimes: readonly string[], server: { before: ParsedMetrics; after: ParsedMetrics } | null = null, windowEndMs?: number): LeaseDuringBurst {
   const lateness = deltaOf(before, after, LEASE_LATENESS_METRIC);
   const request = deltaOf(before, after, LEASE_REQUEST_METRIC);
   const count = (m: ParsedMetrics, result?: string): number => sampleSum(m, `${LEASE_LATENESS_METRIC}_count`, result ? { result } : {}) ?? 0;
@@ -83,6 +92,8 @@ export function leaseDuringBurst(before: ParsedMetrics, after: ParsedMetrics, re
   const failed = count(after, 'failed') - count(before, 'failed');
   const latenessP99AtMostS = bucketBoundAtQuantile(lateness, 0.99);
   const gaps = renewGapsS(renewTimes);
+  const last = Math.max(...renewTimes.map((t) => Date.parse(t)).filter((t) => Number.isFinite(t)));
+  const noneDue = renewals === 0 && windowEndMs !== undefined && Number.isFinite(last) && last + (LEASE_RENEW_INTERVAL_S + LEASE_LATENESS_TARGET_S) * 1000 > windowEndMs;
   return {
     renewals,
     failed,
@@ -93,5 +104,11 @@ export function leaseDuringBurst(before: ParsedMetrics, after: ParsedMetrics, re
     apiRenewals: new Set(renewTimes).size,
     apiMaxGapS: gaps.length === 0 ? null : Math.max(...gaps),
     pass: renewals > 0 && failed === 0 && latenessP99AtMostS !== null && latenessP99AtMostS <= LEASE_LATENESS_TARGET_S,
+    noneDue,
   };
+}
+
+/** The verdict column: PASS, FAIL, or "none due" (a burst shorter than the wait for the next renewal). */
+export function leaseVerdict(l: LeaseDuringBurst): string {
+  return l.pass ? 'PASS' : l.noneDue ? 'none due' : 'FAIL';
 }

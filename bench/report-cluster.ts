@@ -4,7 +4,7 @@
  * files), then the API requests by verb and resource. Pure: results in, Markdown out.
  */
 import type { ClusterSessionResult } from './cluster-session.js';
-import { LEASE_LATENESS_TARGET_S } from './lease-during-burst.js';
+import { LEASE_LATENESS_TARGET_S, leaseVerdict } from './lease-during-burst.js';
 import type { BenchResults } from './results.js';
 import { fmt } from './report-md.js';
 
@@ -36,7 +36,7 @@ export function leaseTable(sessions: readonly ClusterSessionResult[]): string[] 
       sessionLabel(s), String(s.pods),
       l ? `${l.renewals} (${l.failed})` : '–', atMost(l?.latenessP99AtMostS ?? null), atMost(l?.latenessMaxAtMostS ?? null), atMost(l?.requestP99AtMostS ?? null), atMost(l?.serverP99AtMostS ?? null),
       l ? String(l.apiRenewals) : '–', fmt(l?.apiMaxGapS, 1), fmt(s.eventLoopDelayMaxMs, 0),
-      !l ? 'not measured' : l.pass ? 'PASS' : 'FAIL',
+      !l ? 'not measured' : leaseVerdict(l),
     ]));
   }
   return out;

@@ -20,6 +20,7 @@ import type { Progress } from './progress.js';
 import { configLabel, type CeilingResult, type WorkloadResult } from './results.js';
 import { runSession } from './session.js';
 import { runClusterSession, type ClusterSessionPlan, type ClusterSessionResult } from './cluster-session.js';
+import { leaseVerdict } from './lease-during-burst.js';
 import { fmt } from './report-md.js';
 
 export interface SuiteOutcome {
@@ -173,7 +174,7 @@ async function clusterSection(cfg: BenchConfig, clock: Clock, progress: Progress
         out.cluster.push(o.result);
         out.failures.push(...o.failures);
         const r = o.result;
-        progress.log(`  cluster ${label.padEnd(18)} n=${c.pods} all Running in ${fmt(r.allRunningS)} s  p50 ${fmt(r.startupMs?.p50)} ms  p99 ${fmt(r.startupMs?.p99)} ms  ${fmt(r.requestsPerPodStart, 2)} req/pod start  lease: ${r.lease ? `${r.lease.renewals} renewals, lateness p99 ≤ ${r.lease.latenessP99AtMostS ?? '–'} s ${r.lease.pass ? 'PASS' : 'FAIL'}` : 'not measured'}`);
+        progress.log(`  cluster ${label.padEnd(18)} n=${c.pods} all Running in ${fmt(r.allRunningS)} s  p50 ${fmt(r.startupMs?.p50)} ms  p99 ${fmt(r.startupMs?.p99)} ms  ${fmt(r.requestsPerPodStart, 2)} req/pod start  lease: ${r.lease ? `${r.lease.renewals} renewals, lateness p99 ≤ ${r.lease.latenessP99AtMostS ?? '–'} s ${leaseVerdict(r.lease)}` : 'not measured'}`);
         for (const f of o.failures) progress.log(`  FAIL ${f}`);
       } catch (err) {
         const f = `cluster mode ${label}: ${errorText(err)}`;

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseBenchArgs } from '../../../bench/bench-config.js';
 import { requestCounts, type ClusterSessionResult } from '../../../bench/cluster-session.js';
-import { bucketBoundAtQuantile, leaseDuringBurst } from '../../../bench/lease-during-burst.js';
+import { bucketBoundAtQuantile, leaseDuringBurst, leaseVerdict } from '../../../bench/lease-during-burst.js';
 import { parsePromText, type ParsedMetrics } from '../../../bench/prom-text.js';
 import { clusterSection, leaseTable } from '../../../bench/report-cluster.js';
 import type { BenchResults } from '../../../bench/results.js';
@@ -67,7 +67,7 @@ test('lease during the burst: histogram deltas give the renewals and the bucket 
     `apiserver_request_duration_seconds_bucket{resource="pods",verb="POST",le="+Inf"} ${10 * n}`,
   ].join('\n'));
   const l = leaseDuringBurst(before, after, renewTimes, { before: server(2), after: server(4) });
-  assert.deepEqual(l, { renewals: 3, failed: 0, latenessP99AtMostS: 1.5, latenessMaxAtMostS: 1.5, requestP99AtMostS: 0.025, serverP99AtMostS: 0.05, apiRenewals: 4, apiMaxGapS: 11.195, pass: false });
+  assert.deepEqual(l, { renewals: 3, failed: 0, latenessP99AtMostS: 1.5, latenessMaxAtMostS: 1.5, requestP99AtMostS: 0.025, serverP99AtMostS: 0.05, apiRenewals: 4, apiMaxGapS: 11.195, pass: false, noneDue: false });
   assert.equal(leaseDuringBurst(before, after, renewTimes).serverP99AtMostS, null, 'no server scrape: not known');
   // Within the target: p99 in the 25 ms bucket.
   const good = leaseDuringBurst(before, leaseScrape({ '0.01': 3, '0.025': 5, '1': 5, '1.5': 5, '+Inf': 5 }, { '0.01': 3, '0.025': 5, '+Inf': 5 }), renewTimes.slice(0, 2));
@@ -76,6 +76,16 @@ test('lease during the burst: histogram deltas give the renewals and the bucket 
   // A failed renewal fails the target whatever its timing; no renewal at all is not a pass.
   assert.equal(leaseDuringBurst(before, leaseScrape({ '0.01': 3, '0.025': 5, '1': 5, '1.5': 5, '+Inf': 5 }, { '0.01': 3, '0.025': 5, '+Inf': 5 }, 1), []).pass, false);
   assert.equal(leaseDuringBurst(before, before, []).pass, false);
+  // No renewal in a burst shorter than the wait for the next one: "none due", not a failure;
+  // once the next renewal was due (interval + the lateness target) and none came: FAIL.
+  const lastRenew = Date.parse('2026-11-23T07:00:00.000Z');
+  const short = leaseDuringBurst(before, before, ['2026-11-23T07:00:00.000000Z'], null, lastRenew + 9_500);
+  assert.equal(short.noneDue, true);
+  assert.equal(leaseVerdict(short), 'none due');
+  const overdue = leaseDuringBurst(before, before, ['2026-11-23T07:00:00.000000Z'], null, lastRenew + 11_500);
+  assert.equal(leaseVerdict(overdue), 'FAIL');
+  assert.equal(leaseVerdict(leaseDuringBurst(before, before, [], null, lastRenew)), 'FAIL', 'no renewTime known: FAIL, as before');
+  assert.equal(leaseVerdict(good), 'PASS');
   assert.equal(bucketBoundAtQuantile([{ le: 1, count: 0 }, { le: Infinity, count: 2 }], 0.99), Infinity);
 });
 
