@@ -58,16 +58,34 @@ export interface FdSink extends LogSink {
    * observer must not log (it runs inside a failed write).
    */
   observeDrops(observer: (() => void) | undefined): void;
+  /** Writes the lines still batched (see createFdSink) now. */
+  flush(): void;
 }
 
 export interface FdSinkOptions {
   fd: number;
   /** The write call (default fs.writeSync); returns bytes written or throws the errno error. */
   write?: (fd: number, data: Buffer, offset: number, length: number) => number;
+  /** Schedules the flush of a batch (default queueMicrotask: the end of the current run of code). */
+  defer?: (flush: () => void) => void;
 }
 
 /**
+ * Lines are batched up to this many bytes per write(2): PIPE_BUF on Linux, the size up to which
+ * a write to a pipe is atomic, so threads sharing the fd never interleave inside a batch. A
+ * line longer than this is written on its own (as every line was before batching).
+ */
+export const LOG_BATCH_BYTES = 4096;
+
+/**
  * A log sink writing synchronously to a file descriptor, surviving every write error.
+ *
+ * Batching: lines logged in one synchronous run of code (a sync-loop iteration admitting
+ * thousands of pods logs a line per pod) go out in writes of up to LOG_BATCH_BYTES, flushed
+ * when the next line would not fit and at the end of the run (`defer`), and at the thread's
+ * exit. One write(2) per line cost ~8 µs of the ~11 µs a line took (5,000 "pod admitted" lines
+ * to a pipe, one process); a batch of whole lines costs one. A failed batch drops (and counts)
+ * each of its lines.
  *
  * Why not `process.stderr.write`: a failed write there (stderr on a full disk: ENOSPC; a closed
  * pipe: EPIPE) is emitted as an 'error' event on the stream, which nothing can usefully handle:
@@ -124,26 +142,64 @@ export function createFdSink(o: FdSinkOptions): FdSink {
     }
     return true;
   };
-  const sink = ((line: string): void => {
+  const defer = o.defer ?? queueMicrotask;
+  /** Whole lines not yet written ('\n'-terminated), and how many. */
+  let batch = '';
+  let batchBytes = 0;
+  let batchLines = 0;
+  let flushScheduled = false;
+  const writeLines = (text: string, lines: number): void => {
     if (droppedSinceLastWrite > 0) {
       const notice = JSON.stringify({ ts: new Date().toISOString(), level: 'error', v: 0, msg: 'log lines dropped: write to the log failed', dropped: droppedSinceLastWrite, error: lastError });
       if (!writeAll(notice + '\n')) {
-        drop();
+        for (let i = 0; i < lines; i++) drop();
         return;
       }
       droppedSinceLastWrite = 0;
     }
-    if (!writeAll(line + '\n')) drop();
+    if (!writeAll(text)) for (let i = 0; i < lines; i++) drop();
+  };
+  const flush = (): void => {
+    if (batchLines === 0) return;
+    const text = batch;
+    const lines = batchLines;
+    batch = '';
+    batchBytes = 0;
+    batchLines = 0;
+    writeLines(text, lines);
+  };
+  const sink = ((line: string): void => {
+    const text = line + '\n';
+    const bytes = Buffer.byteLength(text);
+    if (batchBytes + bytes > LOG_BATCH_BYTES) flush();
+    if (bytes > LOG_BATCH_BYTES) {
+      writeLines(text, 1);
+      return;
+    }
+    batch += text;
+    batchBytes += bytes;
+    batchLines++;
+    if (!flushScheduled) {
+      flushScheduled = true;
+      defer(() => {
+        flushScheduled = false;
+        flush();
+      });
+    }
   }) as FdSink;
   sink.dropped = () => dropped;
   sink.observeDrops = (o) => {
     observer = o;
   };
+  sink.flush = flush;
   return sink;
 }
 
 /** The process's stderr (fd 2), shared by every logger of this thread that takes no sink. */
 export const stderrSink: FdSink = createFdSink({ fd: 2 });
+// What the current run of code logged reaches stderr even if the thread exits before the run
+// ends (process.exit, a fatal error): 'exit' handlers run on the exiting thread.
+process.on('exit', () => stderrSink.flush());
 
 const noop: Pick<Logger, 'info'> = Object.freeze({ info: () => {} });
 
