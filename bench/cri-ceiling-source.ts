@@ -4,7 +4,7 @@
  * every agent throughput can be shown as a fraction of what the runtime allows.
  */
 import { runCeiling } from './ceiling.js';
-import type { CeilingResult, RuntimeKind, WorkloadResult } from './results.js';
+import { configLabel, type CeilingResult, type RuntimeKind, type WorkloadResult } from './results.js';
 
 export interface CeilingOptions {
   endpoint: string;
@@ -34,16 +34,18 @@ export async function measureCeiling(runtime: RuntimeKind, profile: string, opts
 }
 
 /**
- * Fills `ceilingFraction` on each result from the ceiling of the same runtime and profile at
- * the same pod count (else the nearest pod count measured): burst and churn against the
- * creation rate. Steady has no rate; mass delete (rate to stopped) has no comparable ceiling.
+ * Fills `ceilingFraction` on each result from the ceiling measured right before its session
+ * (`before`), else the ceiling of the same runtime and profile at the same pod count (else the
+ * nearest pod count measured): burst and churn against the creation rate. Steady has no rate;
+ * mass delete (rate to stopped) has no comparable ceiling.
  */
 export function applyCeilings(results: WorkloadResult[], ceilings: readonly CeilingResult[]): void {
   for (const r of results) {
     // Mass delete is not compared: its rate is to stopped, the ceiling's teardown also removes.
     if (r.podsPerSec === null || r.workload === 'steady' || r.workload === 'mass-delete') continue;
     const same = ceilings.filter((c) => c.runtime === r.runtime && c.profile === r.profile);
-    const c = same.sort((a, b) => Math.abs(a.pods - r.podCount) - Math.abs(b.pods - r.podCount))[0];
+    const own = same.filter((c) => c.before === configLabel(r) && c.pods === r.podCount).at(-1);
+    const c = own ?? same.sort((a, b) => Math.abs(a.pods - r.podCount) - Math.abs(b.pods - r.podCount))[0];
     if (!c) continue;
     const ref = c.podsPerSec;
     r.ceilingFraction = ref > 0 ? r.podsPerSec / ref : null;

@@ -121,9 +121,9 @@ export function criCallsTable(results: readonly WorkloadResult[]): string | null
 
 function ceilingTable(rows: readonly CeilingResult[]): string {
   return table(
-    ['runtime', 'pods', 'concurrency', 'pods/s', 'p50 ms', 'p99 ms', 'teardown pods/s', 'client CPU ms/pod'],
+    ['runtime', 'pods', 'measured right before', 'concurrency', 'pods/s', 'p50 ms', 'p99 ms', 'teardown pods/s', 'client CPU ms/pod'],
     rows.map((c) => [
-      c.runtime === 'sim' ? `sim/${c.profile}` : 'containerd', String(c.pods), String(c.concurrency), fmt(c.podsPerSec), fmt(c.p50Ms), fmt(c.p99Ms),
+      c.runtime === 'sim' ? `sim/${c.profile}` : 'containerd', String(c.pods), c.before ?? '–', String(c.concurrency), fmt(c.podsPerSec), fmt(c.p50Ms), fmt(c.p99Ms),
       fmt(c.teardownPodsPerSec), fmt(c.clientCpuMsPerPod, 2),
     ]),
   );

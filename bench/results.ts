@@ -84,6 +84,12 @@ export interface CeilingResult {
   p99Ms: number;
   teardownPodsPerSec: number;
   clientCpuMsPerPod: number;
+  /**
+   * The session (configLabel) that ran right after this ceiling, at the same pod count: its
+   * rates are read against this ceiling. Each sim session gets one measured just before it,
+   * because the machine's speed moves within minutes (2× within one quick run).
+   */
+  before?: string;
 }
 
 export interface MachineInfo {

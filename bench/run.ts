@@ -38,7 +38,7 @@ async function main(argv: string[]): Promise<number> {
   const t0 = realClock.monotonic();
   const loadAtStart = os.loadavg()[0] ?? 0;
   const progress = new Progress(process.stderr, realClock, totalSteps(cfg));
-  progress.log(`bench: ${cfg.profile} profile, ${cfg.sessions.length} sessions, ${cfg.ceilings.length} ceilings → ${cfg.outDir}`);
+  progress.log(`bench: ${cfg.profile} profile, ${cfg.sessions.length} sessions, ${cfg.ceilings.length} ceiling sizes (a sim ceiling before each sim session) → ${cfg.outDir}`);
   const outcome = await runSuite(cfg, realClock, progress);
   progress.finish();
   const results: BenchResults = {

@@ -42,7 +42,10 @@ export function churnRateFor(cfg: BenchConfig, plan: SessionPlan): number | null
 
 export function totalSteps(cfg: BenchConfig): number {
   // +1: starting the private containerd is a step of its own.
-  return cfg.sessions.length + cfg.ceilings.length + (cfg.sessions.some((s) => s.runtime === 'containerd') ? 1 : 0) + (cfg.cluster ? cfg.cluster.qps.length + 2 : 0);
+  // A sim ceiling before each sim session of its size (one for a size without sessions).
+  const simCeilings = cfg.ceilings.filter((c) => c.runtime === 'sim').reduce((n, c) => n + Math.max(1, cfg.sessions.filter((s) => s.runtime === 'sim' && s.profile === c.profile && s.pods === c.pods).length), 0);
+  const otherCeilings = cfg.ceilings.filter((c) => c.runtime !== 'sim').length;
+  return cfg.sessions.length + simCeilings + otherCeilings + (cfg.sessions.some((s) => s.runtime === 'containerd') ? 1 : 0) + (cfg.cluster ? cfg.cluster.qps.length + 2 : 0);
 }
 
 export async function runSuite(cfg: BenchConfig, clock: Clock, progress: Progress): Promise<SuiteOutcome> {
@@ -52,20 +55,12 @@ export async function runSuite(cfg: BenchConfig, clock: Clock, progress: Progres
 
   const simSessions = cfg.sessions.filter((s) => s.runtime === 'sim');
   for (const c of cfg.ceilings.filter((c) => c.runtime === 'sim')) {
-    progress.step(`ceiling sim/${c.profile} ${c.pods} pods`);
-    try {
-      await withSim(clock, c.profile, cfg.pin?.runtime, async (endpoint) => {
-        const concurrency = c.profile === 'zero' ? cfg.zeroCeilingConcurrency : cfg.ceilingConcurrency;
-        // With --pin the ceiling's client (this process) gets the agent's CPUs, as an agent would.
-        out.ceilings.push(await withOwnAffinity(cfg.pin?.agent, () => measureCeiling('sim', c.profile, { endpoint, pods: c.pods, concurrency, hostNetwork: true })));
-      });
-    } catch (err) {
-      // Every agent rate is read against the ceiling: a ceiling that was not measured fails the run.
-      const f = `ceiling sim/${c.profile} @${c.pods}: ${errorText(err)}`;
-      out.failures.push(f);
-      progress.log(`  FAIL ${f}`);
-    }
-    for (const plan of simSessions.filter((s) => s.profile === c.profile && s.pods === c.pods)) {
+    const plans = simSessions.filter((s) => s.profile === c.profile && s.pods === c.pods);
+    // A ceiling right before each session of this size (see CeilingResult.before); one alone
+    // when no session runs at this size.
+    for (const plan of plans.length > 0 ? plans : [undefined]) {
+      await simCeiling(cfg, clock, progress, out, c, plan === undefined ? undefined : configLabel(plan));
+      if (plan === undefined) continue;
       progress.step(`${configLabel(plan)} ${plan.pods} pods`);
       try {
         await withSim(clock, plan.profile, cfg.pin?.runtime, async (endpoint, pid) => {
@@ -89,6 +84,24 @@ export async function runSuite(cfg: BenchConfig, clock: Clock, progress: Progres
   else out.skipped.push('cluster-mode section: disabled by --no-cluster');
   applyCeilings(out.workloads, out.ceilings);
   return out;
+}
+
+/** One raw-CRI ceiling on a fresh sim-runtime, recorded as measured before `before` (a session label). */
+async function simCeiling(cfg: BenchConfig, clock: Clock, progress: Progress, out: SuiteOutcome, c: BenchConfig['ceilings'][number], before: string | undefined): Promise<void> {
+  progress.step(`ceiling sim/${c.profile} ${c.pods} pods${before !== undefined ? ` (before ${before})` : ''}`);
+  try {
+    await withSim(clock, c.profile, cfg.pin?.runtime, async (endpoint) => {
+      const concurrency = c.profile === 'zero' ? cfg.zeroCeilingConcurrency : cfg.ceilingConcurrency;
+      // With --pin the ceiling's client (this process) gets the agent's CPUs, as an agent would.
+      const r = await withOwnAffinity(cfg.pin?.agent, () => measureCeiling('sim', c.profile, { endpoint, pods: c.pods, concurrency, hostNetwork: true }));
+      out.ceilings.push(before !== undefined ? { ...r, before } : r);
+    });
+  } catch (err) {
+    // Every agent rate is read against the ceiling: a ceiling that was not measured fails the run.
+    const f = `ceiling sim/${c.profile} @${c.pods}${before !== undefined ? ` (before ${before})` : ''}: ${errorText(err)}`;
+    out.failures.push(f);
+    progress.log(`  FAIL ${f}`);
+  }
 }
 
 function errorText(err: unknown): string {

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderReport, workloadTable } from '../../../bench/report-md.js';
 import { buildCharts } from '../../../bench/charts.js';
+import { applyCeilings } from '../../../bench/cri-ceiling-source.js';
 import type { BenchResults, WorkloadResult } from '../../../bench/results.js';
 
 function row(over: Partial<WorkloadResult>): WorkloadResult {
@@ -129,4 +130,22 @@ test('memory table: per configuration and size, the steady window (else the burs
     '| sim/zero w=0 (inline) | 100 | burst | 80.0 | 90.0 | – | – | – | – / – |',
     '| sim/zero w=2 | 5000 | steady | 520.0 | 610.0 | 95.0 | 78.0 | main 40/30/4; pleg 20/15/3; w3 18/11/4 | 25.0 / 48.0 |',
   ]);
+});
+
+test('each session\'s rates are read against the ceiling measured right before it, and the report says which', () => {
+  const ceiling = (podsPerSec: number, pods: number, before?: string): BenchResults['ceilings'][number] => ({
+    runtime: 'sim', profile: 'zero', pods, concurrency: 64, podsPerSec, p50Ms: 1, p99Ms: 2, teardownPodsPerSec: 1, clientCpuMsPerPod: 0.3, ...(before !== undefined ? { before } : {}),
+  });
+  const ceilings = [ceiling(800, 1000, 'sim/zero w=0 (inline)'), ceiling(400, 1000, 'sim/zero w=2'), ceiling(1000, 5000, 'sim/zero w=2'), ceiling(500, 100)];
+  const inline = row({ workers: 0, podCount: 1000, pods: 1000, podsPerSec: 200, ceilingFraction: null });
+  const two = row({ workers: 2, podCount: 1000, pods: 1000, podsPerSec: 200, ceilingFraction: null });
+  const churn = row({ workers: 2, workload: 'churn', podCount: 1000, pods: 100, podsPerSec: 40, ceilingFraction: null });
+  const untagged = row({ workers: 4, podCount: 100, pods: 100, podsPerSec: 100, ceilingFraction: null });
+  applyCeilings([inline, two, churn, untagged], ceilings);
+  assert.equal(inline.ceilingFraction, 0.25, 'its own ceiling (800), not the later 400');
+  assert.equal(two.ceilingFraction, 0.5, 'its own ceiling (400), not the same label\'s at 5,000 pods');
+  assert.equal(churn.ceilingFraction, 0.1, 'a later workload of the session: the same ceiling');
+  assert.equal(untagged.ceilingFraction, 0.2, 'no ceiling before its session: the one at its pod count');
+  const md = renderReport(results({ ceilings }));
+  assert.match(md, /\| sim\/zero \| 1000 \| sim\/zero w=2 \| 64 \| 400 \|/);
 });
