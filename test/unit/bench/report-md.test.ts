@@ -69,7 +69,7 @@ test('report has machine, verdict, skipped sections, ceilings, a table per workl
   assert.match(md, /\*\*PASS\*\*/);
   assert.match(md, /## Not run\n\n- real containerd: not root/);
   assert.match(md, /## Raw-CRI ceiling/);
-  assert.match(md, /\| sim\/zero \| 100 \| 16 \| 500\.0 \|/);
+  assert.match(md, /\| sim\/zero \| 100 \| – \| 16 \| 500\.0 \|/);
   for (const h of ['## Burst create', '## Steady state', '## Mass delete']) assert.ok(md.includes(h), h);
   assert.ok(!md.includes('## Steady churn'), 'no table for a workload that did not run');
   assert.match(md, /\| 0\.75 \| 25% \|/, 'main-thread PLEG ms per relist, then its share of relist time');
@@ -147,5 +147,5 @@ test('each session\'s rates are read against the ceiling measured right before i
   assert.equal(churn.ceilingFraction, 0.1, 'a later workload of the session: the same ceiling');
   assert.equal(untagged.ceilingFraction, 0.2, 'no ceiling before its session: the one at its pod count');
   const md = renderReport(results({ ceilings }));
-  assert.match(md, /\| sim\/zero \| 1000 \| sim\/zero w=2 \| 64 \| 400 \|/);
+  assert.match(md, /\| sim\/zero \| 1000 \| sim\/zero w=2 \| 64 \| 400\.0 \|/);
 });
