@@ -17,6 +17,7 @@
  *
  * Pure functions over parsed scrapes and observed renewTimes; the session does the I/O.
  */
+import { NODE_LEASE_DEFAULTS } from '../src/main/lease/node-lease.js';
 import type { Bucket } from './stats.js';
 import { bucketDelta } from './stats.js';
 import { histogramBuckets, sampleSum, type ParsedMetrics } from './prom-text.js';
@@ -76,8 +77,8 @@ export function renewGapsS(renewTimes: readonly string[]): number[] {
 
 export const APISERVER_DURATION_METRIC = 'apiserver_request_duration_seconds';
 
-/** The agent's lease renewal interval (src/main/lease: NODE_LEASE_DEFAULTS.renewIntervalMs; the bench does not change it). */
-export const LEASE_RENEW_INTERVAL_S = 10;
+/** The agent's lease renewal interval (the bench does not change it). */
+export const LEASE_RENEW_INTERVAL_S = NODE_LEASE_DEFAULTS.renewIntervalMs / 1000;
 
 /**
  * `before`/`after`: the agent's scrapes; `server`: the API server's /metrics before and after

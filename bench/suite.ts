@@ -43,7 +43,7 @@ export function churnRateFor(cfg: BenchConfig, plan: SessionPlan): number | null
 export function totalSteps(cfg: BenchConfig): number {
   // +1: starting the private containerd is a step of its own.
   // A sim ceiling before each sim session of its size (one for a size without sessions).
-  const simCeilings = cfg.ceilings.filter((c) => c.runtime === 'sim').reduce((n, c) => n + Math.max(1, cfg.sessions.filter((s) => s.runtime === 'sim' && s.profile === c.profile && s.pods === c.pods).length), 0);
+  const simCeilings = cfg.ceilings.filter((c) => c.runtime === 'sim').reduce((n, c) => n + Math.max(1, simSessionsAt(cfg, c).length), 0);
   const otherCeilings = cfg.ceilings.filter((c) => c.runtime !== 'sim').length;
   return cfg.sessions.length + simCeilings + otherCeilings + (cfg.sessions.some((s) => s.runtime === 'containerd') ? 1 : 0) + (cfg.cluster ? cfg.cluster.qps.length + 2 : 0);
 }
@@ -53,9 +53,8 @@ export async function runSuite(cfg: BenchConfig, clock: Clock, progress: Progres
   const report = (r: SuiteOutcome['workloads'][number]): void =>
     progress.log(`  ${configLabel(r).padEnd(22)} ${r.workload.padEnd(11)} n=${String(r.podCount).padEnd(5)} ${fmt(r.podsPerSec)} pods/s  p99 ${fmt(r.startupMs?.p99)} ms  ELD p99 ${fmt(r.eventLoopDelayMs?.p99)} ms  CPU ${fmt(r.cpuMsPerPod, 2)} ms/pod  RSS ${fmt(r.rssMiB)} MiB`);
 
-  const simSessions = cfg.sessions.filter((s) => s.runtime === 'sim');
   for (const c of cfg.ceilings.filter((c) => c.runtime === 'sim')) {
-    const plans = simSessions.filter((s) => s.profile === c.profile && s.pods === c.pods);
+    const plans = simSessionsAt(cfg, c);
     // A ceiling right before each session of this size (see CeilingResult.before); one alone
     // when no session runs at this size.
     for (const plan of plans.length > 0 ? plans : [undefined]) {
@@ -84,6 +83,11 @@ export async function runSuite(cfg: BenchConfig, clock: Clock, progress: Progres
   else out.skipped.push('cluster-mode section: disabled by --no-cluster');
   applyCeilings(out.workloads, out.ceilings);
   return out;
+}
+
+/** The sim sessions compared with ceiling `c` (same profile and pod count), in run order. */
+function simSessionsAt(cfg: BenchConfig, c: BenchConfig['ceilings'][number]): SessionPlan[] {
+  return cfg.sessions.filter((s) => s.runtime === 'sim' && s.profile === c.profile && s.pods === c.pods);
 }
 
 /** One raw-CRI ceiling on a fresh sim-runtime, recorded as measured before `before` (a session label). */

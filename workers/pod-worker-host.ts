@@ -3,7 +3,7 @@
  * PodWorkers and answers the protocol's messages. The Piscina entry (pod-worker-thread.ts) and
  * the inline dispatcher (--workers 0) both drive this class, so the same code runs either way.
  */
-import type { MainToWorker, PodUpdateMessage, PodWorkerEndpoint, WorkerThreadStats } from '../src/shared/protocol/pod-worker-protocol.js';
+import { withoutPlegOnly, type MainToWorker, type PodUpdateMessage, type PodWorkerEndpoint, type WorkerThreadStats } from '../src/shared/protocol/pod-worker-protocol.js';
 import type { PodWorkers } from './pod-workers.js';
 
 export class PodWorkerHost implements PodWorkerEndpoint {
@@ -27,12 +27,7 @@ export class PodWorkerHost implements PodWorkerEndpoint {
     switch (msg.kind) {
       case 'update': {
         const changed = this.#observe?.(msg) === true;
-        if (changed && msg.plegOnly === true) {
-          const { plegOnly: _full, ...sync } = msg;
-          this.#workers.update(sync);
-        } else {
-          this.#workers.update(msg);
-        }
+        this.#workers.update(changed && msg.plegOnly === true ? withoutPlegOnly(msg) : msg);
         return null;
       }
       case 'stats':

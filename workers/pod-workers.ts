@@ -46,7 +46,7 @@ import { deepEqual } from '../src/shared/immutable/deep-equal.js';
 import { cacheNow } from '../src/shared/pod-cache/pod-cache.js';
 import type { RuntimePodStatus } from '../src/shared/pod-cache/runtime-pod-status.js';
 import type { PodSyncer } from './pod-sync.js';
-import type { PodResultMessage, PodUpdateMessage, PodWorkerState, SyncPodType, WorkerThreadStats } from '../src/shared/protocol/pod-worker-protocol.js';
+import { withoutPlegOnly, type PodResultMessage, type PodUpdateMessage, type PodWorkerState, type SyncPodType, type WorkerThreadStats } from '../src/shared/protocol/pod-worker-protocol.js';
 
 /** What the loop needs from the pod cache (satisfied by the SharedArrayBuffer cache reader). */
 export interface PodStatusWaiter {
@@ -379,9 +379,7 @@ export class PodWorkers {
           rec.pending ??= { kind: 'update', uid: rec.uid, updateType: 'kill', pod: rec.pod, kill: { removed: false, reason: 'pod finished' } };
         }
         d.hooks?.podSynced(rec.pod, fresh, rec.state);
-        // Clean (see "Skipped syncs"): nothing changed, or what changed is exactly what the
-        // sync's own answers told (a derived status, stored as is).
-        const settledTs = out.error || out.isTerminal || rec.state !== 'syncing' ? undefined : !refreshed ? rec.statusTimestampMs : out.runtimeAfter !== undefined ? after?.entryTs : undefined;
+        const settledTs = out.error || out.isTerminal || rec.state !== 'syncing' ? undefined : this.#cleanEntry(rec, refreshed, out.runtimeAfter !== undefined, after);
         if (settledTs !== undefined) rec.settled = { pod: rec.pod, entryTs: settledTs, networkNotReady };
         const requeue = out.error ? this.#jitter(this.#errorBackoffMs()) : this.#jitter(d.syncFrequencyMs ?? POD_WORKERS_DEFAULTS.syncFrequencyMs);
         // Report what the runtime shows now (e.g. the container just restarted), not the
@@ -419,6 +417,16 @@ export class PodWorkers {
       default:
         return assertNever(work);
     }
+  }
+
+  /**
+   * The cache entry a clean sync leaves the pod on (see "Skipped syncs"): the one it ran on when
+   * it changed nothing, the one it published when that was derived from its own answers and
+   * stored as is; undefined otherwise (a re-read status may hold changes nobody acted on).
+   */
+  #cleanEntry(rec: PodRecord, refreshed: boolean, derived: boolean, after: RefreshedStatus | undefined): number | undefined {
+    if (!refreshed) return rec.statusTimestampMs;
+    return derived ? after?.entryTs : undefined;
   }
 
   #takePreviousStatus(rec: PodRecord): { previousStatus?: V1PodStatus } {
@@ -476,11 +484,6 @@ export class PodWorkers {
     this.#closed = true;
     for (const r of this.#pods.values()) r.abort?.abort(new Error('pod workers closed'));
   }
-}
-
-function withoutPlegOnly(msg: PodUpdateMessage): PodUpdateMessage {
-  const { plegOnly: _dropped, ...rest } = msg;
-  return rest;
 }
 
 function toWireError(err: unknown): WireError {

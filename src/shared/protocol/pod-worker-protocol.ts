@@ -238,6 +238,12 @@ export interface PodWorkerThreadConfig {
   recordEvents?: boolean;
 }
 
+/** The same update as a full sync: without `plegOnly` (another reason to sync joined it). */
+export function withoutPlegOnly(msg: PodUpdateMessage): PodUpdateMessage {
+  const { plegOnly: _full, ...rest } = msg;
+  return rest;
+}
+
 export function isWorkerToMain(msg: unknown): msg is WorkerToMain {
   const k = (msg as { kind?: unknown } | null)?.kind;
   return k === 'podResult' || k === 'probe' || k === 'podEvent';

@@ -10,6 +10,7 @@ import type { ConfigError } from '../../../src/shared/manifest/config-errors.js'
 import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
 import { realClock, type Clock } from '../../../src/shared/clock/clock.js';
 import { silentLogger } from '../../../src/shared/logging/logger.js';
+import { within } from '../../harness/poll.js';
 
 const manifest = (name: string, image = 'nginx:1'): string =>
   `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n  - name: app\n    image: ${image}\n`;
@@ -223,17 +224,6 @@ test('full resync: a file changed within RACY_MS of its read is read again at th
   }
 });
 
-/** `p`, or a rejection naming `what` after `ms` of real time (a bound, not a synchronisation). */
-async function bounded<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`not within ${ms} ms: ${what}`)), ms); });
-  try {
-    return await Promise.race([p, limit]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 test('files named by fs.watch are read READ_CONCURRENCY at a time, not one after another', async () => {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'shardlet-file-many-'));
   const clock = new FakeClock(Date.now() + 60_000);
@@ -269,8 +259,8 @@ test('files named by fs.watch are read READ_CONCURRENCY at a time, not one after
     gated = true;
     for (const n of names) src.noteChanged(n);
     clock.step(debounceMs);
-    await bounded(together, 5_000, `${READ_CONCURRENCY} reads in flight together (at most ${maxInFlight} were)`);
-    const u = await bounded(cfg.next(), 5_000, 'the update with the named files\' pods');
+    await within(together, `${READ_CONCURRENCY} reads in flight together (at most ${maxInFlight} were)`);
+    const u = await within(cfg.next(), 'the update with the named files\' pods');
     assert.equal(u?.op, 'ADD');
     assert.equal(u?.pods.length, names.length);
     assert.equal(maxInFlight, READ_CONCURRENCY, 'never more reads in flight than the bound');
