@@ -8,12 +8,14 @@ import { parentPort } from 'node:worker_threads';
 import { expose } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { podsFromManifest } from '../src/shared/manifest/manifest-pods.js';
-import { toTransfer } from '../src/shared/manifest/manifest-decoder.js';
+import { fileResultToTransfer, toTransfer } from '../src/shared/manifest/manifest-decoder.js';
+import { readAndDecodeFile } from '../src/shared/manifest/manifest-file-read.js';
 import type { ManifestDecodeApi } from '../src/shared/protocol/manifest-decode-protocol.js';
 
 if (!parentPort) throw new Error('manifest-decode-thread.js must run in a worker thread');
 
 const api: ManifestDecodeApi = {
   decode: (text, ctx) => toTransfer(podsFromManifest(text, ctx)),
+  decodeFile: (req) => fileResultToTransfer(readAndDecodeFile(req)),
 };
 expose(api, nodeEndpoint(parentPort));

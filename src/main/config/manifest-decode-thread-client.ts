@@ -38,7 +38,8 @@ import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import type { Clock, TimerHandle } from '../../shared/clock/clock.js';
 import type { Logger } from '../../shared/logging/logger.js';
 import { ConfigError } from '../../shared/manifest/config-errors.js';
-import { fromTransfer, type ManifestDecoder } from '../../shared/manifest/manifest-decoder.js';
+import { fileResultFromTransfer, fromTransfer, type ManifestDecoder } from '../../shared/manifest/manifest-decoder.js';
+import type { FileDecodeRequest, FileDecodeResult } from '../../shared/manifest/manifest-file-read.js';
 import type { ManifestDecodeApi } from '../../shared/protocol/manifest-decode-protocol.js';
 import type { ManifestContext, ManifestResult } from '../../shared/manifest/manifest-pods.js';
 
@@ -69,10 +70,14 @@ interface DecoderThread {
   died: Promise<string>;
 }
 
+/** One call to the thread: a text to decode, or a file to read and decode. */
 interface Job {
-  text: string;
-  ctx: ManifestContext;
-  resolve(r: ManifestResult): void;
+  /** The file or URL the call is about (named in errors). */
+  origin: string;
+  /** Makes the call on `api`; resolves with what settles the caller (not yet run). */
+  send(api: Remote<ManifestDecodeApi>): Promise<() => void>;
+  /** Settles the caller with an error: the thread broke a limit on this call, or the decoder is closed. */
+  fail(error: ConfigError): void;
   /** The thread the job was last sent to (answers from an older thread are ignored). */
   thread?: DecoderThread;
 }
@@ -142,11 +147,38 @@ export class ThreadManifestDecoder implements ManifestDecoder {
   }
 
   decode(text: string, ctx: ManifestContext): Promise<ManifestResult> {
-    if (this.#closed) return Promise.resolve({ ok: false, error: new ConfigError('ERR_MANIFEST_PARSE', ctx.origin, 'manifest decoder is closed') });
     return new Promise<ManifestResult>((resolve) => {
-      this.#waiting.push({ text, ctx, resolve });
-      this.#pump();
+      this.#enqueue({
+        origin: ctx.origin,
+        send: async (api) => {
+          const r = fromTransfer(await api.decode(text, ctx));
+          return () => resolve(r);
+        },
+        fail: (error) => resolve({ ok: false, error }),
+      });
     });
+  }
+
+  decodeFile(req: FileDecodeRequest): Promise<FileDecodeResult> {
+    return new Promise<FileDecodeResult>((resolve) => {
+      this.#enqueue({
+        origin: req.file,
+        send: async (api) => {
+          const r = fileResultFromTransfer(await api.decodeFile(req));
+          return () => resolve(r);
+        },
+        fail: (error) => resolve({ kind: 'failed', error }),
+      });
+    });
+  }
+
+  #enqueue(job: Job): void {
+    if (this.#closed) {
+      job.fail(new ConfigError('ERR_MANIFEST_PARSE', job.origin, 'manifest decoder is closed'));
+      return;
+    }
+    this.#waiting.push(job);
+    this.#pump();
   }
 
   async close(): Promise<void> {
@@ -190,8 +222,8 @@ export class ThreadManifestDecoder implements ManifestDecoder {
       job.thread = t;
       this.#inflight.push(job);
       if (this.#inflight.length === 1) this.#arm();
-      Promise.resolve(t.api.decode(job.text, job.ctx)).then(
-        (r) => this.#answer(job, t, fromTransfer(r)),
+      job.send(t.api).then(
+        (settle) => this.#answer(job, t, settle),
         () => {}, // the thread died: its 'error'/'exit' handler (#breach) settles the call
       );
     }
@@ -226,12 +258,12 @@ export class ThreadManifestDecoder implements ManifestDecoder {
     this.#timer = this.#clock.setTimer(this.#timeoutMs, () => this.#breach(t, `decoding took longer than ${this.#timeoutMs} ms`));
   }
 
-  #answer(job: Job, t: DecoderThread, r: ManifestResult): void {
+  #answer(job: Job, t: DecoderThread, settle: () => void): void {
     if (t !== this.#thread || job.thread !== t) return; // a stale answer from a replaced thread
     const i = this.#inflight.indexOf(job);
     if (i < 0) return;
     this.#inflight.splice(i, 1);
-    job.resolve(r);
+    settle();
     if (i === 0) this.#arm();
     this.#pump();
   }
@@ -250,8 +282,8 @@ export class ThreadManifestDecoder implements ManifestDecoder {
     this.#terminations.push(this.#stop());
     if (culprit !== undefined) {
       this.#replaced++;
-      this.#log.error('Manifest decoder thread stopped; a new one takes the next manifest', { origin: culprit.ctx.origin, reason: why });
-      culprit.resolve({ ok: false, error: new ConfigError('ERR_MANIFEST_TOO_LARGE', culprit.ctx.origin, `${why} (limits: ${this.#timeoutMs} ms, ${this.#maxHeapMb} MiB heap)`) });
+      this.#log.error('Manifest decoder thread stopped; a new one takes the next manifest', { origin: culprit.origin, reason: why });
+      culprit.fail(new ConfigError('ERR_MANIFEST_TOO_LARGE', culprit.origin, `${why} (limits: ${this.#timeoutMs} ms, ${this.#maxHeapMb} MiB heap)`));
     }
     this.#pump();
   }

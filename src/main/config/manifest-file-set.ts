@@ -94,12 +94,12 @@ export class ManifestFileSet {
   }
 
   /**
-   * True when `digest` is what the file's pods were decoded from, so reading it again changes
-   * nothing (never while an empty read is pending confirmation).
+   * The digest of the text the file's pods were decoded from, when reading that text again would
+   * change nothing: undefined after a read error and while an empty read awaits confirmation.
    */
-  unchanged(name: string, digest: string): boolean {
+  settledDigest(name: string): string | undefined {
     const e = this.#files.get(name);
-    return e !== undefined && e.digest === digest && e.emptySince === undefined;
+    return e === undefined || e.emptySince !== undefined ? undefined : e.digest;
   }
 
   /** Records the decode result of freshly read text (digest `digest`) at monotonic `nowMs`. */

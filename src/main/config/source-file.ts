@@ -37,8 +37,10 @@ import path from 'node:path';
 import type { Clock, TimerHandle } from '../../shared/clock/clock.js';
 import type { Logger } from '../../shared/logging/logger.js';
 import { ConfigError, type ConfigErrorHandler } from '../../shared/manifest/config-errors.js';
+import type { ManifestResult } from '../../shared/manifest/manifest-pods.js';
 import { ManifestFileSet } from './manifest-file-set.js';
-import { inlineManifestDecoder, manifestDigest, type ManifestDecoder } from '../../shared/manifest/manifest-decoder.js';
+import { inlineManifestDecoder, type ManifestDecoder } from '../../shared/manifest/manifest-decoder.js';
+import { sameStamp, stampOf, type FileStamp, type FileDecodeResult } from '../../shared/manifest/manifest-file-read.js';
 import { FileSource, type PodSetSink, type PodSource } from '../../shared/manifest/pod-update.js';
 
 export interface FileSourceOptions {
@@ -61,8 +63,6 @@ export interface FileSourceOptions {
   emptyGraceMs?: number;
   /** Where manifests are decoded (default: inline, on the calling thread; the agent passes its decoder thread). */
   decoder?: ManifestDecoder;
-  /** Reads a manifest file's text (default: fs.promises.readFile as UTF-8). Tests count reads. */
-  readFile?: (file: string) => Promise<string>;
 }
 
 export const FILE_SOURCE_DEFAULTS = Object.freeze({
@@ -77,19 +77,7 @@ const MANIFEST_EXT = new Set(['.yaml', '.yml', '.json']);
 /** A file changed less than this before it was read is read again at the next resync (see above). */
 export const RACY_MS = 2_000;
 
-/** The stat fields that change with any write, rename-over or metadata change of a file. */
-interface FileStamp {
-  readonly dev: number;
-  readonly ino: number;
-  readonly size: number;
-  readonly mtimeMs: number;
-  readonly ctimeMs: number;
-}
-
-function sameStamp(a: FileStamp, b: FileStamp): boolean {
-  return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
-}
-/** Files read at once during a full read. */
+/** Files read at once (each a call to the decoder, which reads and decodes it). */
 export const READ_CONCURRENCY = 16;
 
 function errnoOf(e: unknown): string | undefined {
@@ -143,7 +131,6 @@ export class FileSourceImpl implements PodSource {
       maxFileBytes: opts.maxFileBytes ?? FILE_SOURCE_DEFAULTS.maxFileBytes,
       emptyGraceMs: opts.emptyGraceMs ?? FILE_SOURCE_DEFAULTS.emptyGraceMs,
       decoder: opts.decoder ?? inlineManifestDecoder,
-      readFile: opts.readFile ?? ((file: string) => fsp.readFile(file, 'utf8')),
     };
     if (!(o.resyncMs > 0) || !(o.debounceMs >= 0) || !(o.maxFileBytes > 0) || !(o.emptyGraceMs >= 0)) {
       throw new ConfigError('ERR_CONFIG_OPTION', '', 'file source: resyncMs and maxFileBytes must be > 0, debounceMs and emptyGraceMs >= 0');
@@ -287,9 +274,8 @@ export class FileSourceImpl implements PodSource {
 
   /**
    * Reads the named files, READ_CONCURRENCY at a time: thousands of small files on few cores.
-   * Each read is a stat, an open/read/close and a decode on the decoder thread, each a round
-   * trip to another thread, so one file at a time left both idle: 1,000 manifests written at
-   * once took 1.3 s to reach admission (bench, 1,000-pod burst) when fs.watch named them.
+   * The decoder reads each file where it decodes it (manifest-file-read.ts), so this thread
+   * spends one message per file; with one file at a time both threads sat idle between files.
    */
   async #readMany(names: string[], mayskip: boolean): Promise<void> {
     let next = 0;
@@ -316,50 +302,79 @@ export class FileSourceImpl implements PodSource {
     this.#stamps.delete(name);
   }
 
-  /** Reads and decodes one file; on a full resync (`mayskip`) an unchanged stamp skips the read. */
+  /**
+   * Has the decoder read and decode one file. On a full resync (`mayskip`) the file is stat'ed
+   * here first, as before the decoder read files: a file whose kept stamp is unchanged is not
+   * read, and a directory or an oversized file is told apart without waking the decoder thread.
+   * fs.watch names go straight to the decoder (it checks the same on the descriptor it reads).
+   */
   async #readOne(name: string, mayskip: boolean): Promise<void> {
     const file = path.join(this.#dir, name);
-    try {
-      const st = await fsp.stat(file);
-      if (!st.isFile()) {
+    if (mayskip) {
+      let r: FileDecodeResult | undefined;
+      try {
+        const st = await fsp.stat(file);
+        const last = this.#stamps.get(name);
+        if (last !== undefined && sameStamp(last, stampOf(st))) return;
+        if (!st.isFile()) r = { kind: 'not-file' };
+        else if (st.size > this.#opts.maxFileBytes) r = { kind: 'too-large', size: st.size };
+      } catch (e) {
+        if (errnoOf(e) === 'ENOENT') r = { kind: 'missing' };
+        // Any other failure: the decoder's read reports it.
+      }
+      if (r !== undefined) {
+        this.#stamps.delete(name);
+        this.#apply(name, file, r);
+        return;
+      }
+    }
+    this.#stamps.delete(name);
+    const readAt = this.#opts.clock.now();
+    const files = this.#files;
+    const r = await this.#opts.decoder.decodeFile({ file, ctx: files.context(name), maxBytes: this.#opts.maxFileBytes, lastDigest: files.settledDigest(name) });
+    if (this.#closed || files !== this.#files) return;
+    const stamp = this.#apply(name, file, r);
+    // Settled and not racy: the next full resync may trust the stamp.
+    if (stamp !== undefined && files.settledDigest(name) !== undefined && readAt - Math.max(stamp.mtimeMs, stamp.ctimeMs) >= RACY_MS) this.#stamps.set(name, stamp);
+  }
+
+  /** Records what the decoder made of a file; returns the stamp of the text it read, if any. */
+  #apply(name: string, file: string, r: FileDecodeResult): FileStamp | undefined {
+    switch (r.kind) {
+      case 'missing':
+        this.#forget(name);
+        return undefined;
+      case 'not-file':
         this.#log.v(2).info('Not a regular file, skipping', { file });
         this.#forget(name);
-        return;
+        return undefined;
+      case 'too-large':
+        this.#files.setReadError(name, new ConfigError('ERR_MANIFEST_TOO_LARGE', file, `file is ${r.size} bytes, limit is ${this.#opts.maxFileBytes}`));
+        return undefined;
+      case 'failed':
+        this.#files.setReadError(name, r.error);
+        return undefined;
+      case 'unchanged':
+        return r.stamp;
+      case 'decoded':
+        this.#applyDecoded(name, r.digest, r.result);
+        return r.stamp;
+      default: {
+        const never: never = r;
+        return never;
       }
-      if (st.size > this.#opts.maxFileBytes) {
-        this.#stamps.delete(name);
-        this.#files.setReadError(name, new ConfigError('ERR_MANIFEST_TOO_LARGE', file, `file is ${st.size} bytes, limit is ${this.#opts.maxFileBytes}`));
-        return;
-      }
-      const stamp: FileStamp = { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs };
-      const last = this.#stamps.get(name);
-      if (mayskip && last !== undefined && sameStamp(last, stamp)) return;
-      this.#stamps.delete(name);
-      const readAt = this.#opts.clock.now();
-      const files = this.#files;
-      const digest = await this.#decode(name, await this.#opts.readFile(file));
-      // Settled and not racy: the next full resync may trust the stamp.
-      if (files === this.#files && files.unchanged(name, digest) && readAt - Math.max(stamp.mtimeMs, stamp.ctimeMs) >= RACY_MS) this.#stamps.set(name, stamp);
-    } catch (e) {
-      this.#stamps.delete(name);
-      if (errnoOf(e) === 'ENOENT') this.#forget(name);
-      else this.#files.setReadError(name, new ConfigError('ERR_MANIFEST_READ', file, `cannot read file: ${String(e)}`));
     }
   }
 
-  /** Decodes a file's text unless unchanged; handles the empty-read rule. Returns the text's digest. */
-  async #decode(name: string, text: string): Promise<string> {
-    const digest = manifestDigest(text);
-    if (this.#files.unchanged(name, digest)) return digest;
+  /** Records freshly decoded text; handles the empty-read rule. */
+  #applyDecoded(name: string, digest: string, r: ManifestResult): void {
     const files = this.#files;
-    const r = await this.#opts.decoder.decode(text, files.context(name));
-    if (this.#closed || files !== this.#files) return digest;
     const empty = files.setResult(name, digest, r, this.#opts.clock.monotonic());
     const file = files.origin(name);
     switch (empty.kind) {
       case 'none':
         this.#notedEmpty.delete(name);
-        return digest;
+        return;
       case 'held':
         this.#log.info('Manifest file is empty; keeping its pods in case it is being rewritten', { file, recheckInMs: empty.recheckInMs });
         this.#emptyRechecks.get(name)?.cancel();
@@ -369,11 +384,11 @@ export class FileSourceImpl implements PodSource {
           this.#dirty.add(name);
           void this.#kick();
         }));
-        return digest;
+        return;
       case 'empty':
         if (!this.#notedEmpty.has(name)) this.#log.info('Manifest file contains no pods', { file });
         this.#notedEmpty.add(name);
-        return digest;
+        return;
       default: {
         const never: never = empty;
         return never;

@@ -22,7 +22,8 @@ import type { Clock, TimerHandle } from '../../shared/clock/clock.js';
 import type { Logger } from '../../shared/logging/logger.js';
 import { ConfigError, isConfigError, type ConfigErrorHandler } from '../../shared/manifest/config-errors.js';
 import { nodeHttpFetcher, type ManifestFetcher } from './manifest-fetch.js';
-import { inlineManifestDecoder, manifestDigest, type ManifestDecoder } from '../../shared/manifest/manifest-decoder.js';
+import { inlineManifestDecoder, type ManifestDecoder } from '../../shared/manifest/manifest-decoder.js';
+import { manifestDigest } from '../../shared/manifest/manifest-digest.js';
 import { HttpSource, type PodSetSink, type PodSource } from '../../shared/manifest/pod-update.js';
 
 export interface HttpSourceOptions {

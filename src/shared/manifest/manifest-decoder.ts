@@ -9,16 +9,21 @@
  * the calling thread, for tests of source logic and small tools.
  *
  * The same bytes are never decoded twice in a row by the sources: they hash the text
- * ({@link manifestDigest}) and reuse the last result when it is unchanged.
+ * (manifest-digest.ts) and reuse the last result when it is unchanged.
+ *
+ * A static-pod file is read where it is decoded ({@link ManifestDecoder.decodeFile},
+ * manifest-file-read.ts): the file source sends a path, not text.
  */
-import { createHash } from 'node:crypto';
 import type { V1Pod } from '@kubernetes/client-node';
 import { ConfigError, type ConfigErrorTransfer } from './config-errors.js';
+import { readAndDecodeFile, type FileDecodeRequest, type FileDecodeResult, type FileStamp } from './manifest-file-read.js';
 import { podsFromManifest, type ManifestContext, type ManifestResult } from './manifest-pods.js';
 
 export interface ManifestDecoder {
   /** Decodes one manifest; never rejects (every problem is a ConfigError in the result). */
   decode(text: string, ctx: ManifestContext): Promise<ManifestResult>;
+  /** Reads one manifest file and decodes it unless unchanged; never rejects. */
+  decodeFile(req: FileDecodeRequest): Promise<FileDecodeResult>;
   /** Stops the decoder; later calls resolve with an error. Idempotent. */
   close(): Promise<void>;
 }
@@ -34,13 +39,40 @@ export function fromTransfer(t: ManifestResultTransfer): ManifestResult {
   return t.ok ? t : { ok: false, error: ConfigError.fromTransfer(t.error) };
 }
 
+/** A FileDecodeResult as it crosses a thread. */
+export type FileDecodeTransfer =
+  | { kind: 'decoded'; stamp: FileStamp; digest: string; result: ManifestResultTransfer }
+  | { kind: 'unchanged'; stamp: FileStamp; digest: string }
+  | { kind: 'missing' }
+  | { kind: 'not-file' }
+  | { kind: 'too-large'; size: number }
+  | { kind: 'failed'; error: ConfigErrorTransfer };
+
+export function fileResultToTransfer(r: FileDecodeResult): FileDecodeTransfer {
+  switch (r.kind) {
+    case 'decoded':
+      return { ...r, result: toTransfer(r.result) };
+    case 'failed':
+      return { kind: 'failed', error: r.error.toTransfer() };
+    default:
+      return r;
+  }
+}
+
+export function fileResultFromTransfer(t: FileDecodeTransfer): FileDecodeResult {
+  switch (t.kind) {
+    case 'decoded':
+      return { ...t, result: fromTransfer(t.result) };
+    case 'failed':
+      return { kind: 'failed', error: ConfigError.fromTransfer(t.error) };
+    default:
+      return t;
+  }
+}
+
 /** Decodes on the calling thread (tests, tools). The agent uses the thread decoder. */
 export const inlineManifestDecoder: ManifestDecoder = Object.freeze({
   decode: (text: string, ctx: ManifestContext): Promise<ManifestResult> => Promise.resolve(podsFromManifest(text, ctx)),
+  decodeFile: (req: FileDecodeRequest): Promise<FileDecodeResult> => Promise.resolve(readAndDecodeFile(req)),
   close: (): Promise<void> => Promise.resolve(),
 });
-
-/** A digest of manifest text, to tell unchanged text without keeping it. */
-export function manifestDigest(text: string): string {
-  return createHash('sha256').update(text).digest('base64');
-}

@@ -5,6 +5,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -55,6 +57,30 @@ test('16: a decode that exceeds the time limit is cut off on the injected clock;
     assert.ok(next.ok, 'a fresh thread decodes the next manifest');
   } finally {
     await d.close();
+  }
+});
+
+test('16: a file whose read and decode exceed the time limit fails naming the file; the thread is replaced', async () => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'shardlet-decode-file-'));
+  const clock = new FakeClock();
+  const d = new ThreadManifestDecoder({ clock, logger: silentLogger, timeoutMs: 5_000, threadFile: HOSTILE_THREAD });
+  const req = (name: string) => ({ file: path.join(dir, name), ctx: { ...ctx, origin: path.join(dir, name) }, maxBytes: 1 << 20, lastDigest: undefined });
+  try {
+    await fs.writeFile(path.join(dir, 'hang.yaml'), 'HANG');
+    await fs.writeFile(path.join(dir, 'web.yaml'), podYaml('web'));
+    let settled = false;
+    const hung = d.decodeFile(req('hang.yaml')).finally(() => (settled = true));
+    const queued = d.decodeFile(req('web.yaml'));
+    assert.ok(await clock.runUntil(() => settled, { stepMs: 1_000, maxMs: 60_000 }), 'the timeout answered the call');
+    const r = await hung;
+    assert.equal(r.kind === 'failed' ? r.error.code : r.kind, 'ERR_MANIFEST_TOO_LARGE');
+    assert.equal(r.kind === 'failed' ? r.error.origin : '', path.join(dir, 'hang.yaml'));
+    assert.equal(d.replacedThreads, 1);
+    const next = await queued;
+    assert.ok(next.kind === 'decoded' && next.result.ok, 'the file queued behind it is read by a fresh thread');
+  } finally {
+    await d.close();
+    await fs.rm(dir, { recursive: true, force: true });
   }
 });
 

@@ -21,7 +21,7 @@ import yaml from 'js-yaml';
 import type { V1Pod } from '@kubernetes/client-node';
 import { INTERNAL_DECODE_ERROR, podsFromManifest, type ManifestResult } from '../../../src/shared/manifest/manifest-pods.js';
 import { ManifestFileSet } from '../../../src/main/config/manifest-file-set.js';
-import { manifestDigest } from '../../../src/shared/manifest/manifest-decoder.js';
+import { manifestDigest } from '../../../src/shared/manifest/manifest-digest.js';
 import { TOTAL_ANNOTATION_SIZE_LIMIT } from '../../../src/shared/manifest/pod-validation.js';
 import { podLogsDirectory } from '../../../workers/kuberuntime/sandbox-config.js';
 import { resolveWithinRoot } from '../../../workers/kuberuntime/pod-log-dirs.js';

@@ -1,13 +1,15 @@
 /**
  * A decoder thread for tests of the limits of ThreadManifestDecoder: the real decode, except
- * that the text `HANG` spins forever and `OOM` allocates until the heap limit kills the thread
+ * that the text `HANG` (or a file holding it) spins forever and `OOM` allocates until the heap limit kills the thread
  * (stand-ins for input that defeats the decode budget; js-yaml itself bounds merge keys).
  */
+import fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { expose } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { podsFromManifest } from '../../../src/shared/manifest/manifest-pods.js';
-import { toTransfer } from '../../../src/shared/manifest/manifest-decoder.js';
+import { fileResultToTransfer, toTransfer } from '../../../src/shared/manifest/manifest-decoder.js';
+import { readAndDecodeFile } from '../../../src/shared/manifest/manifest-file-read.js';
 import type { ManifestDecodeApi } from '../../../src/shared/protocol/manifest-decode-protocol.js';
 
 if (!parentPort) throw new Error('must run in a worker thread');
@@ -17,6 +19,10 @@ const api: ManifestDecodeApi = {
     if (text === 'HANG') for (;;);
     if (text === 'OOM') for (;;) hog.push(new Array(1 << 16).fill(hog.length));
     return toTransfer(podsFromManifest(text, ctx));
+  },
+  decodeFile(req) {
+    if (fs.readFileSync(req.file, 'utf8') === 'HANG') for (;;);
+    return fileResultToTransfer(readAndDecodeFile(req));
   },
 };
 expose(api, nodeEndpoint(parentPort));

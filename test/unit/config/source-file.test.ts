@@ -11,6 +11,12 @@ import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
 import { realClock, type Clock } from '../../../src/shared/clock/clock.js';
 import { silentLogger } from '../../../src/shared/logging/logger.js';
 import { within } from '../../harness/poll.js';
+import { inlineManifestDecoder, type ManifestDecoder } from '../../../src/shared/manifest/manifest-decoder.js';
+
+/** The inline decoder, telling `onRead` of every file it is asked to read (the source's reads). */
+function readingDecoder(onRead: (file: string) => void): ManifestDecoder {
+  return { ...inlineManifestDecoder, decodeFile: (req) => (onRead(req.file), inlineManifestDecoder.decodeFile(req)) };
+}
 
 const manifest = (name: string, image = 'nginx:1'): string =>
   `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n  - name: app\n    image: ${image}\n`;
@@ -159,11 +165,8 @@ test('full resync: a file whose stat is unchanged since its last decode is not r
   const clock = new FakeClock(Date.now() + 60_000);
   const cfg = new PodConfig({ clock, logger: silentLogger });
   const reads: string[] = [];
-  const readFile = async (file: string): Promise<string> => {
-    reads.push(path.basename(file));
-    return fs.readFile(file, 'utf8');
-  };
-  const src = createFileSource({ path: dir, nodeName: 'n1', sink: cfg.channel('file'), clock, logger: silentLogger, watch: false, readFile });
+  const decoder = readingDecoder((file) => void reads.push(path.basename(file)));
+  const src = createFileSource({ path: dir, nodeName: 'n1', sink: cfg.channel('file'), clock, logger: silentLogger, watch: false, decoder });
   const read = (): string => reads.splice(0).sort().join(',');
   try {
     await fs.writeFile(path.join(dir, 'a.yaml'), manifest('a'));
@@ -206,7 +209,7 @@ test('full resync: a file changed within RACY_MS of its read is read again at th
   const clock = new FakeClock(Math.max(st.mtimeMs, st.ctimeMs));
   const cfg = new PodConfig({ clock, logger: silentLogger });
   let reads = 0;
-  const src = createFileSource({ path: dir, nodeName: 'n1', sink: cfg.channel('file'), clock, logger: silentLogger, watch: false, readFile: async (f) => (reads++, fs.readFile(f, 'utf8')) });
+  const src = createFileSource({ path: dir, nodeName: 'n1', sink: cfg.channel('file'), clock, logger: silentLogger, watch: false, decoder: readingDecoder(() => void reads++) });
   try {
     src.start();
     await src.syncNow();
@@ -235,21 +238,24 @@ test('files named by fs.watch are read READ_CONCURRENCY at a time, not one after
   let maxInFlight = 0;
   let open!: () => void;
   const together = new Promise<void>((resolve) => (open = resolve));
-  const readFile = async (file: string): Promise<string> => {
-    inFlight++;
-    maxInFlight = Math.max(maxInFlight, inFlight);
-    try {
-      if (gated) {
-        if (inFlight >= READ_CONCURRENCY) open();
-        await together;
+  const decoder: ManifestDecoder = {
+    ...inlineManifestDecoder,
+    decodeFile: async (req) => {
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      try {
+        if (gated) {
+          if (inFlight >= READ_CONCURRENCY) open();
+          await together;
+        }
+        return await inlineManifestDecoder.decodeFile(req);
+      } finally {
+        inFlight--;
       }
-      return await fs.readFile(file, 'utf8');
-    } finally {
-      inFlight--;
-    }
+    },
   };
   const debounceMs = 50;
-  const src = createFileSource({ path: dir, nodeName: 'n1', sink: cfg.channel('file'), clock, logger: silentLogger, watch: false, readFile, debounceMs });
+  const src = createFileSource({ path: dir, nodeName: 'n1', sink: cfg.channel('file'), clock, logger: silentLogger, watch: false, decoder, debounceMs });
   try {
     src.start();
     await src.syncNow();
