@@ -106,14 +106,38 @@ export interface ClusterAgentOptions {
 /** An agent in cluster mode: pods come from the API only (its manifest dir stays empty). */
 export async function startClusterAgent(o: ClusterAgentOptions): Promise<AgentProcess> {
   const manifestDir = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-cluster-empty-'));
-  return startAgent({
-    endpoint: o.endpoint,
-    manifestDir,
-    nodeName: o.nodeName,
-    workers: o.workers ?? 2,
-    ...(o.rootDir !== undefined ? { rootDir: o.rootDir } : {}),
-    extraArgs: ['--kubeconfig', o.cp.nodeKubeconfig(o.nodeName), ...(o.extraArgs ?? [])],
-  });
+  const removeDir = (): void => fs.rmSync(manifestDir, { recursive: true, force: true });
+  let agent: AgentProcess;
+  try {
+    agent = await startAgent({
+      endpoint: o.endpoint,
+      manifestDir,
+      nodeName: o.nodeName,
+      workers: o.workers ?? 2,
+      ...(o.rootDir !== undefined ? { rootDir: o.rootDir } : {}),
+      extraArgs: ['--kubeconfig', o.cp.nodeKubeconfig(o.nodeName), ...(o.extraArgs ?? [])],
+    });
+  } catch (e) {
+    removeDir();
+    throw e;
+  }
+  // The empty manifest directory goes with the agent (stop or kill; the after hooks kill).
+  const { stop, kill } = agent;
+  agent.stop = async () => {
+    try {
+      return await stop.call(agent);
+    } finally {
+      removeDir();
+    }
+  };
+  agent.kill = async () => {
+    try {
+      await kill.call(agent);
+    } finally {
+      removeDir();
+    }
+  };
+  return agent;
 }
 
 export function coreApi(kubeconfig: string): { kc: KubeConfig; core: CoreV1Api } {

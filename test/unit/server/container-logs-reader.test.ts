@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -29,8 +29,12 @@ function opts(over: Partial<LogOptions> = {}): LogOptions {
   return { follow: false, previous: false, timestamps: false, tailLines: undefined, limitBytes: undefined, sinceMs: undefined, ...over };
 }
 
+/** Every log file of this test lives under one directory, removed when the tests are done. */
+const BASE_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'logs-reader-'));
+after(() => fs.rmSync(BASE_DIR, { recursive: true, force: true }));
+
 function tmpLog(content: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'logs-reader-'));
+  const dir = fs.mkdtempSync(path.join(BASE_DIR, 'log-'));
   const file = path.join(dir, '0.log');
   fs.writeFileSync(file, content);
   return file;
