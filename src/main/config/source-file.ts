@@ -7,8 +7,6 @@
  *   start() ──► full read ──► SET (the first SET marks the source ready, even when empty)
  *   fs.watch event for a name ──► (debounce window, ≤ debounceMs after the *first* event; later
  *     events join the same window) ──► re-read only the named files ──► SET
- *   a read of many files, once the first SET was delivered ──► a SET after each eighth of them
- *     (at least 64 files; see #readMany) and one at the end
  *   every resyncMs ──► full read (readdir + a stat of every file; a file whose stat matches the
  *     last decode's is not read again, and unchanged text is not decoded) ──► SET
  *   a file with pods reads empty ──► pods kept, re-read after emptyGraceMs ──► still empty: no pods
@@ -81,12 +79,6 @@ export const RACY_MS = 2_000;
 
 /** Files read at once (each a call to the decoder, which reads and decodes it). */
 export const READ_CONCURRENCY = 16;
-/** A long read delivers a SET after each 1/PARTIAL_SETS of its files (see #readMany)... */
-export const PARTIAL_SETS = 8;
-/** ...but not after fewer files than this. */
-export const PARTIAL_SET_MIN_FILES = 64;
-/** What #readOne returns for a file it did not read (its stamp is unchanged): nothing to record. */
-const UNREAD = (): void => {};
 
 function errnoOf(e: unknown): string | undefined {
   const code: unknown = e instanceof Error ? Reflect.get(e, 'code') : undefined;
@@ -121,8 +113,6 @@ export class FileSourceImpl implements PodSource {
   #full = false;
   #running: Promise<void> | undefined;
   #missingLogged = false;
-  /** A complete SET was delivered (the source is ready; partial SETs are safe from now on). */
-  #delivered = false;
 
   constructor(opts: FileSourceOptions) {
     if (!opts?.path || !opts.nodeName || !opts.sink || !opts.clock || !opts.logger) {
@@ -238,7 +228,7 @@ export class FileSourceImpl implements PodSource {
 
   async #readAndEmit(): Promise<void> {
     const full = this.#full;
-    const names = [...this.#dirty].sort();
+    const names = [...this.#dirty];
     this.#full = false;
     this.#dirty.clear();
     try {
@@ -247,12 +237,6 @@ export class FileSourceImpl implements PodSource {
     } finally {
       if (full) this.#scheduleResync();
     }
-    this.#emit();
-    this.#delivered = true;
-  }
-
-  /** Delivers the pods of every file as recorded so far (a SET). */
-  #emit(): void {
     if (this.#closed) return;
     const { pods, newErrors } = this.#files.build();
     for (const err of newErrors) this.#report(err);
@@ -289,41 +273,14 @@ export class FileSourceImpl implements PodSource {
   }
 
   /**
-   * Reads the named files (sorted), READ_CONCURRENCY at a time: thousands of small files on few
-   * cores. The decoder reads each file where it decodes it (manifest-file-read.ts), so this
-   * thread spends one message per file.
-   *
-   * Results are recorded in name order (a read that finishes early waits for the ones before
-   * it), so at any moment the recorded files are a sorted prefix of `names` plus what was known
-   * before. That makes a SET of the recorded files choose, among duplicate pod names, exactly
-   * what the SET after the last file will (manifest-file-set.ts: an owner keeps its name, then
-   * sorted order). So once the source has delivered its first complete SET, a long read also
-   * delivers a SET each time another 1/PARTIAL_SETS of its files (at least PARTIAL_SET_MIN_FILES)
-   * has been read and recorded (files a resync skips do not count): a burst of written manifests starts its first pods while the rest decode (the
-   * kubelet's watch delivers every file's event on its own). Never before that first SET: it
-   * marks the source ready, and a partial one would make pods of unread files look deleted.
+   * Reads the named files, READ_CONCURRENCY at a time: thousands of small files on few cores.
+   * The decoder reads each file where it decodes it (manifest-file-read.ts), so this thread
+   * spends one message per file; with one file at a time both threads sat idle between files.
    */
-  async #readMany(names: readonly string[], mayskip: boolean): Promise<void> {
-    const step = Math.max(PARTIAL_SET_MIN_FILES, Math.ceil(names.length / PARTIAL_SETS));
-    const appliers: Array<(() => void) | undefined> = new Array(names.length);
+  async #readMany(names: string[], mayskip: boolean): Promise<void> {
     let next = 0;
-    let recorded = 0;
-    /** Files read (not skipped by their stamp) and recorded since the last SET. */
-    let fresh = 0;
     const worker = async (): Promise<void> => {
-      while (next < names.length) {
-        const i = next++;
-        appliers[i] = await this.#readOne(names[i]!, mayskip);
-        for (let apply = appliers[recorded]; apply !== undefined; apply = appliers[recorded]) {
-          appliers[recorded++] = undefined;
-          if (apply !== UNREAD) fresh++;
-          apply();
-        }
-        if (this.#delivered && recorded < names.length && fresh >= step) {
-          fresh = 0;
-          this.#emit();
-        }
-      }
+      while (next < names.length) await this.#readOne(names[next++]!, mayskip);
     };
     await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, names.length) }, worker));
   }
@@ -350,16 +307,15 @@ export class FileSourceImpl implements PodSource {
    * here first, as before the decoder read files: a file whose kept stamp is unchanged is not
    * read, and a directory or an oversized file is told apart without waking the decoder thread.
    * fs.watch names go straight to the decoder (it checks the same on the descriptor it reads).
-   * Returns what records the result; #readMany runs it in name order.
    */
-  async #readOne(name: string, mayskip: boolean): Promise<() => void> {
+  async #readOne(name: string, mayskip: boolean): Promise<void> {
     const file = path.join(this.#dir, name);
     if (mayskip) {
       let r: FileDecodeResult | undefined;
       try {
         const st = await fsp.stat(file);
         const last = this.#stamps.get(name);
-        if (last !== undefined && sameStamp(last, stampOf(st))) return UNREAD;
+        if (last !== undefined && sameStamp(last, stampOf(st))) return;
         if (!st.isFile()) r = { kind: 'not-file' };
         else if (st.size > this.#opts.maxFileBytes) r = { kind: 'too-large', size: st.size };
       } catch (e) {
@@ -367,23 +323,19 @@ export class FileSourceImpl implements PodSource {
         // Any other failure: the decoder's read reports it.
       }
       if (r !== undefined) {
-        const known = r;
-        return () => {
-          this.#stamps.delete(name);
-          this.#apply(name, file, known);
-        };
+        this.#stamps.delete(name);
+        this.#apply(name, file, r);
+        return;
       }
     }
+    this.#stamps.delete(name);
     const readAt = this.#opts.clock.now();
     const files = this.#files;
     const r = await this.#opts.decoder.decodeFile({ file, ctx: files.context(name), maxBytes: this.#opts.maxFileBytes, lastDigest: files.settledDigest(name) });
-    return () => {
-      this.#stamps.delete(name);
-      if (this.#closed || files !== this.#files) return;
-      const stamp = this.#apply(name, file, r);
-      // Settled and not racy: the next full resync may trust the stamp.
-      if (stamp !== undefined && files.settledDigest(name) !== undefined && readAt - Math.max(stamp.mtimeMs, stamp.ctimeMs) >= RACY_MS) this.#stamps.set(name, stamp);
-    };
+    if (this.#closed || files !== this.#files) return;
+    const stamp = this.#apply(name, file, r);
+    // Settled and not racy: the next full resync may trust the stamp.
+    if (stamp !== undefined && files.settledDigest(name) !== undefined && readAt - Math.max(stamp.mtimeMs, stamp.ctimeMs) >= RACY_MS) this.#stamps.set(name, stamp);
   }
 
   /** Records what the decoder made of a file; returns the stamp of the text it read, if any. */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createFileSource, PARTIAL_SET_MIN_FILES, PARTIAL_SETS, RACY_MS, READ_CONCURRENCY, type FileSourceImpl } from '../../../src/main/config/source-file.js';
+import { createFileSource, RACY_MS, READ_CONCURRENCY, type FileSourceImpl } from '../../../src/main/config/source-file.js';
 import { PodConfig } from '../../../src/main/config/pod-config.js';
 import type { PodUpdate } from '../../../src/shared/manifest/pod-update.js';
 import type { ConfigError } from '../../../src/shared/manifest/config-errors.js';
@@ -273,86 +273,6 @@ test('files named by fs.watch are read READ_CONCURRENCY at a time, not one after
   } finally {
     await src.close();
     cfg.close();
-    await fs.rm(dir, { recursive: true, force: true });
-  }
-});
-
-/** Sink that records every SET's pod names (the merger's view is tested elsewhere). */
-function recordingSink(): { sets: string[][]; set(pods: readonly { metadata?: { name?: string } }[]): void } {
-  const sets: string[][] = [];
-  return { sets, set: (pods) => void sets.push(pods.map((p) => p.metadata?.name ?? '').sort()) };
-}
-
-const padded = (i: number): string => `p${String(i).padStart(4, '0')}`;
-
-test('a long read delivers partial SETs of a sorted prefix of its files, but only after the first complete SET', async () => {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'shardlet-file-partial-'));
-  const clock = new FakeClock(Date.now() + 60_000);
-  const sink = recordingSink();
-  const debounceMs = 50;
-  const n = PARTIAL_SETS * PARTIAL_SET_MIN_FILES;
-  const src = createFileSource({ path: dir, nodeName: 'n1', sink, clock, logger: silentLogger, watch: false, debounceMs });
-  try {
-    const first = Array.from({ length: n }, (_, i) => `a${padded(i)}`);
-    for (const name of first) await fs.writeFile(path.join(dir, `${name}.yaml`), manifest(name));
-    src.start();
-    await within(src.syncNow(), 'the first full read');
-    const startup = sink.sets.map((s) => s.length);
-    assert.ok(startup.length > 0 && startup.every((k) => k === n), `no partial SET before the first complete one (it marks the source ready): ${startup.join(',')}`);
-    sink.sets.length = 0;
-    const more = Array.from({ length: n }, (_, i) => `b${padded(i)}`);
-    for (const name of more) await fs.writeFile(path.join(dir, `${name}.yaml`), manifest(name));
-    for (const name of [...more].reverse()) src.noteChanged(`${name}.yaml`);
-    clock.step(debounceMs);
-    await within(src.syncNow(), 'the watched read and a resync after it');
-    const sizes = sink.sets.map((s) => s.length);
-    assert.deepEqual(sizes.slice(0, PARTIAL_SETS), Array.from({ length: PARTIAL_SETS }, (_, k) => n + (k + 1) * PARTIAL_SET_MIN_FILES), `a SET after each ${PARTIAL_SET_MIN_FILES} files: ${sizes.join(',')}`);
-    for (const set of sink.sets) {
-      const bs = set.filter((x) => x.startsWith('b'));
-      assert.deepEqual(bs, more.slice(0, bs.length).map((x) => `${x}-n1`), 'each SET holds a sorted prefix of the new files');
-    }
-  } finally {
-    await src.close();
-    await fs.rm(dir, { recursive: true, force: true });
-  }
-});
-
-test('partial SETs keep the duplicate-name rule: a later file read first never takes a name from an earlier one', async () => {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'shardlet-file-dup-'));
-  const clock = new FakeClock(Date.now() + 60_000);
-  const sink = recordingSink();
-  const images: string[] = [];
-  const debounceMs = 50;
-  // The first file's read is held until every other file was read: a SET built in read order
-  // would hold the second file's "web" (nginx:2) for a while.
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => (release = resolve));
-  let others = 0;
-  const n = 4 * PARTIAL_SET_MIN_FILES;
-  const decoder: ManifestDecoder = {
-    ...inlineManifestDecoder,
-    decodeFile: async (req) => {
-      if (path.basename(req.file) === 'a0000.yaml') await held;
-      else if (++others === n - 1) release();
-      return inlineManifestDecoder.decodeFile(req);
-    },
-  };
-  const src = createFileSource({ path: dir, nodeName: 'n1', sink: { set: (pods) => { for (const p of pods) if (p.metadata?.name === 'web-n1') images.push(p.spec?.containers[0]?.image ?? ''); sink.set(pods); } }, clock, logger: silentLogger, watch: false, debounceMs, decoder });
-  try {
-    src.start();
-    await within(src.syncNow(), 'the first (empty) full read');
-    const names = Array.from({ length: n }, (_, i) => `a${String(i).padStart(4, '0')}.yaml`);
-    for (const [i, name] of names.entries()) {
-      const body = i === 0 ? manifest('web') : i === 1 ? manifest('web', 'nginx:2') : manifest(name.replace('.yaml', ''));
-      await fs.writeFile(path.join(dir, name), body);
-    }
-    for (const name of names) src.noteChanged(name);
-    clock.step(debounceMs);
-    await within(src.syncNow(), 'the watched read');
-    assert.ok(sink.sets.length > 2, `partial SETs were delivered (${sink.sets.length} SETs)`);
-    assert.ok(images.length > 0 && images.every((i) => i === 'nginx:1'), `only the first file's "web" was ever delivered: ${images.join(',')}`);
-  } finally {
-    await src.close();
     await fs.rm(dir, { recursive: true, force: true });
   }
 });
