@@ -10,11 +10,14 @@
  * hostile decode, and the thread is replaced).
  *
  * Checks, in order, before any byte is allocated for the file:
- *   - opened O_NONBLOCK, so a FIFO dropped in the directory cannot block the open;
- *   - the open descriptor's fstat must be a regular file (symlinks are followed, as the kubelet
- *     does; a directory, FIFO, socket or device is "not a file");
- *   - its size must be ≤ maxBytes; the read stops at maxBytes + 1 bytes, so a file that grows
- *     after the fstat is still rejected as too large, never read whole.
+ *   - a stat of the path (symlinks followed, as the kubelet does) must show a regular file: a
+ *     directory, FIFO, socket or device is "not a file" and is never opened (opening a device
+ *     can act: a watchdog arms on open; the kubelet stats before it reads, too);
+ *   - its size must be ≤ maxBytes;
+ *   - it is opened O_NONBLOCK (a FIFO swapped in after the stat cannot block the open), and the
+ *     descriptor's fstat must still be a regular file;
+ *   - the read stops at maxBytes + 1 bytes, so a file that grows after the fstat is still
+ *     rejected as too large, never read whole.
  * The stamp comes from that same fstat, so it describes the bytes read.
  */
 import fs from 'node:fs';
@@ -81,7 +84,10 @@ function readUpTo(fd: number, limit: number): Buffer {
 export function readAndDecodeFile(req: FileDecodeRequest): FileDecodeResult {
   let fd: number;
   try {
-    fd = fs.openSync(req.file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    const st = fs.statSync(req.file);
+    if (!st.isFile()) return { kind: 'not-file' };
+    if (st.size > req.maxBytes) return { kind: 'too-large', size: st.size };
+    fd = fs.openSync(req.file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOCTTY);
   } catch (e) {
     return openFailure(req.file, e);
   }
@@ -110,7 +116,7 @@ function openFailure(file: string, e: unknown): FileDecodeResult {
     case 'ENOENT':
     case 'ENOTDIR':
       return { kind: 'missing' };
-    // A socket cannot be opened at all; a FIFO with O_NONBLOCK can (and fails fstat's check).
+    // A socket swapped in after the stat cannot be opened at all.
     case 'ENXIO':
     case 'EOPNOTSUPP':
       return { kind: 'not-file' };
