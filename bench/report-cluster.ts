@@ -59,7 +59,7 @@ export function clusterSection(r: BenchResults): string[] {
     out.push(row([`standalone burst (manifests), sim/zero w=${standalone.workers}`, String(standalone.pods), '–', fmt(s), fmt(standalone.podsPerSec), fmt(standalone.startupMs?.p50), fmt(standalone.startupMs?.p99), '–']));
   }
   out.push('');
-  out.push('Start latency: the create call returned → the bench\'s watch saw the pod Running (cluster); manifest written → Running in the agent (standalone).', '');
+  out.push('Start latency: the create call returned → the bench\'s watch saw the pod Running (cluster); the agent first saw the pod → Running, from its own `pod running` line (standalone; manifest written → Running when the agent logs no such line).', '');
   out.push('API requests over each session (apiserver_request_total deltas, all clients):', '');
   const kinds = [...new Set(sessions.flatMap((s) => Object.keys(s.requests)))].sort();
   out.push(row(['request', ...sessions.map(sessionLabel)]));
