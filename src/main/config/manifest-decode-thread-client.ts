@@ -167,7 +167,7 @@ export class ThreadManifestDecoder implements ManifestDecoder {
           const r = fileResultFromTransfer(await api.decodeFile(req));
           return () => resolve(r);
         },
-        fail: (error) => resolve({ kind: 'failed', error }),
+        fail: (error) => resolve({ kind: 'rejected', error }),
       });
     });
   }

@@ -17,8 +17,9 @@
  * - Problems are reported (logger + onError) once per distinct problem per file and never
  *   change what other files contribute; see manifest-file-set.ts for the invalid-file and
  *   duplicate-name rules (a broken edit keeps the last valid version running).
- * - Decoding runs on the injected {@link ManifestDecoder} (the agent's runs on its own thread
- *   with time and memory limits), so a hostile file never blocks the main thread.
+ * - Reading and decoding run on the injected {@link ManifestDecoder} (the agent's runs on its
+ *   own thread with time and memory limits), so a hostile file never blocks the main thread. A
+ *   file the decoder gave up on is not sent to it again until the file changes (#pinRejected).
  * - An empty file is noted in the log (info) once per transition, never silently "no pods".
  * - A missing manifest path yields an empty SET (as the kubelet does), so sources become ready;
  *   the watch is retried on each resync until the directory exists.
@@ -95,6 +96,8 @@ export class FileSourceImpl implements PodSource {
    * skip the file (see "Skipping a read" above). Owned by #readOne.
    */
   readonly #stamps = new Map<string, FileStamp>();
+  /** Per file the decoder gave up on: its stamp then (see #pinRejected). Owned by #readOne. */
+  readonly #rejected = new Map<string, FileStamp>();
   /** Files whose "contains no pods" note was logged (cleared when they have pods again). */
   readonly #notedEmpty = new Set<string>();
   readonly #log: Logger;
@@ -292,14 +295,16 @@ export class FileSourceImpl implements PodSource {
     this.#onlyName = onlyName;
     this.#files = new ManifestFileSet({ dir, nodeName: this.#opts.nodeName, emptyGraceMs: this.#opts.emptyGraceMs });
     this.#stamps.clear();
+    this.#rejected.clear();
     this.#watcher?.close();
     this.#watcher = undefined;
   }
 
-  /** The file is gone: its pods and its stamp go with it. */
+  /** The file is gone: its pods and its stamps go with it. */
   #forget(name: string): void {
     this.#files.remove(name);
     this.#stamps.delete(name);
+    this.#rejected.delete(name);
   }
 
   /**
@@ -310,12 +315,16 @@ export class FileSourceImpl implements PodSource {
    */
   async #readOne(name: string, mayskip: boolean): Promise<void> {
     const file = path.join(this.#dir, name);
-    if (mayskip) {
+    const rejected = this.#rejected.get(name);
+    if (mayskip || rejected !== undefined) {
       let r: FileDecodeResult | undefined;
       try {
         const st = await fsp.stat(file);
+        const stamp = stampOf(st);
+        if (rejected !== undefined && sameStamp(rejected, stamp)) return; // the decoder gave up on these very bytes
+        this.#rejected.delete(name);
         const last = this.#stamps.get(name);
-        if (last !== undefined && sameStamp(last, stampOf(st))) return;
+        if (mayskip && last !== undefined && sameStamp(last, stamp)) return;
         if (!st.isFile()) r = { kind: 'not-file' };
         else if (st.size > this.#opts.maxFileBytes) r = { kind: 'too-large', size: st.size };
       } catch (e) {
@@ -334,8 +343,24 @@ export class FileSourceImpl implements PodSource {
     const r = await this.#opts.decoder.decodeFile({ file, ctx: files.context(name), maxBytes: this.#opts.maxFileBytes, lastDigest: files.settledDigest(name) });
     if (this.#closed || files !== this.#files) return;
     const stamp = this.#apply(name, file, r);
+    if (r.kind === 'rejected') await this.#pinRejected(name, file, readAt);
     // Settled and not racy: the next full resync may trust the stamp.
     if (stamp !== undefined && files.settledDigest(name) !== undefined && readAt - Math.max(stamp.mtimeMs, stamp.ctimeMs) >= RACY_MS) this.#stamps.set(name, stamp);
+  }
+
+  /**
+   * The decoder gave up on a file (time or heap limit): its stamp now is pinned, so neither a
+   * resync nor fs.watch sends those bytes again (each try costs the decoder its whole limit and
+   * a new thread); any change to the file unpins it. Only a file that had not changed for
+   * RACY_MS before the read began is pinned (as for stamps): a newer version is always read.
+   */
+  async #pinRejected(name: string, file: string, readAt: number): Promise<void> {
+    try {
+      const st = await fsp.stat(file);
+      if (!this.#closed && readAt - Math.max(st.mtimeMs, st.ctimeMs) >= RACY_MS) this.#rejected.set(name, stampOf(st));
+    } catch {
+      // Gone or unreadable: the next read reports it.
+    }
   }
 
   /** Records what the decoder made of a file; returns the stamp of the text it read, if any. */
@@ -352,6 +377,7 @@ export class FileSourceImpl implements PodSource {
         this.#files.setReadError(name, new ConfigError('ERR_MANIFEST_TOO_LARGE', file, `file is ${r.size} bytes, limit is ${this.#opts.maxFileBytes}`));
         return undefined;
       case 'failed':
+      case 'rejected':
         this.#files.setReadError(name, r.error);
         return undefined;
       case 'unchanged':

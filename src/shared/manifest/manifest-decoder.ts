@@ -46,14 +46,16 @@ export type FileDecodeTransfer =
   | { kind: 'missing' }
   | { kind: 'not-file' }
   | { kind: 'too-large'; size: number }
-  | { kind: 'failed'; error: ConfigErrorTransfer };
+  | { kind: 'failed'; error: ConfigErrorTransfer }
+  | { kind: 'rejected'; error: ConfigErrorTransfer };
 
 export function fileResultToTransfer(r: FileDecodeResult): FileDecodeTransfer {
   switch (r.kind) {
     case 'decoded':
       return { ...r, result: toTransfer(r.result) };
     case 'failed':
-      return { kind: 'failed', error: r.error.toTransfer() };
+    case 'rejected':
+      return { kind: r.kind, error: r.error.toTransfer() };
     default:
       return r;
   }
@@ -64,7 +66,8 @@ export function fileResultFromTransfer(t: FileDecodeTransfer): FileDecodeResult 
     case 'decoded':
       return { ...t, result: fromTransfer(t.result) };
     case 'failed':
-      return { kind: 'failed', error: ConfigError.fromTransfer(t.error) };
+    case 'rejected':
+      return { kind: t.kind, error: ConfigError.fromTransfer(t.error) };
     default:
       return t;
   }

@@ -60,8 +60,10 @@ export type FileDecodeResult =
   | { kind: 'missing' }
   | { kind: 'not-file' }
   | { kind: 'too-large'; size: number }
-  /** The file could not be read (permissions, I/O), or the decoder failed on it (time, heap). */
-  | { kind: 'failed'; error: ConfigError };
+  /** The file could not be read (permissions, I/O). */
+  | { kind: 'failed'; error: ConfigError }
+  /** The decoder gave up on the file (its time or heap limit; never from this module). */
+  | { kind: 'rejected'; error: ConfigError };
 
 function errnoOf(e: unknown): string | undefined {
   const code: unknown = e instanceof Error ? Reflect.get(e, 'code') : undefined;

@@ -11,10 +11,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { ThreadManifestDecoder } from '../../../src/main/config/manifest-decode-thread-client.js';
+import { createFileSource } from '../../../src/main/config/source-file.js';
+import { PodConfig } from '../../../src/main/config/pod-config.js';
+import type { ManifestDecoder } from '../../../src/shared/manifest/manifest-decoder.js';
 import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
 import { realClock } from '../../../src/shared/clock/clock.js';
 import { silentLogger } from '../../../src/shared/logging/logger.js';
 import { aliasBombFreeForm, podYaml, stringAsList } from './bad-input-corpus.js';
+import { within } from '../../harness/poll.js';
 
 const HOSTILE_THREAD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'hostile-decode-thread.js');
 const ctx = { source: 'file' as const, origin: '/m/web.yaml', nodeName: 'n1', allowLists: false };
@@ -73,13 +77,76 @@ test('16: a file whose read and decode exceed the time limit fails naming the fi
     const queued = d.decodeFile(req('web.yaml'));
     assert.ok(await clock.runUntil(() => settled, { stepMs: 1_000, maxMs: 60_000 }), 'the timeout answered the call');
     const r = await hung;
-    assert.equal(r.kind === 'failed' ? r.error.code : r.kind, 'ERR_MANIFEST_TOO_LARGE');
-    assert.equal(r.kind === 'failed' ? r.error.origin : '', path.join(dir, 'hang.yaml'));
+    assert.equal(r.kind === 'rejected' ? r.error.code : r.kind, 'ERR_MANIFEST_TOO_LARGE');
+    assert.equal(r.kind === 'rejected' ? r.error.origin : '', path.join(dir, 'hang.yaml'));
     assert.equal(d.replacedThreads, 1);
     const next = await queued;
     assert.ok(next.kind === 'decoded' && next.result.ok, 'the file queued behind it is read by a fresh thread');
   } finally {
     await d.close();
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('16: the file source does not send a file the decoder gave up on again until the file changes', async () => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'shardlet-decode-pin-'));
+  // Wall clock a minute ahead of the files' timestamps: written files look settled (RACY_MS).
+  const clock = new FakeClock(Date.now() + 60_000);
+  const thread = new ThreadManifestDecoder({ clock, logger: silentLogger, timeoutMs: 5_000, threadFile: HOSTILE_THREAD });
+  const sent: string[] = [];
+  let hangSent!: () => void;
+  const hangInFlight = new Promise<void>((resolve) => (hangSent = resolve));
+  let hangAnswered = false;
+  const decoder: ManifestDecoder = {
+    decode: (text, c) => thread.decode(text, c),
+    decodeFile: (req) => {
+      sent.push(path.basename(req.file));
+      const answer = thread.decodeFile(req);
+      if (path.basename(req.file) === 'hang.yaml') {
+        hangSent(); // its time limit is armed now
+        void answer.finally(() => (hangAnswered = true));
+      }
+      return answer;
+    },
+    close: () => thread.close(),
+  };
+  const cfg = new PodConfig({ clock, logger: silentLogger });
+  const errors: string[] = [];
+  const src = createFileSource({ path: dir, nodeName: 'n1', sink: cfg.channel('file'), clock, logger: silentLogger, watch: false, decoder, debounceMs: 0, onError: (e) => errors.push(`${path.basename(e.origin)}:${e.code}`) });
+  try {
+    // Fake time is stepped only while the hang is the decoder's one call: stepped while a fresh
+    // thread boots in real time, it would cut a valid file off too.
+    await fs.writeFile(path.join(dir, 'hang.yaml'), 'HANG');
+    src.start();
+    const first = src.syncNow();
+    // The source stats the directory and the file (real I/O) before it calls the decoder: step
+    // fake time only once the call and its time limit exist.
+    await within(hangInFlight, 'the hang sent to the decoder');
+    assert.ok(await clock.runUntil(() => hangAnswered, { stepMs: 1_000, maxMs: 60_000 }), 'the time limit answered the hang');
+    await within(first, 'the first full read');
+    assert.deepEqual(errors, ['hang.yaml:ERR_MANIFEST_TOO_LARGE']);
+    assert.equal(thread.replacedThreads, 1);
+    await fs.writeFile(path.join(dir, 'web.yaml'), podYaml('web'));
+    sent.length = 0;
+    await within(src.syncNow(), 'a resync');
+    src.noteChanged('hang.yaml');
+    clock.step(1); // the debounce window (0 ms): a read of the named file alone
+    await within(src.syncNow(), 'the read fs.watch asked for, then a resync');
+    assert.deepEqual(sent, ['web.yaml'], 'only the new file was sent; the unchanged hang was not sent again');
+    assert.equal(thread.replacedThreads, 1);
+    assert.deepEqual(errors, ['hang.yaml:ERR_MANIFEST_TOO_LARGE'], 'reported once');
+    await fs.writeFile(path.join(dir, 'hang.yaml'), podYaml('fixed'));
+    await within(src.syncNow(), 'the resync after the fix');
+    assert.deepEqual(sent, ['web.yaml', 'hang.yaml'], 'the changed file is read again');
+    const names: string[] = [];
+    for (let u = cfg.tryNext(); u !== undefined; u = cfg.tryNext()) names.push(...u.pods.map((p) => `${u.op}:${p.metadata?.name}`));
+    assert.ok(names.includes('ADD:fixed-n1') && names.includes('ADD:web-n1'), `both pods were added: ${names.join(',')}`);
+  } finally {
+    // A failed assertion may leave a hang in flight: fake time cuts it off, so close() returns.
+    await clock.runUntil(() => false, { stepMs: 1_000, maxMs: 20_000 });
+    await src.close();
+    await decoder.close();
+    cfg.close();
     await fs.rm(dir, { recursive: true, force: true });
   }
 });
