@@ -41,7 +41,7 @@ import { ConfigError, type ConfigErrorHandler } from '../../shared/manifest/conf
 import type { ManifestResult } from '../../shared/manifest/manifest-pods.js';
 import { ManifestFileSet } from './manifest-file-set.js';
 import { inlineManifestDecoder, type ManifestDecoder } from '../../shared/manifest/manifest-decoder.js';
-import { sameStamp, stampOf, type FileStamp, type FileDecodeResult } from '../../shared/manifest/manifest-file-read.js';
+import { errnoOf, sameStamp, stampOf, type FileStamp, type FileDecodeResult } from '../../shared/manifest/manifest-file-read.js';
 import { FileSource, type PodSetSink, type PodSource } from '../../shared/manifest/pod-update.js';
 
 export interface FileSourceOptions {
@@ -80,11 +80,6 @@ export const RACY_MS = 2_000;
 
 /** Files read at once (each a call to the decoder, which reads and decodes it). */
 export const READ_CONCURRENCY = 16;
-
-function errnoOf(e: unknown): string | undefined {
-  const code: unknown = e instanceof Error ? Reflect.get(e, 'code') : undefined;
-  return typeof code === 'string' ? code : undefined;
-}
 
 export class FileSourceImpl implements PodSource {
   readonly name = FileSource;

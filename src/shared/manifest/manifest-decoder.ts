@@ -16,7 +16,7 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import { ConfigError, type ConfigErrorTransfer } from './config-errors.js';
-import { readAndDecodeFile, type FileDecodeRequest, type FileDecodeResult, type FileStamp } from './manifest-file-read.js';
+import { readAndDecodeFile, type FileDecodeRequest, type FileDecodeResult } from './manifest-file-read.js';
 import { podsFromManifest, type ManifestContext, type ManifestResult } from './manifest-pods.js';
 
 export interface ManifestDecoder {
@@ -39,15 +39,11 @@ export function fromTransfer(t: ManifestResultTransfer): ManifestResult {
   return t.ok ? t : { ok: false, error: ConfigError.fromTransfer(t.error) };
 }
 
-/** A FileDecodeResult as it crosses a thread. */
+/** A FileDecodeResult as it crosses a thread: its ConfigErrors in their transfer form. */
 export type FileDecodeTransfer =
-  | { kind: 'decoded'; stamp: FileStamp; digest: string; result: ManifestResultTransfer }
-  | { kind: 'unchanged'; stamp: FileStamp; digest: string }
-  | { kind: 'missing' }
-  | { kind: 'not-file' }
-  | { kind: 'too-large'; size: number }
-  | { kind: 'failed'; error: ConfigErrorTransfer }
-  | { kind: 'rejected'; error: ConfigErrorTransfer };
+  | Exclude<FileDecodeResult, { kind: 'decoded' | 'failed' | 'rejected' }>
+  | (Omit<Extract<FileDecodeResult, { kind: 'decoded' }>, 'result'> & { result: ManifestResultTransfer })
+  | { kind: 'failed' | 'rejected'; error: ConfigErrorTransfer };
 
 export function fileResultToTransfer(r: FileDecodeResult): FileDecodeTransfer {
   switch (r.kind) {

@@ -65,7 +65,8 @@ export type FileDecodeResult =
   /** The decoder gave up on the file (its time or heap limit; never from this module). */
   | { kind: 'rejected'; error: ConfigError };
 
-function errnoOf(e: unknown): string | undefined {
+/** The errno code of a failed fs call (ENOENT, ...), if it has one. */
+export function errnoOf(e: unknown): string | undefined {
   const code: unknown = e instanceof Error ? Reflect.get(e, 'code') : undefined;
   return typeof code === 'string' ? code : undefined;
 }
