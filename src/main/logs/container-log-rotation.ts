@@ -31,6 +31,7 @@ import zlib from 'node:zlib';
 import type { Clock, TimerHandle } from '../../shared/clock/clock.js';
 import type { Container } from '../../shared/cri/cri-types.js';
 import type { ContainerLogService, RuntimeService } from '../../shared/cri/runtime-service.js';
+import { statEach } from '../../shared/fs/stat-each.js';
 import { listedContainerLogPath } from '../../shared/kubetypes/pod-log-paths.js';
 import type { Logger } from '../../shared/logging/logger.js';
 
@@ -51,6 +52,9 @@ export function rotationTimestamp(ms: number): string {
   const iso = new Date(ms).toISOString(); // 2026-01-02T03:04:05.678Z
   return `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}-${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}`;
 }
+
+/** Log files stat'ed at once in a pass (see stat-each.ts: bounds the libuv pool threads held). */
+const STAT_CONCURRENCY = 16;
 
 const GZ = '.gz';
 const TMP = '.tmp';
@@ -86,51 +90,70 @@ export class ContainerLogRotation {
     }, { unref: true });
   }
 
-  /** One pass over every running container (exported for tests and for the timer). */
+  /**
+   * One pass over every running container (exported for tests and for the timer): the log paths
+   * not yet known are learnt, every live log is stat'ed (STAT_CONCURRENCY at a time: one at a
+   * time, the wake-ups were most of a pass's CPU), then the few past the limit are rotated, one
+   * at a time.
+   */
   async rotateOnce(): Promise<void> {
     const rt = this.#o.runtime;
     const containers = await rt.listContainers({ state: { state: 'CONTAINER_RUNNING' } });
     const listed = new Set(containers.map((c) => c.id));
     for (const id of this.#logPaths.keys()) if (!listed.has(id)) this.#logPaths.delete(id);
+    await this.#learnLogPaths(containers.filter((c) => !this.#logPaths.has(c.id)));
+    const watched: { id: string; logPath: string }[] = [];
     for (const c of containers) {
+      const logPath = this.#logPaths.get(c.id);
+      if (logPath) watched.push({ id: c.id, logPath });
+    }
+    const stats = await statEach(watched.map((w) => w.logPath), STAT_CONCURRENCY);
+    for (let i = 0; i < watched.length; i++) {
       if (this.#closed) return;
+      const { id, logPath } = watched[i]!;
+      const st = stats[i]!;
       try {
-        let logPath = this.#logPaths.get(c.id);
-        if (logPath === undefined) {
-          logPath = await this.#learnLogPath(c);
-          this.#logPaths.set(c.id, logPath);
-        }
-        if (logPath === '') continue;
-        let size: number;
-        try {
-          size = (await fs.promises.stat(logPath)).size;
-        } catch (err) {
-          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') continue;
+        if (st instanceof Error) {
+          if (st.code !== 'ENOENT') continue;
           // Lost the live file (a reopen that failed after the rename): get the runtime to open it again.
-          await rt.reopenContainerLog(c.id);
+          await rt.reopenContainerLog(id);
           continue;
         }
-        if (size < this.#o.maxSizeBytes) continue;
-        await this.#rotate(c.id, logPath);
+        if (st.size < this.#o.maxSizeBytes) continue;
+        await this.#rotate(id, logPath);
       } catch (err) {
-        this.#o.logger.error('failed to rotate container log', { containerId: c.id, err: err instanceof Error ? err.message : String(err) });
+        this.#o.logger.error('failed to rotate container log', { containerId: id, err: err instanceof Error ? err.message : String(err) });
       }
     }
   }
 
-  /** The container's log path: derived when its file is there (no CRI call), else ContainerStatus's. */
-  async #learnLogPath(c: Container): Promise<string> {
-    const derived = this.#o.podLogsDir === undefined ? null : listedContainerLogPath(this.#o.podLogsDir, c.labels, c.annotations);
-    if (derived !== null) {
+  /**
+   * Learns each container's log path: derived when its file is there (no CRI call; the derived
+   * files are stat'ed together), else ContainerStatus's ('' when the runtime reports none). A
+   * container whose ContainerStatus fails is left unknown, so the next pass asks again.
+   */
+  async #learnLogPaths(containers: readonly Container[]): Promise<void> {
+    if (containers.length === 0) return;
+    const podLogsDir = this.#o.podLogsDir;
+    const derived = containers.map((c) => (podLogsDir === undefined ? null : listedContainerLogPath(podLogsDir, c.labels, c.annotations)));
+    const asked = derived.flatMap((p, i) => (p === null ? [] : [i]));
+    const found = await statEach(asked.map((i) => derived[i]!), STAT_CONCURRENCY);
+    const there = new Set(asked.filter((_, j) => !(found[j] instanceof Error)));
+    for (let i = 0; i < containers.length; i++) {
+      if (this.#closed) return;
+      const c = containers[i]!;
+      if (there.has(i)) {
+        this.#logPaths.set(c.id, derived[i]!);
+        continue;
+      }
+      // Not there (another layout, or lost), or no kubelet labels: the runtime says where it writes.
       try {
-        await fs.promises.stat(derived);
-        return derived;
-      } catch {
-        // Not there (another layout, or lost): the runtime says where it writes.
+        const st = await this.#o.runtime.containerStatus(c.id);
+        this.#logPaths.set(c.id, st.status?.logPath ?? '');
+      } catch (err) {
+        this.#o.logger.error('failed to rotate container log', { containerId: c.id, err: err instanceof Error ? err.message : String(err) });
       }
     }
-    const st = await this.#o.runtime.containerStatus(c.id);
-    return st.status?.logPath ?? '';
   }
 
   async #rotate(id: string, logPath: string): Promise<void> {
