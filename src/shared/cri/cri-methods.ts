@@ -48,6 +48,12 @@ export interface UnaryMethod {
   readonly operation: string;
   /** The request's HPACK header block minus grpc-timeout ('h2' transport). */
   readonly headerPrefix: Buffer;
+  /**
+   * The deserializer keeps nothing that aliases the reply's bytes (the list memo copies what it
+   * keeps; its items have no `bytes` fields), so the 'h2' transport may gather large replies
+   * in a reused buffer (h2/reply-buffers.ts).
+   */
+  readonly copiesReply: boolean;
 }
 
 /** Every unary method of both services (one connection: the path names the service); memos are the caller's own. */
@@ -60,7 +66,7 @@ export function buildUnaryMethods(): ReadonlyMap<string, UnaryMethod> {
       if (def.requestStream || def.responseStream) continue;
       const field = listField[name];
       const deserialize = field === undefined ? def.responseDeserialize : new CriListMemo({ deserialize: def.responseDeserialize, listField: field }).deserialize;
-      methods.set(name, { name, path: def.path, serialize: def.requestSerialize, deserialize, operation: operationOf(name), headerPrefix: requestHeaderPrefix(def.path) });
+      methods.set(name, { name, path: def.path, serialize: def.requestSerialize, deserialize, operation: operationOf(name), headerPrefix: requestHeaderPrefix(def.path), copiesReply: field !== undefined });
     }
   }
   return methods;

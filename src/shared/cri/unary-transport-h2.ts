@@ -14,6 +14,7 @@ import { GrpcCode } from './h2/grpc-codes.js';
 import { H2Channel } from './h2/h2-channel.js';
 import { H2UnaryCall } from './h2/h2-unary-call.js';
 import type { H2CallOwner } from './h2/h2-unary-call.js';
+import { ReplyBuffers } from './h2/reply-buffers.js';
 import type { CallOptions } from './runtime-service.js';
 import type { UnaryReport, UnaryTransport } from './unary-transport.js';
 
@@ -40,6 +41,8 @@ export class H2UnaryTransport implements UnaryTransport, H2CallOwner {
   readonly #channel: H2Channel;
   readonly #clock: Clock;
   readonly #report: UnaryReport;
+  /** Per method whose deserializer copies (UnaryMethod.copiesReply): its reused reply buffer. */
+  readonly #replyBuffers = new Map<string, ReplyBuffers>();
 
   constructor(opts: H2UnaryTransportOptions) {
     this.#clock = opts.clock;
@@ -53,14 +56,20 @@ export class H2UnaryTransport implements UnaryTransport, H2CallOwner {
       pending.resolve = resolve as (res: unknown) => void;
       pending.reject = reject;
     });
-    const call = new H2UnaryCall(m.name, m.headerPrefix, body, this.#clock.monotonic() + timeoutMs, this, pending, MAX_MESSAGE_BYTES);
+    const call = new H2UnaryCall(m.name, m.headerPrefix, body, this.#clock.monotonic() + timeoutMs, this, pending, MAX_MESSAGE_BYTES, m.copiesReply ? this.#replyBuffersOf(m.name) : undefined);
     // Unref'd like grpc-js's deadline timers: the connection keeps the process alive while calls are open.
     call.arm(this.#clock.setTimer(timeoutMs, () => call.cancel(GrpcCode.DEADLINE_EXCEEDED, 'Deadline exceeded'), { unref: true }), opts?.signal);
     this.#channel.start(call);
     return promise;
   }
 
-  /** H2CallOwner: the one completion of a call. `reply` may alias a socket chunk: decoded here, now. */
+  #replyBuffersOf(method: string): ReplyBuffers {
+    let b = this.#replyBuffers.get(method);
+    if (b === undefined) this.#replyBuffers.set(method, (b = new ReplyBuffers()));
+    return b;
+  }
+
+  /** H2CallOwner: the one completion of a call. `reply` may be a lent buffer: decoded here, now. */
   callDone(call: H2UnaryCall, code: number, details: string, reply: Buffer | null): void {
     const p = call.context as PendingUnary;
     const m = p.method;

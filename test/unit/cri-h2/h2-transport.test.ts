@@ -389,3 +389,53 @@ test('both transports: a StopContainer with a grace period beyond 24.8 days is s
     }
   }
 });
+
+test('h2 on a raw peer: a reply that arrived whole in one read survives the reads after it (the connection reuses one read buffer)', async () => {
+  const t = tempSocket('h2-reuse-');
+  const framed = grpcFramed(responseMessage('Version', VERSION_REPLY));
+  const peer = await rawPeer(t.socket, (id, write) => {
+    // The whole message in one DATA frame, then a PING: once its ACK is back, the client has
+    // consumed the read that held the message. Then 16 KiB of junk (an unknown frame type,
+    // ignored) lands where that read was, and only then the trailers complete the call.
+    write(Buffer.concat([rawFrame(FrameType.HEADERS, Flag.END_HEADERS, id, RESPONSE_HEADERS), rawFrame(FrameType.DATA, 0, id, framed), rawFrame(FrameType.PING, 0, 0, '0807060504030201')]));
+    void peer.next(FrameType.PING).then(() => {
+      write(rawFrame(0xfa, 0, id, Buffer.alloc(16_384, 0xff)));
+      write(rawFrame(FrameType.HEADERS, Flag.END_HEADERS | Flag.END_STREAM, id, OK_TRAILERS));
+    });
+  });
+  const c = client(t.socket);
+  try {
+    assert.deepEqual({ ...(await c.version()) }, { ...VERSION_REPLY });
+  } finally {
+    c.close();
+    await peer.close();
+    t.cleanup();
+  }
+});
+
+test('h2 on node:http2: large list replies gathered in reused buffers — concurrent calls of one method each get their own, and repeated calls stay exact', async () => {
+  const t = tempSocket('h2-lists-');
+  // Two different replies by filter, each ~0.5 MB (spread over many DATA frames), written in
+  // 1 KiB pieces so that both streams' frames interleave on the connection.
+  const named = (prefix: string, n: number): Container[] => containers(n).map((c, i) => ({ ...c, id: `${prefix}${i}`.padEnd(64, '0'), metadata: { name: `${prefix}-${i}`, attempt: 0 } }));
+  const lists: Record<string, Container[]> = { a: named('a', 1_500), b: named('b', 2_000) };
+  const srv = await scriptedServer(t.socket, (stream, _headers, body) => {
+    const req = requestOf('ListContainers', body) as { filter?: { podSandboxId?: string } };
+    const which = req.filter?.podSandboxId === 'b' ? 'b' : 'a';
+    replyOk(stream, responseMessage('ListContainers', { containers: lists[which] }), 1024);
+  });
+  const c = client(t.socket);
+  const names = (l: Container[]): string[] => l.map((x) => x.metadata?.name ?? '');
+  try {
+    for (let round = 0; round < 3; round++) {
+      const [a, b, a2] = await Promise.all([c.listContainers({ podSandboxId: 'a' }), c.listContainers({ podSandboxId: 'b' }), c.listContainers({ podSandboxId: 'a' })]);
+      assert.deepEqual(names(a), names(lists['a']!), `round ${round}: first 'a'`);
+      assert.deepEqual(names(b), names(lists['b']!), `round ${round}: 'b'`);
+      assert.deepEqual(names(a2), names(lists['a']!), `round ${round}: second 'a'`);
+    }
+  } finally {
+    c.close();
+    await srv.close();
+    t.cleanup();
+  }
+});

@@ -62,6 +62,9 @@ export interface H2ConnectionOptions {
   maxStreamId?: number;
 }
 
+/** The connection's one read buffer (a socket read fills at most this much). */
+const READ_BUFFER_BYTES = 64 * 1024;
+
 /** The decoded header list this side accepts per block (RFC 7541 sizes), also the bound on a block's compressed size. */
 const MAX_HEADER_BLOCK_BYTES = 256 * 1024;
 
@@ -99,12 +102,16 @@ export class H2Connection implements FrameSink, H2CallCarrier {
     this.#monotonic = opts.monotonic;
     this.#maxStreamId = Math.min(opts.maxStreamId ?? MAX_STREAM_ID, MAX_STREAM_ID);
     this.#reader = new FrameReader(this);
-    const socket = (this.#socket = net.createConnection(opts.path));
+    // Every read lands in one buffer per connection, reused (nothing keeps a view of it past
+    // #onBytes: h2-frames.ts). With a fresh buffer per read, a relist of thousands of pods
+    // allocated megabytes of ArrayBuffers per second, and V8 answered that external memory with
+    // a full collection of the PLEG thread's heap every second or two.
+    const readBuffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
+    const socket = (this.#socket = net.createConnection({ path: opts.path, onread: { buffer: readBuffer, callback: (n: number, buf: Uint8Array) => this.#onRead(n, buf) } }));
     // Referenced only while calls are carried (see start / #afterStreamClosed).
     socket.unref();
     this.#writer = new H2RequestWriter(socket);
     socket.on('connect', () => this.#onConnect());
-    socket.on('data', (chunk: Buffer) => this.#onBytes(chunk));
     socket.on('error', (err: Error) => this.#teardown(`socket error: ${err.message}`));
     socket.on('close', () => this.#teardown('socket closed by the runtime'));
   }
@@ -241,6 +248,11 @@ export class H2Connection implements FrameSink, H2CallCarrier {
    * Socket bytes. Whatever a frame handler throws (a defect, or an operation hook that throws
    * while a call completes) ends this connection, never the thread.
    */
+  #onRead(n: number, buf: Uint8Array): boolean {
+    this.#onBytes(Buffer.from(buf.buffer, buf.byteOffset, n));
+    return true; // keep reading
+  }
+
   #onBytes(chunk: Buffer): void {
     try {
       this.#reader.push(chunk);

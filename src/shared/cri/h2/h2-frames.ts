@@ -123,7 +123,7 @@ export function goawayFrame(lastStreamId: number, errorCode: number): Buffer {
 
 /** What {@link FrameReader} hands out per frame; `payload` is only valid during the call. */
 export interface FrameSink {
-  /** One complete frame. `payload` aliases the socket's chunk (not copied). */
+  /** One complete frame. `payload` aliases the socket's read buffer or the reader's gathering buffer: copy what outlives the call. */
   onFrame(type: number, flags: number, streamId: number, payload: Buffer): void;
   /** A frame the reader refuses (too long): a connection error with this H2 error code. */
   onFrameError(code: number, message: string): void;
@@ -131,10 +131,12 @@ export interface FrameSink {
 
 /**
  * Cuts a byte stream into frames. A frame wholly inside a socket chunk is handed out as a
- * subarray of that chunk (no copy); a frame spread over chunks is gathered into one buffer of
- * its exact size, allocated once its 9-octet header (and so its checked length) is known — so
- * a peer dribbling bytes costs linear copying, and a claimed length above MAX_FRAME_SIZE
- * allocates nothing.
+ * subarray of that chunk (no copy); a frame spread over chunks is gathered into this reader's
+ * one gathering buffer (header + MAX_FRAME_SIZE octets, allocated at the first such frame and
+ * reused: a frame's payload is only valid during onFrame), once its 9-octet header (and so its
+ * checked length) is known — so a peer dribbling bytes costs linear copying, and a claimed
+ * length above MAX_FRAME_SIZE allocates nothing. The chunks themselves may be one reused read
+ * buffer (h2-connection.ts): nothing here keeps a view of a chunk past push().
  */
 export class FrameReader {
   readonly #sink: FrameSink;
@@ -144,6 +146,8 @@ export class FrameReader {
   #headFilled = 0;
   /** A frame being gathered across chunks (header included), and how much of it is filled. */
   #frame: Buffer | null = null;
+  /** Backing store of #frame, reused for every gathered frame (see above). */
+  #gather: Buffer | null = null;
   #frameFilled = 0;
   #failed = false;
 
@@ -176,7 +180,7 @@ export class FrameReader {
         this.#headFilled = 0;
         const length = this.#checkedLength(this.#head, 0);
         if (length < 0) return;
-        const whole = Buffer.allocUnsafe(FRAME_HEADER_BYTES + length);
+        const whole = this.#gathering(length);
         this.#head.copy(whole, 0);
         if (length === 0) this.#dispatch(whole, 0);
         else {
@@ -192,12 +196,18 @@ export class FrameReader {
         off += FRAME_HEADER_BYTES + length;
         continue;
       }
-      const whole = Buffer.allocUnsafe(FRAME_HEADER_BYTES + length);
+      const whole = this.#gathering(length);
       chunk.copy(whole, 0, off, end);
       this.#frame = whole;
       this.#frameFilled = end - off;
       off = end;
     }
+  }
+
+  /** A view of the gathering buffer for a frame of `length` (checked) payload octets. */
+  #gathering(length: number): Buffer {
+    this.#gather ??= Buffer.allocUnsafe(FRAME_HEADER_BYTES + this.#maxFrameSize);
+    return this.#gather.subarray(0, FRAME_HEADER_BYTES + length);
   }
 
   /** Stops handing out frames (after a connection error found by the sink). */

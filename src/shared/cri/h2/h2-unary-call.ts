@@ -11,12 +11,14 @@
  */
 import type { TimerHandle } from '../../clock/clock.js';
 import { GrpcCode } from './grpc-codes.js';
+import type { ReplyBuffers } from './reply-buffers.js';
 
 /** Who learns the outcome: the CRI client (deserializes the reply, reports the operation). */
 export interface H2CallOwner {
   /**
-   * Called exactly once per call. `reply` is the message (code OK) or null; it may alias a
-   * socket chunk, so it must be consumed (deserialized) before returning.
+   * Called exactly once per call. `reply` is the message (code OK) or null; it may be a lent
+   * buffer (reply-buffers.ts) that the next reply overwrites, so it must be consumed
+   * (deserialized) before returning.
    */
   callDone(call: H2UnaryCall, code: number, details: string, reply: Buffer | null): void;
 }
@@ -68,6 +70,8 @@ export class H2UnaryCall {
   /** Opaque slot for the owner (its promise settlers, start time, method descriptor). */
   readonly context: unknown;
   readonly maxMessageBytes: number;
+  /** Lends the buffer a reply that spans DATA frames is gathered in (methods whose deserializer copies). */
+  readonly replyBuffers: ReplyBuffers | undefined;
 
   // ---- carrier state (h2-connection.ts) -------------------------------------------------
   carrier: H2CallCarrier | null = null;
@@ -92,6 +96,8 @@ export class H2UnaryCall {
   #prefixFilled = 0;
   #msgLen = -1;
   #msg: Buffer | null = null;
+  /** The buffer borrowed from replyBuffers that #msg is a view of, given back on completion. */
+  #lent: Buffer | null = null;
   #msgFilled = 0;
   #messages = 0;
   #done = false;
@@ -99,7 +105,7 @@ export class H2UnaryCall {
   #timer: TimerHandle | null = null;
   #signal: AbortSignal | null = null;
 
-  constructor(method: string, headerPrefix: Buffer, body: Buffer, deadlineAt: number, owner: H2CallOwner, context: unknown, maxMessageBytes: number) {
+  constructor(method: string, headerPrefix: Buffer, body: Buffer, deadlineAt: number, owner: H2CallOwner, context: unknown, maxMessageBytes: number, replyBuffers?: ReplyBuffers) {
     this.method = method;
     this.headerPrefix = headerPrefix;
     this.body = body;
@@ -107,6 +113,7 @@ export class H2UnaryCall {
     this.owner = owner;
     this.context = context;
     this.maxMessageBytes = maxMessageBytes;
+    this.replyBuffers = replyBuffers;
   }
 
   get done(): boolean {
@@ -191,6 +198,7 @@ export class H2UnaryCall {
    * must end now (the carrier resets the stream).
    */
   receiveData(data: Buffer): number {
+    if (this.#done) return -1;
     let off = 0;
     const end = data.length;
     while (off < end) {
@@ -213,14 +221,18 @@ export class H2UnaryCall {
           this.#finishMessage();
           continue;
         }
-        // The whole message inside this frame: alias it, no copy.
+        // The whole message inside this frame: copied, as `data` is the connection's reused
+        // read buffer (h2-frames.ts FrameSink); small messages come from Node's buffer pool.
         if (end - off >= this.#msgLen) {
-          this.#msg = data.subarray(off, off + this.#msgLen);
+          this.#msg = Buffer.from(data.subarray(off, off + this.#msgLen));
           off += this.#msgLen;
           this.#finishMessage();
           continue;
         }
-        this.#msg = Buffer.allocUnsafe(this.#msgLen);
+        if (this.replyBuffers !== undefined) {
+          this.#lent = this.replyBuffers.borrow(this.#msgLen);
+          this.#msg = this.#lent.subarray(0, this.#msgLen);
+        } else this.#msg = Buffer.allocUnsafe(this.#msgLen);
         this.#msgFilled = 0;
       }
       const msg = this.#msg as Buffer;
@@ -300,7 +312,13 @@ export class H2UnaryCall {
       this.#signal = null;
     }
     const reply = code === GrpcCode.OK ? this.#msg : null;
+    const lent = this.#lent;
     this.#msg = null;
-    this.owner.callDone(this, code, details, reply);
+    this.#lent = null;
+    try {
+      this.owner.callDone(this, code, details, reply);
+    } finally {
+      if (lent !== null) this.replyBuffers?.giveBack(lent);
+    }
   }
 }
