@@ -31,8 +31,8 @@ import { HEAP_SNAPSHOT_DIR_ENV } from '../src/cli/heap-snapshots.js';
 
 const USAGE = `usage: node dist/bench/memory-profile.js [--workers 0,2] [--pods 0,1000,5000] [--settle-s 8] [--snapshots DIR] [--node-arg FLAG]... [--agent-arg FLAG]...
   one agent per worker count on a fresh sim-runtime (zero profile); at each pod count (ascending):
-  agent RSS, each thread's V8 heap (committed/used/external MiB) and relist p50/p99 after
-  --settle-s seconds of steady state; --snapshots DIR: one heap snapshot per thread per step;
+  agent RSS, each thread's V8 heap (committed/used/external MiB), relist p50/p99 and the agent's
+  CPU (cores) over a window of --settle-s seconds that opens --settle-s seconds after the pods run; --snapshots DIR: one heap snapshot per thread per step;
   --node-arg: a flag for the agent's node process (V8 heap experiments, e.g. --max-semi-space-size=2);
   --agent-arg: a flag for shardlet agent itself (e.g. --optimize-for-size)
 `;
@@ -49,6 +49,8 @@ interface Step {
   relists: number;
   /** Agent CPU seconds (all threads) from the previous step's end to this one's: the burst plus both settle windows. */
   cpuSeconds: number;
+  /** Agent CPU (all threads, cores) over the second settle window alone: the settled steady state. */
+  windowCores: number;
 }
 
 async function scrape(port: number): Promise<ParsedMetrics> {
@@ -113,11 +115,14 @@ async function profileAgent(workers: number, podCounts: readonly number[], settl
       // Settle: past the burst's last relists and GCs, then the window the figures describe.
       await clock.sleep(settleMs);
       const before = await scrape(port);
+      const windowCpu0 = readCpuSeconds(agent.pid);
+      const windowT0 = clock.monotonic();
       await clock.sleep(settleMs);
+      const cpu1 = readCpuSeconds(agent.pid);
+      const windowCores = (cpu1 - windowCpu0) / ((clock.monotonic() - windowT0) / 1000);
       const after = await scrape(port);
       const r = relistQuantiles(before, after);
-      const cpu1 = readCpuSeconds(agent.pid);
-      steps.push({ workers, pods: n, rssMiB: readMemory(agent.pid).rssMiB, threads: threadMemory(after), relistP50Ms: r.p50, relistP99Ms: r.p99, relists: r.n, cpuSeconds: cpu1 - cpu0 });
+      steps.push({ workers, pods: n, rssMiB: readMemory(agent.pid).rssMiB, threads: threadMemory(after), relistP50Ms: r.p50, relistP99Ms: r.p99, relists: r.n, cpuSeconds: cpu1 - cpu0, windowCores });
       cpu0 = cpu1;
       if (agentSnapDir !== undefined) {
         await snapshots(agentSnapDir, agent.pid, ++round);
@@ -137,12 +142,12 @@ function f(v: number | null, d = 1): string {
 }
 
 function render(steps: readonly Step[]): string {
-  const lines = ['| workers | pods | agent RSS MiB | Δ RSS per pod KiB | heap committed MiB (all threads) | per thread: committed / used / external MiB | relist p50 / p99 ms (relists) | agent CPU s since previous step |', '| ---: | ---: | ---: | ---: | ---: | :--- | ---: | ---: |'];
+  const lines = ['| workers | pods | agent RSS MiB | Δ RSS per pod KiB | heap committed MiB (all threads) | per thread: committed / used / external MiB | relist p50 / p99 ms (relists) | agent CPU s since previous step | agent CPU cores, second settle window |', '| ---: | ---: | ---: | ---: | ---: | :--- | ---: | ---: | ---: |'];
   for (const s of steps) {
     const prev = [...steps].reverse().find((p) => p.workers === s.workers && p.pods < s.pods);
     const perPod = prev && s.rssMiB !== null && prev.rssMiB !== null ? ((s.rssMiB - prev.rssMiB) * 1024) / (s.pods - prev.pods) : null;
     const threads = s.threads.map((t) => `${t.role === 'pod-worker' ? `w${t.thread}` : t.role} ${f(t.committedMiB)}/${f(t.usedMiB)}/${f(t.externalMiB)}`).join('; ');
-    lines.push(`| ${s.workers} | ${s.pods} | ${f(s.rssMiB)} | ${f(perPod)} | ${f(totalMiB(s.threads, 'committedMiB'))} | ${threads} | ${f(s.relistP50Ms)} / ${f(s.relistP99Ms)} (${s.relists}) | ${f(s.cpuSeconds, 2)} |`);
+    lines.push(`| ${s.workers} | ${s.pods} | ${f(s.rssMiB)} | ${f(perPod)} | ${f(totalMiB(s.threads, 'committedMiB'))} | ${threads} | ${f(s.relistP50Ms)} / ${f(s.relistP99Ms)} (${s.relists}) | ${f(s.cpuSeconds, 2)} | ${f(s.windowCores, 3)} |`);
   }
   return lines.join('\n');
 }
