@@ -2,10 +2,10 @@
  * Stats many paths with a bounded number in flight (any thread).
  *
  * Why not `for (…) await fs.promises.stat(p)`: each stat is a hand-off to libuv's pool and a
- * wake-up of this thread, and one at a time the thread pays every wake-up alone (at 1,000 files,
- * 43–70 ms of CPU against 5–10 ms with 16 in flight, whose completions share wake-ups; see
- * bench/log-rotation-pass.ts for the pass that uses it). Callbacks, not promises: no promise or
- * async frame per path.
+ * wake-up of this thread, and one at a time the thread pays every wake-up alone (1,000 stats of
+ * small files in one process on the 2-core VM: 43–70 ms of CPU one at a time, 5–10 ms with 16 in
+ * flight, whose completions share wake-ups; a whole log-rotation pass, which uses this:
+ * bench/log-rotation-pass.ts). Callbacks, not promises: no promise or async frame per path.
  *
  * `concurrency` bounds how many of libuv's pool threads one call can hold; on a file system that
  * hangs, at most that many stats hang (the pool has 4 threads by default, so keep it small and

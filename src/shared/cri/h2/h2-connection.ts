@@ -244,15 +244,16 @@ export class H2Connection implements FrameSink, H2CallCarrier {
 
   // ---- receiving (FrameSink) -------------------------------------------------------------
 
+  /** A socket read of `n` octets into the connection's read buffer (`onread`); true: keep reading. */
+  #onRead(n: number, buf: Uint8Array): boolean {
+    this.#onBytes(Buffer.from(buf.buffer, buf.byteOffset, n));
+    return true;
+  }
+
   /**
    * Socket bytes. Whatever a frame handler throws (a defect, or an operation hook that throws
    * while a call completes) ends this connection, never the thread.
    */
-  #onRead(n: number, buf: Uint8Array): boolean {
-    this.#onBytes(Buffer.from(buf.buffer, buf.byteOffset, n));
-    return true; // keep reading
-  }
-
   #onBytes(chunk: Buffer): void {
     try {
       this.#reader.push(chunk);

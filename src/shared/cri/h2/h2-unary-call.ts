@@ -221,8 +221,8 @@ export class H2UnaryCall {
           this.#finishMessage();
           continue;
         }
-        // The whole message inside this frame: copied, as `data` is the connection's reused
-        // read buffer (h2-frames.ts FrameSink); small messages come from Node's buffer pool.
+        // The whole message inside this frame: copied, as `data` aliases a buffer the
+        // connection reuses (h2-frames.ts FrameSink); small messages come from Node's pool.
         if (end - off >= this.#msgLen) {
           this.#msg = Buffer.from(data.subarray(off, off + this.#msgLen));
           off += this.#msgLen;
