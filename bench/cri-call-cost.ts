@@ -14,6 +14,7 @@ import * as grpc from '@grpc/grpc-js';
 import { CriClient } from '../src/shared/cri/cri-client.js';
 import { loadCriProto } from '../src/shared/cri/cri-proto.js';
 import { startSimRuntime } from '../test/harness/sim-runtime-harness.js';
+import { intFlag } from './int-flag.js';
 
 const USAGE = `usage: node dist/bench/cri-call-cost.js [--calls N] [--rounds R] [--concurrency C]
   --calls N        calls per variant and round (default 4000, 100–1000000)
@@ -26,20 +27,13 @@ interface Options {
   readonly concurrency: number;
 }
 
-function intFlag(v: string | undefined, name: string, def: number, min: number, max: number): number {
-  if (v === undefined) return def;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer in ${min}–${max}, got ${JSON.stringify(v)}\n${USAGE}`);
-  return n;
-}
-
 function parse(argv: string[]): Options | undefined {
   const { values } = parseArgs({ args: argv, options: { calls: { type: 'string' }, rounds: { type: 'string' }, concurrency: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
   if (values.help === true) return undefined;
   return Object.freeze({
-    calls: intFlag(values.calls, 'calls', 4000, 100, 1_000_000),
-    rounds: intFlag(values.rounds, 'rounds', 4, 1, 50),
-    concurrency: intFlag(values.concurrency, 'concurrency', 32, 1, 1024),
+    calls: intFlag(values.calls, 'calls', 4000, 100, 1_000_000, USAGE),
+    rounds: intFlag(values.rounds, 'rounds', 4, 1, 50, USAGE),
+    concurrency: intFlag(values.concurrency, 'concurrency', 32, 1, 1024, USAGE),
   });
 }
 

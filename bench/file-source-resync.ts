@@ -17,17 +17,11 @@ import { parseArgs } from 'node:util';
 import { createFileSource, RACY_MS } from '../src/main/config/source-file.js';
 import { realClock } from '../src/shared/clock/clock.js';
 import { createLogger } from '../src/shared/logging/logger.js';
+import { intFlag } from './int-flag.js';
 
 const USAGE = `usage: node dist/bench/file-source-resync.js [--files N] [--rounds R]
   --files N   manifest files (default 1000, 1–20000)
   --rounds R  resyncs measured (default 5, 1–100)`;
-
-function count(v: string | undefined, name: string, def: number, max: number): number {
-  if (v === undefined) return def;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1 || n > max) throw new Error(`--${name} must be an integer in 1–${max}, got ${JSON.stringify(v)}\n${USAGE}`);
-  return n;
-}
 
 function manifest(i: number): string {
   return `apiVersion: v1\nkind: Pod\nmetadata:\n  name: static-${i}\n  namespace: bench\nspec:\n  containers:\n  - name: c\n    image: busybox:1.36\n    command: ["sleep", "3600"]\n    resources:\n      requests:\n        cpu: 10m\n        memory: 16Mi\n`;
@@ -39,8 +33,8 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
-  const files = count(values.files, 'files', 1000, 20_000);
-  const rounds = count(values.rounds, 'rounds', 5, 100);
+  const files = intFlag(values.files, 'files', 1000, 1, 20_000, USAGE);
+  const rounds = intFlag(values.rounds, 'rounds', 5, 1, 100, USAGE);
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'shardlet-resync-bench-'));
   try {
     for (let i = 0; i < files; i++) await fs.writeFile(path.join(dir, `static-${i}.yaml`), manifest(i));

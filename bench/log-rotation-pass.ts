@@ -20,19 +20,13 @@ import { createLogger } from '../src/shared/logging/logger.js';
 import { mapSettled } from '../test/harness/bounded-concurrency.js';
 import { startSimRuntime } from '../test/harness/sim-runtime-harness.js';
 import { ceilingPodSpec } from './ceiling-pod-specs.js';
+import { intFlag } from './int-flag.js';
 
 const USAGE = `usage: node dist/bench/log-rotation-pass.js [--containers N] [--rounds R]
   --containers N  running containers (default 1000, 1–10000)
   --rounds R      passes measured after the first (default 5, 1–100)`;
 
 const IMAGE = 'docker.io/local/busybox:1';
-
-function count(v: string | undefined, name: string, def: number, max: number): number {
-  if (v === undefined) return def;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1 || n > max) throw new Error(`--${name} must be an integer in 1–${max}, got ${JSON.stringify(v)}\n${USAGE}`);
-  return n;
-}
 
 function cpuMs(since: NodeJS.CpuUsage): number {
   const u = process.cpuUsage(since);
@@ -45,8 +39,8 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
-  const n = count(values.containers, 'containers', 1000, 10_000);
-  const rounds = count(values.rounds, 'rounds', 5, 100);
+  const n = intFlag(values.containers, 'containers', 1000, 1, 10_000, USAGE);
+  const rounds = intFlag(values.rounds, 'rounds', 5, 1, 100, USAGE);
   const podLogsDir = await fs.mkdtemp(path.join(os.tmpdir(), 'shardlet-logrot-bench-'));
   const sim = await startSimRuntime({ profile: 'zero', extraArgs: ['--image', IMAGE] });
   const cri = new CriClient({ endpoint: sim.endpoint, timeoutMs: 10_000 });

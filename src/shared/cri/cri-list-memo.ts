@@ -28,6 +28,7 @@
  * full list, a worker's per-pod list) only cost each other re-decodes, never wrong answers.
  */
 import { deepFreeze } from '../immutable/deep-freeze.js';
+import { readVarint32, writeVarint32 } from './protobuf-varint.js';
 
 /** Entries not seen in this many walked (not byte-identical to the last) responses are dropped. */
 export const MEMO_KEEP_RESPONSES = 4;
@@ -40,26 +41,6 @@ interface MemoEntry {
 
 /** Field 1, length-delimited: the tag of both the repeated item field and the item's `id`. */
 const TAG_FIELD1_LEN = 0x0a;
-
-/** Reads a varint at `pos`; returns [value, next] or null when malformed (> 32 bits, truncated). */
-function readVarint32(buf: Buffer, pos: number): [number, number] | null {
-  let value = 0;
-  for (let shift = 0; shift < 35; shift += 7) {
-    if (pos >= buf.length) return null;
-    const b = buf[pos++] as number;
-    value += (b & 0x7f) * 2 ** shift;
-    if (b < 0x80) return value > 0xffffffff ? null : [value, pos];
-  }
-  return null;
-}
-
-function writeVarint32(out: number[], value: number): void {
-  while (value > 0x7f) {
-    out.push((value & 0x7f) | 0x80);
-    value = Math.floor(value / 128);
-  }
-  out.push(value);
-}
 
 /** Position after the field at `pos` whose tag was `tag`, or null (groups, truncation). */
 function skipField(buf: Buffer, pos: number, tag: number): number | null {

@@ -17,29 +17,11 @@
  * tests compare the spliced encoding with the plain one.
  */
 
+import { readVarint32, writeVarint32 } from './protobuf-varint.js';
+
 /** Wire type 2 (length-delimited) tags. */
 const RUN_POD_SANDBOX_CONFIG_TAG = (1 << 3) | 2;
 const CREATE_CONTAINER_SANDBOX_CONFIG_TAG = (3 << 3) | 2;
-
-function readVarint(buf: Buffer, at: number): { value: number; next: number } | undefined {
-  let value = 0;
-  for (let shift = 0, i = at; i < buf.length && shift < 35; shift += 7, i++) {
-    const b = buf[i]!;
-    value += (b & 0x7f) * 2 ** shift;
-    if ((b & 0x80) === 0) return { value, next: i + 1 };
-  }
-  return undefined;
-}
-
-function varint(n: number): Buffer {
-  const out: number[] = [];
-  while (n > 0x7f) {
-    out.push((n & 0x7f) | 0x80);
-    n = Math.floor(n / 128);
-  }
-  out.push(n);
-  return Buffer.from(out);
-}
 
 export class SandboxConfigWire {
   readonly #bytes = new WeakMap<object, Buffer>();
@@ -47,9 +29,9 @@ export class SandboxConfigWire {
   /** Keeps the config's bytes out of an encoded RunPodSandboxRequest whose `config` was `config`. */
   remember(config: unknown, runPodSandboxRequest: Buffer): void {
     if (typeof config !== 'object' || config === null || runPodSandboxRequest[0] !== RUN_POD_SANDBOX_CONFIG_TAG) return;
-    const len = readVarint(runPodSandboxRequest, 1);
-    if (len === undefined || len.next + len.value > runPodSandboxRequest.length) return;
-    this.#bytes.set(config, Buffer.from(runPodSandboxRequest.subarray(len.next, len.next + len.value)));
+    const len = readVarint32(runPodSandboxRequest, 1);
+    if (len === null || len[1] + len[0] > runPodSandboxRequest.length) return;
+    this.#bytes.set(config, Buffer.from(runPodSandboxRequest.subarray(len[1], len[1] + len[0])));
   }
 
   /**
@@ -59,6 +41,8 @@ export class SandboxConfigWire {
   createContainerRequest(sandboxConfig: unknown, encodeRest: () => Buffer): Buffer | undefined {
     const bytes = typeof sandboxConfig === 'object' && sandboxConfig !== null ? this.#bytes.get(sandboxConfig) : undefined;
     if (bytes === undefined) return undefined;
-    return Buffer.concat([encodeRest(), Buffer.of(CREATE_CONTAINER_SANDBOX_CONFIG_TAG), varint(bytes.length), bytes]);
+    const head = [CREATE_CONTAINER_SANDBOX_CONFIG_TAG];
+    writeVarint32(head, bytes.length);
+    return Buffer.concat([encodeRest(), Buffer.from(head), bytes]);
   }
 }

@@ -1,0 +1,25 @@
+/**
+ * Protobuf base-128 varints, for the CRI client's wire-level helpers that read or write a few
+ * fields without a full decode (cri-list-memo.ts, sandbox-config-wire.ts). Any thread.
+ */
+
+/** Reads a varint at `pos`; returns [value, next] or null when malformed (> 32 bits, truncated). */
+export function readVarint32(buf: Buffer, pos: number): [number, number] | null {
+  let value = 0;
+  for (let shift = 0; shift < 35; shift += 7) {
+    if (pos >= buf.length) return null;
+    const b = buf[pos++] as number;
+    value += (b & 0x7f) * 2 ** shift;
+    if (b < 0x80) return value > 0xffffffff ? null : [value, pos];
+  }
+  return null;
+}
+
+/** Appends `value` (0 ≤ value < 2^32) as a varint to `out`. */
+export function writeVarint32(out: number[], value: number): void {
+  while (value > 0x7f) {
+    out.push((value & 0x7f) | 0x80);
+    value = Math.floor(value / 128);
+  }
+  out.push(value);
+}
