@@ -4,6 +4,7 @@
  * Used by the Piscina thread entry (pod-worker-thread.ts) and by the inline dispatcher
  * (`--workers 0`), so the same code runs either way.
  */
+import path from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import { isMainThread } from 'node:worker_threads';
 import { realClock, realRandom, type Clock, type Random } from '../src/shared/clock/clock.js';
@@ -85,6 +86,7 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     logger,
     probeResults: prober.results,
     podLogsDir: config.podLogsDir,
+    seccompProfileRoot: path.join(config.rootDir, 'seccomp'),
     nodeName: config.nodeName,
     hostIP: config.hostIP,
     runtimeName: config.runtimeName,

@@ -19,6 +19,9 @@ import { newContainerAnnotations, newContainerLabels } from './labels.js';
 import { cpuMillisOrZero, unitValueOrZero } from '../../src/shared/resources/quantity.js';
 import { containerLogFileOf } from '../../src/shared/kubetypes/pod-log-paths.js';
 import { namespaceOptionsForPod } from './sandbox-config.js';
+import { containerSecurityContext } from './security-context.js';
+import type { ImageUser } from './image-user.js';
+import { verifyRunAsNonRoot } from './run-as-non-root.js';
 
 export const MIN_CPU_SHARES = 2;
 export const MAX_CPU_SHARES = 262144;
@@ -65,15 +68,37 @@ export interface ContainerConfigInput {
   /** The image reference the pull resolved (ImageStatus/PullImage id). */
   imageRef: string;
   env: EnvContext;
+  /** The image's user (ImageStatus), for runAsNonRoot and the default runAsUser. */
+  imageUser: ImageUser;
+  /** Seccomp settings of the node (security-context.ts). */
+  seccomp: { profileRoot: string; defaultRuntimeProfile: boolean };
+}
+
+/** `spec.containers[i].securityContext` (or initContainers), for messages naming the field. */
+function securityContextPath(pod: V1Pod, container: V1Container): string {
+  const init = (pod.spec?.initContainers ?? []).indexOf(container);
+  if (init >= 0) return `spec.initContainers[${init}].securityContext`;
+  const app = (pod.spec?.containers ?? []).indexOf(container);
+  return app >= 0 ? `spec.containers[${app}].securityContext` : `container ${JSON.stringify(container.name)} securityContext`;
 }
 
 export type ContainerConfigResult = { ok: true; config: ContainerConfig } | { ok: false; message: string };
 
-/** A failure here is a CreateContainerConfigError (e.g. an env reference shardlet cannot resolve). */
+/**
+ * A failure here is a CreateContainerConfigError (e.g. an env reference shardlet cannot resolve,
+ * runAsNonRoot with a root image, a seccomp profile outside the profile root).
+ */
 export function generateContainerConfig(input: ContainerConfigInput): ContainerConfigResult {
   const { pod, container, restartCount } = input;
   const env = makeEnvironmentVariables(pod, container, input.env);
   if (!env.ok) return env;
+  const nonRoot = verifyRunAsNonRoot(pod, container, input.imageUser);
+  if (nonRoot !== undefined) return { ok: false, message: nonRoot };
+  const security = containerSecurityContext(pod, container, input.imageUser, {
+    seccompProfileRoot: input.seccomp.profileRoot, seccompDefault: input.seccomp.defaultRuntimeProfile,
+    fieldPath: securityContextPath(pod, container), namespaceOptions: namespaceOptionsForPod(pod),
+  });
+  if (!security.ok) return security;
   const { command, args } = expandCommandAndArgs(container, env.envs);
   const image = container.image ?? '';
   const config: ContainerConfig = {
@@ -89,7 +114,7 @@ export function generateContainerConfig(input: ContainerConfigInput): ContainerC
     tty: container.tty === true,
     linux: {
       resources: linuxContainerResources(container),
-      securityContext: { namespaceOptions: namespaceOptionsForPod(pod) },
+      securityContext: security.securityContext,
     },
   };
   if (container.workingDir) config.workingDir = container.workingDir;

@@ -51,7 +51,12 @@ export interface StartDeps {
   nodeName: string;
   hostIP: string;
   events?: PodEventRecorder;
+  /** Seccomp settings: `<root-dir>/seccomp` and --seccomp-default (default: /var/lib/shardlet/seccomp, off). */
+  seccomp?: { profileRoot: string; defaultRuntimeProfile: boolean } | undefined;
 }
+
+/** Seccomp settings when the deps name none (the agent's default root dir, no --seccomp-default). */
+export const DEFAULT_SECCOMP = Object.freeze({ profileRoot: '/var/lib/shardlet/seccomp', defaultRuntimeProfile: false });
 
 export interface StartInput {
   pod: V1Pod;
@@ -150,8 +155,15 @@ export async function startContainer(deps: StartDeps, input: StartInput): Promis
 
   // A CREATED newest instance never ran: its successor keeps its restart count.
   const restartCount = latest ? latest.restartCount + (latest.state === 'CONTAINER_CREATED' ? 0 : 1) : 0;
+  // The kubelet's getImageUser: known from the ImageStatus that found the image, else asked now.
+  let imageUser = image.facts?.user;
+  if (!imageUser) {
+    const u = await deps.puller.imageUser(container, signal);
+    if (!u.ok) return fail('CreateContainerConfigError', u.message);
+    imageUser = u.user;
+  }
   const cfg = generateContainerConfig({
-    pod, container, restartCount, imageRef: image.imageRef,
+    pod, container, restartCount, imageRef: image.imageRef, imageUser, seccomp: deps.seccomp ?? DEFAULT_SECCOMP,
     env: { nodeName: deps.nodeName, hostIP: deps.hostIP, podIPs: input.podIPs, objects: deps.apiObjects },
   });
   if (!cfg.ok) return fail('CreateContainerConfigError', cfg.message);

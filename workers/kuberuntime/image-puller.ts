@@ -16,6 +16,7 @@ import type { ImageService } from '../../src/shared/cri/runtime-service.js';
 import type { ImagePullWindow } from '../../src/shared/protocol/pod-worker-protocol.js';
 import type { Backoff } from './backoff.js';
 import { imageFactsOf, type ImageFacts, type ImageView } from './image-view.js';
+import { imageUserOf, type ImageUser } from './image-user.js';
 import { errorMessage, rethrowIfAborted, type SyncFailure } from './kuberuntime-errors.js';
 
 export type PullPolicy = 'Always' | 'IfNotPresent' | 'Never';
@@ -136,6 +137,24 @@ export class ImagePuller {
       this.#statusInFlight.set(image, call);
     }
     return raceAbort(call, signal);
+  }
+
+  /**
+   * The user the image runs as, for a container whose image was just pulled (PullImage answers
+   * only the id): one ImageStatus, recorded in the view, as the kubelet's getImageUser asks.
+   */
+  async imageUser(container: V1Container, signal: AbortSignal): Promise<{ ok: true; user: ImageUser } | { ok: false; message: string }> {
+    const image = applyDefaultImageTag(container.image ?? '');
+    const cached = this.#deps.view?.lookup(image);
+    if (cached) return { ok: true, user: cached.user };
+    try {
+      const st = await this.#imageStatus(image, signal);
+      const facts = this.#deps.view ? this.#deps.view.record(image, st.image, image) : imageFactsOf(st.image, image);
+      return { ok: true, user: facts?.user ?? imageUserOf(null) };
+    } catch (err) {
+      rethrowIfAborted(signal);
+      return { ok: false, message: errorMessage(err) };
+    }
   }
 
   /** The runtime reported the image gone (CreateContainer NotFound): ask ImageStatus next time. */

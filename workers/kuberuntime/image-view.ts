@@ -18,6 +18,7 @@
  * derived without re-reading it (sync-pod.ts).
  */
 import type { Image } from '../../src/shared/cri/cri-types.js';
+import { imageUserOf, type ImageUser } from './image-user.js';
 
 /** What a container created from this image reports (ContainerStatus.image.image / imageRef). */
 export interface ImageFacts {
@@ -27,12 +28,14 @@ export interface ImageFacts {
   statusImage: string;
   /** ContainerStatus.imageRef for a container of this image. */
   statusImageRef: string;
+  /** The user the image runs as (runAsNonRoot, the default runAsUser). */
+  user: ImageUser;
 }
 
 /** An ImageStatus answer's facts (undefined: the image is not present). */
 export function imageFactsOf(found: Image | null, specImage: string): ImageFacts | undefined {
   if (!found || found.id === '') return undefined;
-  return { id: found.id, statusImage: found.repoTags[0] ?? specImage, statusImageRef: found.repoDigests[0] ?? found.id };
+  return { id: found.id, statusImage: found.repoTags[0] ?? specImage, statusImageRef: found.repoDigests[0] ?? found.id, user: imageUserOf(found) };
 }
 
 export const IMAGE_VIEW_DEFAULTS = Object.freeze({ ttlMs: 30_000, maxEntries: 4096 });

@@ -49,6 +49,8 @@ export interface KubeRuntimeSyncerDeps {
   probeResults?: ProbeResultsReader;
   /** Root of pod log directories (default /var/log/pods). */
   podLogsDir?: string;
+  /** Where Localhost seccomp profiles live: `<root-dir>/seccomp` (default /var/lib/shardlet/seccomp). */
+  seccompProfileRoot?: string;
   /** The `<runtime>://` prefix of container IDs (default "containerd"). */
   runtimeName?: string;
   /** CrashLoopBackOff and image pull backoff: initial delay (default 10 s) and cap (default 5 min). */
@@ -83,6 +85,7 @@ export interface KubeRuntimeSyncerDeps {
 
 export const KUBERUNTIME_DEFAULTS = Object.freeze({
   podLogsDir: '/var/log/pods',
+  seccompProfileRoot: '/var/lib/shardlet/seccomp',
   runtimeName: 'containerd',
   backoffInitialMs: 10_000,
   backoffMaxMs: 300_000,
@@ -109,6 +112,7 @@ export function resolveDeps(deps: KubeRuntimeSyncerDeps): ResolvedDeps {
     ...deps,
     podLogsDir: deps.podLogsDir || KUBERUNTIME_DEFAULTS.podLogsDir,
     runtimeName: deps.runtimeName || KUBERUNTIME_DEFAULTS.runtimeName,
+    seccompProfileRoot: deps.seccompProfileRoot || KUBERUNTIME_DEFAULTS.seccompProfileRoot,
     backoffInitialMs: deps.backoffInitialMs ?? KUBERUNTIME_DEFAULTS.backoffInitialMs,
     backoffMaxMs: deps.backoffMaxMs ?? KUBERUNTIME_DEFAULTS.backoffMaxMs,
     backoffJitter: deps.backoffJitter ?? KUBERUNTIME_DEFAULTS.backoffJitter,

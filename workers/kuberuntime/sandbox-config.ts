@@ -6,14 +6,17 @@
  * POD for shareProcessNamespace, else CONTAINER; ipc NODE for hostIPC else POD (the kubelet
  * shares IPC across the pod's containers, so shardlet does too).
  *
+ * Security context and sysctls: security-context.ts (sandboxSecurity).
+ *
  * Not generated (yet): DNS config (resolv.conf from the node and dnsPolicy), cgroupParent (the
- * QoS cgroup hierarchy), sysctls, seccomp/apparmor. containerd applies its defaults for these.
+ * QoS cgroup hierarchy). containerd applies its defaults for these.
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { NamespaceOption, PodSandboxConfig, PortMapping } from '../../src/shared/cri/cri-types.js';
 import { podLogsDirectoryOf } from '../../src/shared/kubetypes/pod-log-paths.js';
 import { newPodAnnotations, newPodLabels } from './labels.js';
-import { appContainers, initContainers, isHostNetwork, podName, podNamespace, podUID } from './pod-spec.js';
+import { appContainers, isHostNetwork, podName, podNamespace, podUID } from './pod-spec.js';
+import { sandboxSecurity } from './security-context.js';
 
 /** Max hostname length (the kernel's HOST_NAME_MAX, the kubelet truncates to it). */
 const HOSTNAME_MAX = 63;
@@ -67,17 +70,13 @@ export interface SandboxConfigOptions {
 
 /** `attempt` is the previous sandbox's attempt + 1 (0 for the first sandbox of the pod). */
 export function generatePodSandboxConfig(pod: V1Pod, attempt: number, opts: SandboxConfigOptions): PodSandboxConfig {
+  const security = sandboxSecurity(pod, namespaceOptionsForPod(pod));
   const config: PodSandboxConfig = {
     metadata: { name: podName(pod), namespace: podNamespace(pod), uid: podUID(pod), attempt },
     logDirectory: podLogsDirectory(opts.podLogsDir, pod),
     labels: newPodLabels(pod),
     annotations: newPodAnnotations(pod),
-    linux: {
-      securityContext: {
-        namespaceOptions: namespaceOptionsForPod(pod),
-        privileged: [...initContainers(pod), ...appContainers(pod)].some((c) => c.securityContext?.privileged === true),
-      },
-    },
+    linux: { securityContext: security.securityContext, sysctls: security.sysctls },
   };
   const hostname = podHostname(pod);
   if (hostname !== undefined) config.hostname = hostname;

@@ -52,6 +52,65 @@ export interface NamespaceOption {
   ipc?: NamespaceMode;
 }
 
+/** Int64Value (a wrapper, so that 0 differs from unset). */
+export interface Int64Value {
+  value: Int64 | number;
+}
+
+/** SecurityProfile.ProfileType (enum names). */
+export type SecurityProfileType = 'RuntimeDefault' | 'Unconfined' | 'Localhost';
+
+export interface SecurityProfile {
+  profileType: SecurityProfileType;
+  /** Localhost only: the profile's absolute path (seccomp) or name (AppArmor). */
+  localhostRef?: string;
+}
+
+export interface SELinuxOption {
+  user: string;
+  role: string;
+  type: string;
+  level: string;
+}
+
+export interface Capability {
+  addCapabilities?: string[];
+  dropCapabilities?: string[];
+}
+
+/** LinuxContainerSecurityContext: the container's identity and confinement (the kubelet's determineEffectiveSecurityContext). */
+export interface LinuxContainerSecurityContext {
+  capabilities?: Capability;
+  privileged?: boolean;
+  namespaceOptions?: NamespaceOption;
+  selinuxOptions?: SELinuxOption;
+  runAsUser?: Int64Value;
+  runAsGroup?: Int64Value;
+  runAsUsername?: string;
+  readonlyRootfs?: boolean;
+  supplementalGroups?: (Int64 | number)[];
+  noNewPrivs?: boolean;
+  maskedPaths?: string[];
+  readonlyPaths?: string[];
+  seccomp?: SecurityProfile;
+  apparmor?: SecurityProfile;
+  /** Deprecated string form, still sent by the kubelet for older runtimes. */
+  apparmorProfile?: string;
+}
+
+/** LinuxSandboxSecurityContext (the kubelet's generatePodSandboxLinuxConfig). */
+export interface LinuxSandboxSecurityContext {
+  namespaceOptions?: NamespaceOption;
+  selinuxOptions?: SELinuxOption;
+  runAsUser?: Int64Value;
+  runAsGroup?: Int64Value;
+  readonlyRootfs?: boolean;
+  supplementalGroups?: (Int64 | number)[];
+  privileged?: boolean;
+  seccomp?: SecurityProfile;
+  apparmor?: SecurityProfile;
+}
+
 export interface PortMapping {
   protocol?: 'TCP' | 'UDP' | 'SCTP';
   containerPort: number;
@@ -75,7 +134,8 @@ export interface PodSandboxConfig {
   annotations?: StringMap;
   linux?: {
     cgroupParent?: string;
-    securityContext?: { namespaceOptions?: NamespaceOption; privileged?: boolean };
+    securityContext?: LinuxSandboxSecurityContext;
+    sysctls?: StringMap;
   };
 }
 
@@ -103,7 +163,7 @@ export interface ContainerConfig {
   logPath?: string;
   stdin?: boolean;
   tty?: boolean;
-  linux?: { resources?: LinuxContainerResources; securityContext?: { namespaceOptions?: NamespaceOption } };
+  linux?: { resources?: LinuxContainerResources; securityContext?: LinuxContainerSecurityContext };
 }
 
 export interface LinuxContainerResources {
@@ -179,6 +239,8 @@ export interface Image {
   repoTags: string[];
   repoDigests: string[];
   size: Int64;
+  /** The image's numeric user (absent/null when the image names its user, or names none). */
+  uid?: { value: Int64 } | null;
   username: string;
   spec: ImageSpec | null;
   pinned: boolean;

@@ -59,7 +59,7 @@ test('image view: one ImageStatus per image per TTL; the answer carries what a c
   const h = setup();
   h.images.present.set('busybox:1', { ...image('sha256:b', 'docker.io/library/busybox:1'), repoDigests: ['busybox@sha256:d'] });
   const first = await h.ensure(app('busybox:1'));
-  assert.deepEqual(first, { ok: true, imageRef: 'sha256:b', facts: { id: 'sha256:b', statusImage: 'docker.io/library/busybox:1', statusImageRef: 'busybox@sha256:d' } });
+  assert.deepEqual(first, { ok: true, imageRef: 'sha256:b', facts: { id: 'sha256:b', statusImage: 'docker.io/library/busybox:1', statusImageRef: 'busybox@sha256:d', user: { uid: 0 } } });
   for (let i = 0; i < 5; i++) assert.equal((await h.ensure(app('busybox:1'))).ok, true);
   assert.deepEqual(h.images.calls, ['ImageStatus busybox:1']);
   h.clock.step(30_000);

@@ -19,6 +19,7 @@ test('first sync creates the sandbox, pulls and starts; the next sync reports Ru
     'PodSandboxStatus web',
     'ImageStatus busybox:1',
     'PullImage busybox:1',
+    'ImageStatus busybox:1', // the image's user (the kubelet's getImageUser), unknown after a pull
     'CreateContainer app',
     'StartContainer app',
   ]);
@@ -211,7 +212,7 @@ test('image pull failure: ErrImagePull, then ImagePullBackOff until the backoff 
   h.rt.registry.add('nothere:2'); // the image appears in the registry
   h.clock.step(20_000);
   out = await h.sync(pod);
-  assert.deepEqual(h.take(), ['ImageStatus nothere:2', 'PullImage nothere:2', 'CreateContainer app', 'StartContainer app']);
+  assert.deepEqual(h.take(), ['ImageStatus nothere:2', 'PullImage nothere:2', 'ImageStatus nothere:2', 'CreateContainer app', 'StartContainer app']);
   assert.equal(summary(out.apiStatus), 'Pending app=waiting:ContainerCreating', 'the failure reason is cleared by the start');
 });
 
@@ -231,7 +232,7 @@ test('pull policies: Never without the image is ErrImageNeverPull; IfNotPresent 
   const out = await h.sync(pod);
   assert.deepEqual(h.take().slice(2), [
     'ImageStatus busybox:1', 'CreateContainer a', 'StartContainer a',
-    'ImageStatus busybox:latest', 'PullImage busybox:latest', 'CreateContainer b', 'StartContainer b',
+    'ImageStatus busybox:latest', 'PullImage busybox:latest', 'ImageStatus busybox:latest', 'CreateContainer b', 'StartContainer b',
     'ImageStatus local:1',
   ]);
   const c = out.apiStatus.containerStatuses!.find((s) => s.name === 'c')!;

@@ -12,6 +12,7 @@ import { restartCountFromAnnotations } from '../../../workers/kuberuntime/labels
 import { container, makePod } from './kuberuntime-harness.js';
 
 const env = { nodeName: 'node-1', hostIP: '192.168.1.10', podIPs: ['10.88.0.7'] };
+const seccomp = { profileRoot: '/var/lib/shardlet/seccomp', defaultRuntimeProfile: false };
 
 test('sandbox config: metadata, log directory, labels, annotations, ports, namespaces', () => {
   const pod = makePod({ containers: [container('app', { ports: [{ containerPort: 80, hostPort: 8080 }, { containerPort: 53, protocol: 'UDP' }] })] });
@@ -45,7 +46,7 @@ test('container config: metadata, image ref, command/args with $(VAR), env, labe
     })],
   });
   const c = pod.spec!.containers[0]!;
-  const r = generateContainerConfig({ pod, container: c, restartCount: 2, imageRef: 'sha256:abc', env });
+  const r = generateContainerConfig({ pod, container: c, restartCount: 2, imageRef: 'sha256:abc', env, imageUser: { uid: 0 }, seccomp });
   assert.ok(r.ok);
   const cfg = r.config;
   assert.deepEqual(cfg.metadata, { name: 'app', attempt: 2 });
@@ -66,7 +67,7 @@ test('container config: metadata, image ref, command/args with $(VAR), env, labe
   assert.equal(a['io.kubernetes.container.ports'], '[{"containerPort":80}]');
 
   const secret = makePod({ containers: [container('app', { env: [{ name: 'PW', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }] })] });
-  const bad = generateContainerConfig({ pod: secret, container: secret.spec!.containers[0]!, restartCount: 0, imageRef: 'x', env });
+  const bad = generateContainerConfig({ pod: secret, container: secret.spec!.containers[0]!, restartCount: 0, imageRef: 'x', env, imageUser: { uid: 0 }, seccomp });
   // No API objects were sent for the pod (standalone, or not yet resolved): it waits for them.
   assert.deepEqual(bad, { ok: false, message: 'waiting for secret "s" from the API server' });
 });
