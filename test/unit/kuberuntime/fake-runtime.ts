@@ -32,6 +32,8 @@ export class FakeRuntime implements RuntimeService, ImageService {
   readonly calls: string[] = [];
   /** image name → id; images present on the node. */
   readonly images = new Map<string, string>();
+  /** image name → the user its ImageStatus reports (absent: none, i.e. root). */
+  readonly imageUsers = new Map<string, { uid?: number; username?: string }>();
   /** Images PullImage can fetch (others fail like a registry 404). */
   readonly registry = new Set<string>();
   /** Exit code a container gets from StopContainer (SIGTERM honoured). */
@@ -246,7 +248,9 @@ export class FakeRuntime implements RuntimeService, ImageService {
   async imageStatus(image: ImageSpec, opts?: CallOptions): Promise<ImageStatusResponse> {
     await this.#enter('ImageStatus', image.image, opts);
     const id = this.images.get(image.image);
-    return { image: id ? { id, repoTags: [image.image], repoDigests: [], size: '1', username: '', spec: null, pinned: false } : null, info: {} };
+    const user = this.imageUsers.get(image.image);
+    const uid = user?.uid !== undefined ? { value: String(user.uid) } : null;
+    return { image: id ? { id, repoTags: [image.image], repoDigests: [], size: '1', uid, username: user?.username ?? '', spec: null, pinned: false } : null, info: {} };
   }
   async pullImage(req: PullImageRequest, opts?: CallOptions): Promise<string> {
     await this.#enter('PullImage', req.image.image, opts);
