@@ -13,6 +13,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { fieldErr, type FieldError } from './field-error.js';
 import { keyPath } from './pod-schema-decode.js';
+import { validateSecurityContexts } from './security-context-validation.js';
 import { isNegative, parseQuantity, milliValue, unitValue, QUANTITY_FORMAT_DETAIL } from '../resources/quantity.js';
 
 const DNS1123_LABEL_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -301,5 +302,6 @@ export function validatePod(pod: V1Pod, opts: ValidateOptions = {}): FieldError[
   }
   validateStringMap(spec['nodeSelector'], 'spec.nodeSelector', errs, false);
   validateResourceList(spec['overhead'], 'spec.overhead', errs);
+  validateSecurityContexts(pod.metadata, spec, errs);
   return errs;
 }
