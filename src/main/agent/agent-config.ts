@@ -15,6 +15,7 @@ import { parseDurationMs } from '../../shared/clock/go-duration.js';
 import { computeNodeResources, NodeResourcesError } from '../node-status/node-resources.js';
 import { NodeLabelError, parseTaints, validateNodeLabels, type Taint } from '../node-status/node-labels.js';
 import { defaultWorkerThreads } from './worker-threads-policy.js';
+import { SysctlAllowlist, SysctlAllowlistError } from '../admission/sysctl-allowlist.js';
 
 export interface AgentConfig {
   podManifestPath: string | undefined;
@@ -76,6 +77,8 @@ export interface AgentConfig {
   containerLogMonitorIntervalMs: number;
   rootDir: string;
   podLogsDir: string;
+  /** Sysctls (or `prefix*` patterns) pods may set beyond the safe set (sysctl-allowlist.ts). */
+  allowedUnsafeSysctls: string[];
   /** Node allocatable overrides, e.g. { cpu: '2', memory: '4Gi' }; detected when absent. */
   nodeAllocatable: Record<string, string>;
   verbosity: number;
@@ -137,6 +140,7 @@ export const AGENT_DEFAULTS: Readonly<AgentConfig> = Object.freeze({
   containerLogMonitorIntervalMs: 10_000,
   rootDir: '/var/lib/shardlet',
   podLogsDir: '/var/log/pods',
+  allowedUnsafeSysctls: [],
   nodeAllocatable: {},
   verbosity: 0,
   nodeLabels: {},
@@ -188,6 +192,7 @@ const FIELDS = {
   'container-log-monitor-interval': ['containerLogMonitorInterval', 'duration'],
   'root-dir': ['rootDir', 'string'],
   'pod-logs-dir': ['podLogsDir', 'string'],
+  'allowed-unsafe-sysctls': ['allowedUnsafeSysctls', 'list'],
   'node-allocatable': ['nodeAllocatable', 'map'],
   v: ['verbosity', 'int'],
   'node-labels': ['nodeLabels', 'map'],
@@ -202,7 +207,7 @@ const FIELDS = {
   'event-burst': ['eventBurst', 'int'],
 } as const satisfies Record<string, readonly [string, FieldKind]>;
 
-type FieldKind = 'string' | 'int' | 'number' | 'duration' | 'map' | 'bool' | 'bytes';
+type FieldKind = 'string' | 'int' | 'number' | 'duration' | 'map' | 'bool' | 'bytes' | 'list';
 
 type FlagName = keyof typeof FIELDS;
 
@@ -251,6 +256,7 @@ Runs the node agent. Flags take precedence over --config.
   --container-log-monitor-interval DUR  how often log sizes are checked (default 10s)
   --root-dir DIR                     agent state directory (default /var/lib/shardlet)
   --pod-logs-dir DIR                 container logs root (default /var/log/pods)
+  --allowed-unsafe-sysctls a.b,c.*   sysctls (or prefix* patterns) pods may set beyond the safe set (allowedUnsafeSysctls)
   --node-allocatable cpu=2,memory=4Gi  override detected node allocatable
   -v N                               log verbosity (default 0)
 
@@ -272,7 +278,7 @@ function fail(where: string, msg: string): never {
   throw new ConfigError(`${where}: ${msg}`);
 }
 
-function convert(where: string, kind: FieldKind, raw: unknown): string | number | boolean | Record<string, string> {
+function convert(where: string, kind: FieldKind, raw: unknown): string | number | boolean | Record<string, string> | string[] {
   switch (kind) {
     case 'string':
       if (typeof raw !== 'string' || raw === '') fail(where, `must be a non-empty string, got ${JSON.stringify(raw)}`);
@@ -301,6 +307,12 @@ function convert(where: string, kind: FieldKind, raw: unknown): string | number 
       const n = typeof raw === 'number' ? raw : parseBytes(raw);
       if (n === undefined || !Number.isSafeInteger(n) || n < 0) fail(where, `must be a byte quantity like "10Mi", got ${JSON.stringify(raw)}`);
       return n;
+    }
+    case 'list': {
+      // A comma-separated flag value, or a YAML list of strings in the config file.
+      if (typeof raw === 'string') return raw.split(',').map((p) => p.trim()).filter((p) => p !== '');
+      if (Array.isArray(raw) && raw.every((x) => typeof x === 'string')) return raw.map((x: string) => x.trim());
+      fail(where, `must be a list of strings, got ${JSON.stringify(raw)}`);
     }
     case 'map': {
       const out: Record<string, string> = {};
@@ -358,6 +370,7 @@ const KEY_OF: Record<string, keyof AgentConfig> = {
   containerLogMonitorInterval: 'containerLogMonitorIntervalMs',
   rootDir: 'rootDir',
   podLogsDir: 'podLogsDir',
+  allowedUnsafeSysctls: 'allowedUnsafeSysctls',
   nodeAllocatable: 'nodeAllocatable',
   verbosity: 'verbosity',
   nodeLabels: 'nodeLabels',
@@ -408,7 +421,7 @@ export function parseAgentConfig(argv: readonly string[], readFile: (p: string) 
       if (key === 'kind' || key === 'apiVersion') continue;
       const kind = known.get(key);
       if (!kind) fail(`--config ${configPath}`, `unknown field ${JSON.stringify(key)}`);
-      const v = (kind === 'int' || kind === 'number' || kind === 'bytes') && typeof raw === 'number' ? raw : kind === 'map' || kind === 'bool' ? raw : kind === 'int' ? String(raw) : raw;
+      const v = (kind === 'int' || kind === 'number' || kind === 'bytes') && typeof raw === 'number' ? raw : kind === 'map' || kind === 'bool' || kind === 'list' ? raw : kind === 'int' ? String(raw) : raw;
       cfg[KEY_OF[key]!] = convert(`${configPath}: ${key}`, kind, v);
     }
   }
@@ -468,6 +481,11 @@ function validate(c: AgentConfig): void {
     validateNodeLabels(c.nodeLabels);
   } catch (err) {
     fail('--node-labels', err instanceof NodeLabelError ? err.message : String(err));
+  }
+  try {
+    new SysctlAllowlist(c.allowedUnsafeSysctls);
+  } catch (err) {
+    fail('--allowed-unsafe-sysctls', err instanceof SysctlAllowlistError ? err.message : String(err));
   }
   if (c.nodeIP !== undefined && net.isIP(c.nodeIP) === 0) fail('--node-ip', `must be an IP address, got ${JSON.stringify(c.nodeIP)}`);
   if (c.nodeStatusUpdateFrequencyMs < 1_000) fail('--node-status-update-frequency', 'must be at least 1s');

@@ -20,8 +20,11 @@ import type { Logger } from '../../shared/logging/logger.js';
 import type { PodSource } from '../../shared/manifest/pod-update.js';
 import * as sm from '../../shared/metrics/shardlet-metrics.js';
 import { createPodCache } from '../../shared/pod-cache/pod-cache-create.js';
+import os from 'node:os';
 import { admitWithUsage } from '../admission/admit-pod.js';
 import { admitStaticPodRefs } from '../admission/static-pod-refs.js';
+import { admitSecurity, hostAppArmorEnabled } from '../admission/security-admit.js';
+import { SysctlAllowlist } from '../admission/sysctl-allowlist.js';
 import type { ThreadManifestDecoder } from '../config/manifest-decode-thread-client.js';
 import { PodConfig } from '../config/pod-config.js';
 import type { PodDispatcher } from '../dispatch/pod-dispatcher.js';
@@ -169,6 +172,7 @@ export class Agent {
       maxPods: c.maxPods, systemReserved: c.systemReserved, kubeReserved: c.kubeReserved, allocatableOverride: c.nodeAllocatable,
     });
     const node = resources.admission;
+    const securityAdmit = { sysctls: SysctlAllowlist.forNode(os.release(), c.allowedUnsafeSysctls), appArmorEnabled: hostAppArmorEnabled() };
     const podConfig = (this.#podConfig = new PodConfig({ clock, logger }));
 
     // The pod workers (threads or inline); in cluster mode pods' API objects ride along.
@@ -188,7 +192,9 @@ export class Agent {
       admitter: {
         admit: (pod, active) => {
           const refs = admitStaticPodRefs(pod);
-          return refs.admit ? admitWithUsage(pod, active.count, active.used, node, c.maxPods) : refs;
+          if (!refs.admit) return refs;
+          const security = admitSecurity(pod, securityAdmit);
+          return security.admit ? admitWithUsage(pod, active.count, active.used, node, c.maxPods) : security;
         },
       },
       sourcesReady: () => podConfig.sourcesReady(),
