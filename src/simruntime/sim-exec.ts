@@ -13,6 +13,7 @@ import type { Clock } from '../shared/clock/clock.js';
 import { CriError } from '../shared/cri/cri-errors.js';
 import type { ExecSyncResponse } from '../shared/cri/cri-types.js';
 import { resolveArgv, type Env } from './sim-shell.js';
+import type { SimProcessContext } from './sim-process-context.js';
 
 const MAX_EXEC_OUTPUT_BYTES = 16 * 1024 * 1024;
 
@@ -21,10 +22,13 @@ function cap(s: string): Buffer {
   return b.length > MAX_EXEC_OUTPUT_BYTES ? b.subarray(0, MAX_EXEC_OUTPUT_BYTES) : b;
 }
 
-/** Runs `cmd` with the container's `env` to completion on the clock. `timeoutSec` 0 = no timeout. */
-export async function simExecSync(clock: Clock, cmd: readonly string[], timeoutSec: number, env: Env): Promise<ExecSyncResponse> {
+/**
+ * Runs `cmd` with the container's `env` to completion on the clock. `timeoutSec` 0 = no timeout.
+ * `ctx`: the container's identity and mounts (an exec runs as the container's process does).
+ */
+export async function simExecSync(clock: Clock, cmd: readonly string[], timeoutSec: number, env: Env, ctx?: SimProcessContext): Promise<ExecSyncResponse> {
   const execId = randomBytes(32).toString('hex');
-  const resolved = resolveArgv(cmd, env);
+  const resolved = resolveArgv(cmd, env, ctx);
   if (resolved.kind !== 'timeline') {
     const exe = resolved.kind === 'not-found' ? resolved.executable : (cmd[0] ?? '');
     throw new CriError(

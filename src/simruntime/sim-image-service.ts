@@ -17,14 +17,17 @@ import type { Image, ImageFsInfoResponse, ImageSpec, PullImageRequest } from '..
 import { simFlag, simNumber } from './sim-annotations.js';
 import { normalizeImageRef, type SimImage, type SimImageStore } from './sim-images.js';
 import { msToNs } from './sim-views.js';
+import { criImageUserOf } from './sim-image-users.js';
 
 export function toCriImage(img: SimImage): Image {
+  const user = criImageUserOf(img.repoTags[0] ?? '');
   return {
     id: img.id,
     repoTags: [...img.repoTags],
     repoDigests: [...img.repoDigests],
     size: String(img.size),
-    username: '',
+    uid: user.uid,
+    username: user.username,
     spec: { image: img.id, annotations: {} },
     pinned: false,
   };

@@ -60,13 +60,20 @@ const MAX_CAT_BYTES = 16 * 1024 * 1024;
 
 /**
  * busybox `cat FILE...` inside the container: the files' bytes on stdout, or busybox's message
- * on stderr and exit 1 for a file that does not exist (or is a directory).
+ * on stderr and exit 1 for a file that does not exist (or is a directory). `virtual` answers
+ * for files that are no host file (procfs).
  */
-export function simCat(mounts: readonly Mount[], files: readonly string[]): { stdout: Buffer; stderr: Buffer; exitCode: number } {
+export function simCat(mounts: readonly Mount[], files: readonly string[], virtual?: (path: string) => string | undefined): { stdout: Buffer; stderr: Buffer; exitCode: number } {
   const out: Buffer[] = [];
   let err = '';
   let code = 0;
   for (const f of files) {
+    // Files the kernel makes up (/proc/self/status): `virtual` knows them.
+    const made = virtual?.(path.posix.normalize(f));
+    if (made !== undefined) {
+      out.push(Buffer.from(made));
+      continue;
+    }
     const host = f.startsWith('/') ? hostPathOf(mounts, f) : undefined;
     try {
       if (host === undefined) throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });

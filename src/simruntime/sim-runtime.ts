@@ -21,6 +21,7 @@
  */
 import { checkMountSources, createMissingSources } from './sim-mounts.js';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Clock } from '../shared/clock/clock.js';
 import { CriError } from '../shared/cri/cri-errors.js';
@@ -33,6 +34,10 @@ import { CriLogWriter } from './sim-logs.js';
 import { PodIpPool } from './sim-network.js';
 import { SimProcess, type ProcessExit, type ProcessOverrides } from './sim-process.js';
 import { resolveArgv } from './sim-shell.js';
+import { imageUserDbOf } from './sim-image-users.js';
+import { defaultProcessContext, type SimProcessContext } from './sim-process-context.js';
+import { runtimeCapabilities, simSecurityOf } from './sim-security.js';
+import { containerVerboseInfo, sandboxVerboseInfo } from './sim-verbose-info.js';
 import { containerNameOf, sandboxNameOf, SimStore, type ContainerRecord, type LookupResult, type SandboxRecord } from './sim-state.js';
 import { msToNs, REASON_OOM, REASON_START_ERROR, toCriContainer, toCriContainerStatus, toCriSandbox, toCriSandboxStatus } from './sim-views.js';
 
@@ -47,6 +52,8 @@ export interface SimRuntimeCoreDeps {
   events: SimEventHub;
   /** Generates object ids; defaults to 64 random hex digits like containerd. */
   newId?: () => string;
+  /** What "all capabilities" are (privileged, add ALL): default the runtime process's own CapEff, as containerd. */
+  allCapabilities?: bigint;
 }
 
 function lookupError(op: string, kind: 'sandbox' | 'container', id: string, why: 'empty' | 'not-found' | 'ambiguous', prefix: string): CriError {
@@ -76,6 +83,7 @@ export class SimRuntimeCore {
   readonly #images: SimImageStore;
   readonly #events: SimEventHub;
   readonly #newId: () => string;
+  readonly #allCaps: bigint;
   /** Per container id: resolvers waiting for its process to exit (StopContainer). */
   readonly #exitWaiters = new Map<string, (() => void)[]>();
 
@@ -84,6 +92,7 @@ export class SimRuntimeCore {
     this.#images = deps.images;
     this.#events = deps.events;
     this.#newId = deps.newId ?? (() => randomBytes(32).toString('hex'));
+    this.#allCaps = deps.allCapabilities ?? runtimeCapabilities();
   }
 
   #nowNs(): string {
@@ -145,9 +154,10 @@ export class SimRuntimeCore {
     this.#publish(sb.id, 'CONTAINER_DELETED_EVENT', sb);
   }
 
-  podSandboxStatus(id: string): T.PodSandboxStatusResponse {
+  /** `verbose`: the info map carries what the sandbox was created with (sim-verbose-info.ts). */
+  podSandboxStatus(id: string, verbose = false): T.PodSandboxStatusResponse {
     const sb = must(this.store.findSandbox(id), 'PodSandboxStatus', 'sandbox', id, 'an error occurred when trying to find');
-    return { status: toCriSandboxStatus(sb), info: {}, containersStatuses: [], timestamp: this.#nowNs() };
+    return { status: toCriSandboxStatus(sb), info: verbose ? sandboxVerboseInfo(sb) : {}, containersStatuses: [], timestamp: this.#nowNs() };
   }
 
   listPodSandbox(filter: T.PodSandboxFilter | null | undefined): T.PodSandbox[] {
@@ -185,6 +195,16 @@ export class SimRuntimeCore {
       throw new CriError('ERR_CRI_NOT_FOUND', op, `failed to get sandbox container task: no running task found: task ${sb.id} not found: not found`);
     }
     const id = this.#newId();
+    const users = imageUserDbOf(image.repoTags[0] ?? imageRef);
+    const security = simSecurityOf(config, users, this.#allCaps);
+    if (!security.ok) throw new CriError('ERR_CRI_UNKNOWN', op, `failed to generate container "${id}" spec: failed to generate spec: ${security.message}`);
+    const seccomp = config.linux?.securityContext?.seccomp;
+    if (seccomp?.profileType === 'Localhost' && !config.linux?.securityContext?.privileged) {
+      const ref = seccomp.localhostRef ?? '';
+      if (!path.isAbsolute(ref) || !fs.existsSync(ref)) {
+        throw new CriError('ERR_CRI_UNKNOWN', op, `failed to generate container "${id}" spec: failed to generate seccomp spec opts: cannot load seccomp profile ${JSON.stringify(ref)}: open ${ref}: no such file or directory`);
+      }
+    }
     const mkdirError = createMissingSources(id, config.mounts ?? []);
     if (mkdirError !== undefined) throw new CriError('ERR_CRI_UNKNOWN', op, mkdirError);
     const command = config.command ?? [];
@@ -207,6 +227,7 @@ export class SimRuntimeCore {
       imageName: image.repoTags[0] ?? imageRef,
       argv,
       env,
+      security: security.security,
       state: 'CONTAINER_CREATED',
       createdAtNs: this.#nowNs(),
       startedAtNs: '0',
@@ -233,7 +254,7 @@ export class SimRuntimeCore {
     if (!sb.ok || sb.value.state !== 'SANDBOX_READY') this.#failStart(c, `sandbox container "${c.sandboxId}" is not running`);
     const mountError = checkMountSources(c.config.mounts ?? []);
     if (mountError !== undefined) this.#failStart(c, mountError);
-    const resolved = resolveArgv(c.argv, c.env);
+    const resolved = resolveArgv(c.argv, c.env, this.processContext(c));
     if (resolved.kind === 'not-found') {
       this.#failStart(c, `failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: "${resolved.executable}": executable file not found in $PATH: unknown`);
     }
@@ -256,7 +277,7 @@ export class SimRuntimeCore {
 
   /** (Re)creates the process of a RUNNING container, `elapsedMs` into its timeline. */
   #spawn(c: ContainerRecord, elapsedMs: number): void {
-    const resolved = resolveArgv(c.argv, c.env);
+    const resolved = resolveArgv(c.argv, c.env, this.processContext(c));
     const timeline = resolved.kind === 'timeline' ? resolved.timeline : { outputs: [], exit: null, ignoreTermFromMs: null };
     const src = { own: c.config.annotations, pod: c.sandboxAnnotations, containerName: c.config.metadata.name };
     const overrides: ProcessOverrides = {};
@@ -364,9 +385,16 @@ export class SimRuntimeCore {
     });
   }
 
-  containerStatus(id: string): T.ContainerStatusResponse {
+  /** `verbose`: the info map carries the config and the security settings applied (sim-verbose-info.ts). */
+  containerStatus(id: string, verbose = false): T.ContainerStatusResponse {
     const c = must(this.store.findContainer(id), 'ContainerStatus', 'container', id, 'an error occurred when try to find');
-    return { status: toCriContainerStatus(c), info: {} };
+    return { status: toCriContainerStatus(c), info: verbose ? containerVerboseInfo(c, this.processContext(c).security) : {} };
+  }
+
+  /** The identity and mounts the container's processes (and execs) run with. */
+  processContext(c: ContainerRecord): SimProcessContext {
+    if (!c.security) return { ...defaultProcessContext(), mounts: c.config.mounts ?? [] };
+    return { security: c.security, users: imageUserDbOf(c.imageName), mounts: c.config.mounts ?? [] };
   }
 
   /**

@@ -17,6 +17,7 @@ import type * as T from '../shared/cri/cri-types.js';
 import type { SimEventHub } from './sim-events.js';
 import { simExecSync } from './sim-exec.js';
 import { catArgs, simCat } from './sim-mounts.js';
+import { procSelfStatus } from './sim-proc-status.js';
 import type { FaultInjector } from './sim-faults.js';
 import type { SimImageService } from './sim-image-service.js';
 import type { LatencyModel } from './sim-latency.js';
@@ -142,22 +143,23 @@ export function buildHandlers(d: SimServerDeps): SimHandlers {
     RunPodSandbox: (r) => ({ podSandboxId: core.runPodSandbox(r as unknown as T.RunPodSandboxRequest) }),
     StopPodSandbox: (r) => (core.stopPodSandbox(str(r['podSandboxId'])), {}),
     RemovePodSandbox: (r) => (core.removePodSandbox(str(r['podSandboxId'])), {}),
-    PodSandboxStatus: (r) => core.podSandboxStatus(str(r['podSandboxId'])),
+    PodSandboxStatus: (r) => core.podSandboxStatus(str(r['podSandboxId']), r['verbose'] === true),
     ListPodSandbox: (r) => sandboxFrames.encode(core.listPodSandboxRecords(r['filter'] as T.PodSandboxFilter | null)),
     CreateContainer: (r) => ({ containerId: core.createContainer(r as unknown as T.CreateContainerRequest) }),
     StartContainer: (r) => (core.startContainer(str(r['containerId'])), {}),
     StopContainer: async (r) => (await core.stopContainer(str(r['containerId']), Math.max(0, int(r['timeout']))), {}),
     RemoveContainer: (r) => (core.removeContainer(str(r['containerId'])), {}),
     ListContainers: (r) => containerFrames.encode(core.listContainerRecords(r['filter'] as T.ContainerFilter | null)),
-    ContainerStatus: (r) => core.containerStatus(str(r['containerId'])),
+    ContainerStatus: (r) => core.containerStatus(str(r['containerId']), r['verbose'] === true),
     UpdateContainerResources: (r) => (core.containerStatus(str(r['containerId'])), {}),
     ReopenContainerLog: (r) => (core.reopenContainerLog(str(r['containerId'])), {}),
     ExecSync: (r) => {
       const c = core.execTarget(str(r['containerId']));
       const cmd = Array.isArray(r['cmd']) ? (r['cmd'] as unknown[]).map(String) : [];
+      const ctx = core.processContext(c);
       const files = catArgs(cmd);
-      if (files) return simCat(c.config.mounts ?? [], files);
-      return simExecSync(d.clock, cmd, Math.max(0, int(r['timeout'])), c.env);
+      if (files) return simCat(c.config.mounts ?? [], files, (p) => (p === '/proc/self/status' ? procSelfStatus(ctx.security, 'cat', 7) : undefined));
+      return simExecSync(d.clock, cmd, Math.max(0, int(r['timeout'])), c.env, ctx);
     },
     ContainerStats: (r) => {
       const res = core.store.findContainer(str(r['containerId']));

@@ -28,7 +28,11 @@
  * `sh -c SCRIPT` (nested), `busybox APPLET ...`. Anything else prints `sh: X: not found` on
  * stderr with status 127, as busybox ash does (so do applets not interpreted here, e.g. `cat` —
  * a known simplification). `$?`, assignments, pipes, `&` are not supported.
+ * `id` and `touch`, and `> FILE` redirections, depend on the process's identity and filesystem
+ * (sim-process-context.ts); the output of a redirected command is discarded.
  */
+
+import { CONTEXT_APPLETS, defaultProcessContext, redirectError, runContextApplet, type SimProcessContext } from './sim-process-context.js';
 
 export type OutputStream = 'stdout' | 'stderr';
 
@@ -70,16 +74,20 @@ function basename(p: string): string {
   return i === -1 ? p : p.slice(i + 1);
 }
 
-/** Resolve argv (already merged with the image's entrypoint/cmd) into what it will do. */
-export function resolveArgv(argv: readonly string[], env: Env = {}): Resolution {
+/**
+ * Resolve argv (already merged with the image's entrypoint/cmd) into what it will do. `ctx`: the
+ * process's identity and mounts (default: root in the image, no mounts).
+ */
+export function resolveArgv(argv: readonly string[], env: Env = {}, ctx?: SimProcessContext): Resolution {
   const argv0 = argv[0];
   if (argv0 === undefined || argv0 === '') return { kind: 'not-found', executable: '' };
   const name = basename(argv0);
   const slash = argv0.lastIndexOf('/');
-  if (slash !== -1 && (!BIN_DIRS.has(argv0.slice(0, slash) || '/') || !INTERPRETED.has(name))) return { kind: 'not-found', executable: argv0 };
+  const interpreted = INTERPRETED.has(name) || CONTEXT_APPLETS.has(name);
+  if (slash !== -1 && (!BIN_DIRS.has(argv0.slice(0, slash) || '/') || !interpreted)) return { kind: 'not-found', executable: argv0 };
   if (BUILTIN_ONLY.has(name)) return { kind: 'not-found', executable: argv0 };
-  if (INTERPRETED.has(name)) {
-    const ev = new Evaluator(env);
+  if (interpreted) {
+    const ev = new Evaluator(env, ctx ?? defaultProcessContext());
     const status = ev.runApplet(argv.slice(), false);
     return { kind: 'timeline', timeline: ev.finish(status) };
   }
@@ -98,10 +106,12 @@ class RunsForever {}
 
 class Evaluator {
   readonly #env: Env;
+  readonly #ctx: SimProcessContext;
   #t = 0;
 
-  constructor(env: Env) {
+  constructor(env: Env, ctx: SimProcessContext) {
     this.#env = env;
+    this.#ctx = ctx;
   }
 
   #outputs: TimedOutput[] = [];
@@ -148,9 +158,16 @@ class Evaluator {
         return 0;
       case 'false':
         return 1;
-      default:
+      default: {
+        if (CONTEXT_APPLETS.has(name)) {
+          const r = runContextApplet(name, args, this.#ctx);
+          this.#emit(out, r.stdout);
+          this.#emit(err, r.stderr);
+          return r.code;
+        }
         this.#emit(err, `sh: ${argv0}: not found\n`);
         return 127;
+      }
     }
   }
 
@@ -210,8 +227,17 @@ class Evaluator {
   #simple(cmd: SimpleCommand, lastStatus: number): number {
     const [name = '', ...args] = cmd.words;
     if (name === '') return lastStatus;
-    const out = cmd.stdout;
+    let out = cmd.stdout;
     const err = cmd.stderr;
+    if (cmd.stdoutFile !== undefined) {
+      // ash opens the file before running the command; a failure skips the command.
+      const e = redirectError(this.#ctx, cmd.stdoutFile);
+      if (e !== undefined) {
+        this.#emit(err, e);
+        return 1;
+      }
+      out = null;
+    }
     switch (name) {
       case 'exit': {
         const code = args[0] === undefined ? lastStatus : Number.parseInt(args[0], 10);
@@ -245,6 +271,8 @@ interface SimpleCommand {
   words: string[];
   stdout: OutputStream | null;
   stderr: OutputStream | null;
+  /** `> FILE`: stdout goes to FILE. */
+  stdoutFile?: string;
 }
 
 interface ScriptItem {
@@ -257,7 +285,7 @@ export class ScriptSyntaxError extends Error {
   readonly code = 'ERR_SIM_SHELL_SYNTAX';
 }
 
-type Token = { kind: 'word'; value: string } | { kind: 'op'; value: ';' | '&&' | '||' } | { kind: 'redir'; value: string };
+type Token = { kind: 'word'; value: string } | { kind: 'op'; value: ';' | '&&' | '||' } | { kind: 'redir'; value: string } | { kind: 'redirfile'; file: string };
 
 const REDIRS = ['1>&2', '2>&1', '>&2', '2>/dev/null', '>/dev/null', '1>/dev/null'];
 
@@ -296,6 +324,16 @@ function tokenize(script: string, env: Env): Token[] {
     if (redir !== undefined) {
       tokens.push({ kind: 'redir', value: redir });
       i += redir.length;
+      continue;
+    }
+    if (c === '>' || (c === '1' && script[i + 1] === '>')) {
+      // `> FILE`, `>FILE`, `1> FILE` (the fixed forms above were matched first)
+      i += c === '>' ? 1 : 2;
+      while (script[i] === ' ' || script[i] === '\t') i++;
+      const m = /^[^\s;&|<>()]+/.exec(script.slice(i));
+      if (!m) throw new ScriptSyntaxError('unexpected redirection');
+      tokens.push({ kind: 'redirfile', file: m[0] });
+      i += m[0].length;
       continue;
     }
     if (c === '|' || c === '&' || c === '<' || c === '>' || c === '(' || c === ')') {
@@ -369,6 +407,9 @@ function parseScript(script: string, env: Env): ScriptItem[] {
         if (tok.value === '>&2' || tok.value === '1>&2') cmd.stdout = 'stderr';
         else if (tok.value === '>/dev/null' || tok.value === '1>/dev/null') cmd.stdout = null;
         else if (tok.value === '2>/dev/null') cmd.stderr = null;
+        break;
+      case 'redirfile':
+        cmd.stdoutFile = tok.file;
         break;
       default: {
         const never: never = tok;

@@ -15,6 +15,7 @@
 import type { ContainerConfig, ContainerState, PodSandboxConfig, PodSandboxState, StringMap } from '../shared/cri/cri-types.js';
 import type { CriLogWriter } from './sim-logs.js';
 import type { SimProcess } from './sim-process.js';
+import type { SimSecurity } from './sim-security.js';
 
 export interface SandboxRecord {
   id: string;
@@ -46,6 +47,8 @@ export interface ContainerRecord {
   argv: string[];
   /** The process environment (config envs over the image's PATH/HOSTNAME/HOME). */
   env: Record<string, string>;
+  /** What the process runs as (sim-security.ts); absent in state saved before it existed (root). */
+  security?: SimSecurity;
   state: ContainerState;
   createdAtNs: string;
   startedAtNs: string;

@@ -40,7 +40,8 @@ export interface RuntimeService {
   runPodSandbox(req: RunPodSandboxRequest, opts?: CallOptions): Promise<string>;
   stopPodSandbox(podSandboxId: string, opts?: CallOptions): Promise<void>;
   removePodSandbox(podSandboxId: string, opts?: CallOptions): Promise<void>;
-  podSandboxStatus(podSandboxId: string, opts?: CallOptions): Promise<PodSandboxStatusResponse>;
+  /** `verbose`: ask for the runtime's info map (containerd: the sandbox's config and OCI spec as JSON under "info"). */
+  podSandboxStatus(podSandboxId: string, opts?: CallOptions & { verbose?: boolean }): Promise<PodSandboxStatusResponse>;
   listPodSandbox(filter?: PodSandboxFilter, opts?: CallOptions): Promise<PodSandbox[]>;
   createContainer(req: CreateContainerRequest, opts?: CallOptions): Promise<string>;
   startContainer(containerId: string, opts?: CallOptions): Promise<void>;
@@ -48,7 +49,8 @@ export interface RuntimeService {
   stopContainer(containerId: string, timeoutSeconds: number, opts?: CallOptions): Promise<void>;
   removeContainer(containerId: string, opts?: CallOptions): Promise<void>;
   listContainers(filter?: ContainerFilter, opts?: CallOptions): Promise<Container[]>;
-  containerStatus(containerId: string, opts?: CallOptions): Promise<ContainerStatusResponse>;
+  /** `verbose`: ask for the runtime's info map (containerd: the container's config and OCI spec as JSON under "info"). */
+  containerStatus(containerId: string, opts?: CallOptions & { verbose?: boolean }): Promise<ContainerStatusResponse>;
   execSync(req: ExecSyncRequest, opts?: CallOptions): Promise<ExecSyncResponse>;
   listContainerStats(opts?: CallOptions): Promise<ContainerStats[]>;
   listPodSandboxStats(opts?: CallOptions): Promise<PodSandboxStats[]>;
