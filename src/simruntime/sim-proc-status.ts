@@ -3,8 +3,10 @@
  * identity and confinement fields computed from the container's security (sim-security.ts):
  * Uid/Gid (real, effective, saved, fs), Groups (each followed by a space), the capability sets,
  * NoNewPrivs and Seccomp / Seccomp_filters. The other fields are plausible constants.
+ * `/proc/sys/<name>` answers the sandbox's sysctls (a sysctl the pod did not set is not known).
  */
 import type { SimSecurity } from './sim-security.js';
+import { normalizeSysctlName } from '../shared/kubetypes/sysctl-names.js';
 
 export function procSelfStatus(sec: SimSecurity, command: string, pid: number): string {
   const ids = (n: number): string => `${n}\t${n}\t${n}\t${n}`;
@@ -46,4 +48,16 @@ export function procSelfStatus(sec: SimSecurity, command: string, pid: number): 
     'nonvoluntary_ctxt_switches:\t0',
     '',
   ].join('\n');
+}
+
+/** `/proc/sys/kernel/shm_rmid_forced` → the sandbox's `kernel.shm_rmid_forced` (dotted or slashed) + newline. */
+export function procSysValue(sysctls: Record<string, string> | undefined, p: string): string | undefined {
+  if (!sysctls || !p.startsWith('/proc/sys/')) return undefined;
+  const rel = p.slice('/proc/sys/'.length);
+  for (const [name, value] of Object.entries(sysctls)) {
+    // The dotted form with dots and slashes swapped is the path (eth0/100 names eth0.100).
+    const asPath = [...normalizeSysctlName(name)].map((ch) => (ch === '.' ? '/' : ch === '/' ? '.' : ch)).join('');
+    if (asPath === rel) return `${value}\n`;
+  }
+  return undefined;
 }

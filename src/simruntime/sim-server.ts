@@ -17,7 +17,7 @@ import type * as T from '../shared/cri/cri-types.js';
 import type { SimEventHub } from './sim-events.js';
 import { simExecSync } from './sim-exec.js';
 import { catArgs, simCat } from './sim-mounts.js';
-import { procSelfStatus } from './sim-proc-status.js';
+import { procSelfStatus, procSysValue } from './sim-proc-status.js';
 import type { FaultInjector } from './sim-faults.js';
 import type { SimImageService } from './sim-image-service.js';
 import type { LatencyModel } from './sim-latency.js';
@@ -158,7 +158,11 @@ export function buildHandlers(d: SimServerDeps): SimHandlers {
       const cmd = Array.isArray(r['cmd']) ? (r['cmd'] as unknown[]).map(String) : [];
       const ctx = core.processContext(c);
       const files = catArgs(cmd);
-      if (files) return simCat(c.config.mounts ?? [], files, (p) => (p === '/proc/self/status' ? procSelfStatus(ctx.security, 'cat', 7) : undefined));
+      if (files) {
+        const sb = core.store.findSandbox(c.sandboxId);
+        const sysctls = sb.ok ? sb.value.config.linux?.sysctls : undefined;
+        return simCat(c.config.mounts ?? [], files, (p) => (p === '/proc/self/status' ? procSelfStatus(ctx.security, 'cat', 7) : procSysValue(sysctls, p)));
+      }
       return simExecSync(d.clock, cmd, Math.max(0, int(r['timeout'])), c.env, ctx);
     },
     ContainerStats: (r) => {
