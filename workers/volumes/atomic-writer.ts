@@ -10,6 +10,7 @@
  * Write protocol (ordering is what makes it atomic):
  *   1. if the current version holds exactly this payload (paths, bytes, modes): nothing to do;
  *   2. write the new version into a fresh `..<timestamp>` directory;
+ *   2b. the caller's `beforePublish` (fsGroup ownership of the volume);
  *   3. create `..data_tmp` -> the new directory, then rename it over `..data` (rename(2) is
  *      atomic: readers see the old or the new version, never a mix);
  *   4. create user-visible symlinks for new top-level entries, remove those no longer in the
@@ -90,7 +91,7 @@ async function holds(dir: string, payload: Payload): Promise<boolean> {
  * Publishes `payload` into `targetDir` (which must exist). Returns whether anything was written.
  * Throws on I/O errors (the caller turns them into a FailedMount message).
  */
-export async function writeAtomically(targetDir: string, payload: Payload, clock: Pick<Clock, 'now'>): Promise<boolean> {
+export async function writeAtomically(targetDir: string, payload: Payload, clock: Pick<Clock, 'now'>, beforePublish?: () => Promise<void>): Promise<boolean> {
   const bad = checkPayload(payload);
   if (bad !== undefined) throw new Error(bad);
   const oldTs = await readlinkOrUndefined(path.join(targetDir, DATA_DIR));
@@ -105,6 +106,8 @@ export async function writeAtomically(targetDir: string, payload: Payload, clock
     await fs.writeFile(file, f.data, { mode: f.mode });
     await fs.chmod(file, f.mode); // writeFile's mode is masked by the umask
   }
+  // The kubelet's setPerms hook: ownership of the volume with the new version, before readers see it.
+  if (beforePublish) await beforePublish();
   const tmpLink = path.join(targetDir, DATA_DIR_TMP);
   await fs.rm(tmpLink, { force: true });
   await fs.symlink(tsName, tmpLink);

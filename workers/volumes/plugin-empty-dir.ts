@@ -1,6 +1,6 @@
 /**
  * emptyDir (the kubelet's kubernetes.io/empty-dir): a directory under the pod's volumes dir,
- * mode 0777 as the kubelet leaves it; `medium: Memory` mounts a tmpfs on it, bounded by
+ * mode 0777 as the kubelet leaves it (with fsGroup: group fsGroup, setgid; volume-ownership.ts); `medium: Memory` mounts a tmpfs on it, bounded by
  * `sizeLimit` when given. Set up once per pod (an existing directory, or an existing tmpfs after
  * an agent restart, is adopted as it is: its content is the pod's data).
  */
@@ -9,6 +9,7 @@ import { unitValueOrZero } from '../../src/shared/resources/quantity.js';
 import type { TmpfsMounter } from './tmpfs-mounter.js';
 import type { VolumePlugin, VolumeSetUpInput, VolumeSetUpResult } from './volume-plugin.js';
 import { errorText } from './volume-errors.js';
+import { fsGroupOf, setVolumeOwnership } from './volume-ownership.js';
 
 export class EmptyDirPlugin implements VolumePlugin {
   readonly name = 'kubernetes.io/empty-dir';
@@ -31,6 +32,8 @@ export class EmptyDirPlugin implements VolumePlugin {
         await this.#mounter.mount(input.dir, size > 0 ? size : undefined);
       }
       await fs.chmod(input.dir, 0o777);
+      // The kubelet ignores an ownership failure here (it logs it); a walk error still fails.
+      await setVolumeOwnership(input.dir, fsGroupOf(input.pod), false);
     } catch (err) {
       return { ok: false, message: errorText(err) };
     }

@@ -17,6 +17,7 @@ import { writeAtomically, type Payload } from './atomic-writer.js';
 import { makePayload } from './payload-sources.js';
 import type { TmpfsMounter } from './tmpfs-mounter.js';
 import { errorText } from './volume-errors.js';
+import { fsGroupOf, setVolumeOwnership } from './volume-ownership.js';
 import type { VolumePluginDir } from './volume-paths.js';
 import type { VolumePlugin, VolumeSetUpInput, VolumeSetUpResult } from './volume-plugin.js';
 
@@ -71,7 +72,9 @@ export class PayloadVolumePlugin implements VolumePlugin {
         await fs.mkdir(input.dir, { recursive: true, mode: 0o750 });
         if (this.#tmpfs && !(await this.#d.mounter.isMountPoint(input.dir))) await this.#d.mounter.mount(input.dir);
       }
-      await writeAtomically(input.dir, built.payload, this.#d.clock);
+      // fsGroup: on the whole volume, before the new version is published (the kubelet's setPerms).
+      const fsGroup = fsGroupOf(input.pod);
+      await writeAtomically(input.dir, built.payload, this.#d.clock, fsGroup === undefined ? undefined : () => setVolumeOwnership(input.dir, fsGroup, true));
     } catch (err) {
       return { ok: false, message: errorText(err) };
     }
