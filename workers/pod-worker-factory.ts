@@ -87,6 +87,7 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     probeResults: prober.results,
     podLogsDir: config.podLogsDir,
     seccompProfileRoot: path.join(config.rootDir, 'seccomp'),
+    seccompDefault: config.seccompDefault === true,
     nodeName: config.nodeName,
     hostIP: config.hostIP,
     runtimeName: config.runtimeName,

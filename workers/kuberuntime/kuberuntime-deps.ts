@@ -51,6 +51,8 @@ export interface KubeRuntimeSyncerDeps {
   podLogsDir?: string;
   /** Where Localhost seccomp profiles live: `<root-dir>/seccomp` (default /var/lib/shardlet/seccomp). */
   seccompProfileRoot?: string;
+  /** --seccomp-default: RuntimeDefault for containers without a profile (default false: Unconfined). */
+  seccompDefault?: boolean;
   /** The `<runtime>://` prefix of container IDs (default "containerd"). */
   runtimeName?: string;
   /** CrashLoopBackOff and image pull backoff: initial delay (default 10 s) and cap (default 5 min). */
@@ -86,6 +88,7 @@ export interface KubeRuntimeSyncerDeps {
 export const KUBERUNTIME_DEFAULTS = Object.freeze({
   podLogsDir: '/var/log/pods',
   seccompProfileRoot: '/var/lib/shardlet/seccomp',
+  seccompDefault: false,
   runtimeName: 'containerd',
   backoffInitialMs: 10_000,
   backoffMaxMs: 300_000,
@@ -113,6 +116,7 @@ export function resolveDeps(deps: KubeRuntimeSyncerDeps): ResolvedDeps {
     podLogsDir: deps.podLogsDir || KUBERUNTIME_DEFAULTS.podLogsDir,
     runtimeName: deps.runtimeName || KUBERUNTIME_DEFAULTS.runtimeName,
     seccompProfileRoot: deps.seccompProfileRoot || KUBERUNTIME_DEFAULTS.seccompProfileRoot,
+    seccompDefault: deps.seccompDefault ?? KUBERUNTIME_DEFAULTS.seccompDefault,
     backoffInitialMs: deps.backoffInitialMs ?? KUBERUNTIME_DEFAULTS.backoffInitialMs,
     backoffMaxMs: deps.backoffMaxMs ?? KUBERUNTIME_DEFAULTS.backoffMaxMs,
     backoffJitter: deps.backoffJitter ?? KUBERUNTIME_DEFAULTS.backoffJitter,

@@ -79,6 +79,8 @@ export interface AgentConfig {
   podLogsDir: string;
   /** Sysctls (or `prefix*` patterns) pods may set beyond the safe set (sysctl-allowlist.ts). */
   allowedUnsafeSysctls: string[];
+  /** Containers without a seccomp profile run with the runtime's default profile (the kubelet's SeccompDefault). */
+  seccompDefault: boolean;
   /** Node allocatable overrides, e.g. { cpu: '2', memory: '4Gi' }; detected when absent. */
   nodeAllocatable: Record<string, string>;
   verbosity: number;
@@ -141,6 +143,7 @@ export const AGENT_DEFAULTS: Readonly<AgentConfig> = Object.freeze({
   rootDir: '/var/lib/shardlet',
   podLogsDir: '/var/log/pods',
   allowedUnsafeSysctls: [],
+  seccompDefault: false,
   nodeAllocatable: {},
   verbosity: 0,
   nodeLabels: {},
@@ -193,6 +196,7 @@ const FIELDS = {
   'root-dir': ['rootDir', 'string'],
   'pod-logs-dir': ['podLogsDir', 'string'],
   'allowed-unsafe-sysctls': ['allowedUnsafeSysctls', 'list'],
+  'seccomp-default': ['seccompDefault', 'bool'],
   'node-allocatable': ['nodeAllocatable', 'map'],
   v: ['verbosity', 'int'],
   'node-labels': ['nodeLabels', 'map'],
@@ -257,6 +261,7 @@ Runs the node agent. Flags take precedence over --config.
   --root-dir DIR                     agent state directory (default /var/lib/shardlet)
   --pod-logs-dir DIR                 container logs root (default /var/log/pods)
   --allowed-unsafe-sysctls a.b,c.*   sysctls (or prefix* patterns) pods may set beyond the safe set (allowedUnsafeSysctls)
+  --seccomp-default[=BOOL]           containers without a seccomp profile get RuntimeDefault, not Unconfined (default false)
   --node-allocatable cpu=2,memory=4Gi  override detected node allocatable
   -v N                               log verbosity (default 0)
 
@@ -371,6 +376,7 @@ const KEY_OF: Record<string, keyof AgentConfig> = {
   rootDir: 'rootDir',
   podLogsDir: 'podLogsDir',
   allowedUnsafeSysctls: 'allowedUnsafeSysctls',
+  seccompDefault: 'seccompDefault',
   nodeAllocatable: 'nodeAllocatable',
   verbosity: 'verbosity',
   nodeLabels: 'nodeLabels',

@@ -71,6 +71,7 @@ export function podWorkerThreadConfig(i: PodWorkerConfigInputs): PodWorkerThread
     syncFrequencyMs: c.syncFrequencyMs,
     metricsBuffer: i.metricsBuffer,
     recordEvents: i.recordEvents,
+    seccompDefault: c.seccompDefault,
   };
 }
 

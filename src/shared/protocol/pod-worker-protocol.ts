@@ -236,6 +236,8 @@ export interface PodWorkerThreadConfig {
   metricsBuffer: SharedArrayBuffer;
   /** Cluster mode: send pod events to the main thread (standalone: none are built). */
   recordEvents?: boolean;
+  /** --seccomp-default: containers without a seccomp profile get RuntimeDefault (absent: Unconfined). */
+  seccompDefault?: boolean;
 }
 
 /** The same update as a full sync: without `plegOnly` (another reason to sync joined it). */

@@ -75,3 +75,12 @@ test('--allowed-unsafe-sysctls / allowedUnsafeSysctls: comma list or YAML list; 
   assert.throws(() => parseAgentConfig(['--pod-manifest-path', '/m', '--allowed-unsafe-sysctls', 'kernel.panic'], read), /--allowed-unsafe-sysctls: the sysctls "kernel.panic" are not known to be namespaced/);
   assert.throws(() => parseAgentConfig(['--config', '/bad.yaml'], read), /allowedUnsafeSysctls: must be a list of strings/);
 });
+
+test('--seccomp-default / seccompDefault reach the pod-worker threads', async () => {
+  const { podWorkerThreadConfig } = await import('../../../src/main/agent/agent-dispatch.js');
+  const on = parseAgentConfig(['--pod-manifest-path', '/m', '--seccomp-default'], () => '') as AgentConfig;
+  assert.equal(on.seccompDefault, true);
+  assert.equal((parseAgentConfig(['--pod-manifest-path', '/m'], () => '') as AgentConfig).seccompDefault, false);
+  const cfg = podWorkerThreadConfig({ config: on, endpoint: 'unix:///x', runtimeName: 'containerd', cacheBuffer: new SharedArrayBuffer(8), metricsBuffer: new SharedArrayBuffer(8), recordEvents: false });
+  assert.equal(cfg.seccompDefault, true);
+});

@@ -171,3 +171,15 @@ test('wired: CreateContainer carries the security context; a root image with run
     h.cleanup();
   }
 });
+
+test('wired: --seccomp-default gives containers without a profile RuntimeDefault; an explicit Unconfined stays', async () => {
+  const h = makeHarness({ seccompDefault: true });
+  try {
+    h.rt.addImage('busybox:1');
+    await h.sync(makePod({ containers: [container('app'), container('open', { securityContext: { seccompProfile: { type: 'Unconfined' } } })] }));
+    assert.deepEqual(h.rt.lastConfigOf('app').linux?.securityContext?.seccomp, { profileType: 'RuntimeDefault' });
+    assert.deepEqual(h.rt.lastConfigOf('open').linux?.securityContext?.seccomp, { profileType: 'Unconfined' });
+  } finally {
+    h.cleanup();
+  }
+});
