@@ -4,6 +4,7 @@
  *
  *   id             `uid=0(root) gid=0(root) groups=0(root)`: names from the image's /etc/passwd
  *                  and /etc/group where they have one, groups as getgroups returns them;
+ *                  `id -u`, `-g`, `-G` (with `-n`: names);
  *   touch FILE...  creates (or fails: "touch: FILE: Read-only file system" / "Permission denied",
  *                  exit 1);
  *   > FILE         (a shell redirection) the same check, as ash reports it:
@@ -122,8 +123,18 @@ function idLine(ctx: SimProcessContext): string {
 /** Runs one of {@link CONTEXT_APPLETS}. */
 export function runContextApplet(name: string, args: readonly string[], ctx: SimProcessContext): AppletResult {
   switch (name) {
-    case 'id':
+    case 'id': {
+      // -u / -g / -G (numbers), with -n names where the image has them; else the full line.
+      const flags = args.join('');
+      const sec = ctx.security;
+      const names = flags.includes('n');
+      const user = (u: number): string => (names ? ctx.users.byUid(u)?.name ?? String(u) : String(u));
+      const group = (g: number): string => (names ? GROUP_NAMES.get(g) ?? String(g) : String(g));
+      if (flags.includes('u')) return { stdout: `${user(sec.uid)}\n`, stderr: '', code: 0 };
+      if (flags.includes('G')) return { stdout: `${sec.groups.map(group).join(' ')}\n`, stderr: '', code: 0 };
+      if (flags.includes('g')) return { stdout: `${group(sec.gid)}\n`, stderr: '', code: 0 };
       return { stdout: idLine(ctx), stderr: '', code: 0 };
+    }
     case 'touch': {
       const files = args.filter((a) => !a.startsWith('-'));
       if (files.length === 0) return { stdout: '', stderr: 'touch: missing operand\n', code: 1 };

@@ -58,6 +58,10 @@ test('shell: id, touch and > FILE follow the identity and the read-only root', (
   };
   assert.deepEqual(out(['id'], {}), { stdout: 'uid=0(root) gid=0(root) groups=0(root)\n', stderr: '', code: 0 });
   assert.equal(out(['id'], { runAsUser: { value: 1000 }, runAsGroup: { value: 3000 }, supplementalGroups: [65534] }).stdout, 'uid=1000 gid=3000 groups=3000,65534(nogroup)\n');
+  assert.equal(out(['id', '-u'], { runAsUser: { value: 65534 } }).stdout, '65534\n');
+  assert.equal(out(['id', '-un'], { runAsUser: { value: 65534 } }).stdout, 'nobody\n');
+  assert.equal(out(['id', '-G'], { runAsUser: { value: 1000 }, supplementalGroups: [7] }).stdout, '0 7\n');
+  assert.equal(out(['sh', '-c', 'id -g'], { runAsGroup: { value: 5 }, runAsUser: { value: 1 } }).stdout, '5\n');
   assert.deepEqual(out(['touch', '/x'], { readonlyRootfs: true }), { stdout: '', stderr: 'touch: /x: Read-only file system\n', code: 1 });
   assert.deepEqual(out(['sh', '-c', 'echo a > /x; echo after'], { readonlyRootfs: true }), { stdout: 'after\n', stderr: "sh: can't create /x: Read-only file system\n", code: 0 });
   assert.deepEqual(out(['sh', '-c', 'echo a >/x'], { runAsUser: { value: 1000 } }), { stdout: '', stderr: "sh: can't create /x: Permission denied\n", code: 1 });
