@@ -44,7 +44,10 @@
  * │  88  MAX_ENTRY      i32    creator (once)                 all: most bytes one entry may    │
  * │                                                           span (head + overflow slots)    │
  * │  92  OVERFLOW_USED  i32    holder of ALLOC_LOCK           stats: slots held as overflow   │
- * │  96  (reserved to 128)                                                                    │
+ * │  96  OVERSIZE_NOW   i32    head LOCK holders, Atomics.add stats/health: entries holding   │
+ * │                            when FLAGS.OVERSIZE changes    ERR_CACHE_ENTRY_TOO_LARGE now   │
+ * │                            (set, delete, recovery)        (pods with no usable status)    │
+ * │ 100  (reserved to 128)                                                                    │
  * ├──────────── INDEX (INDEX_SIZE × i32) at 128, sized for MAX_CAPACITY ───────────────────────┤
  * │ Open addressing, linear probing on FNV-1a(uid bytes). Bucket value: 0 = empty (ends a     │
  * │ probe), -1 = tombstone (deleted; probing continues), k ≥ 1 = slot k-1. Written only under │
@@ -65,7 +68,9 @@
  * │ +20  CHAIN        i32  number of overflow slots in the chain from NEXT                   │
  * │ +24  TIMESTAMP    f64  entry timestamp, ms                                                │
  * │ +32  UID          64 bytes, UTF-8                                                         │
- * │ +96  PAYLOAD      BYTES_PER_SLOT bytes: the first bytes of the pod-status-codec encoding  │
+ * │ +96  FLAGS        i32  bit 0 OVERSIZE: the entry is an ERR_CACHE_ENTRY_TOO_LARGE          │
+ * │                        placeholder (counted in OVERSIZE_NOW while it stands)              │
+ * │ +104 PAYLOAD      BYTES_PER_SLOT bytes: the first bytes of the pod-status-codec encoding  │
  * │ Everything after LOCK is written only by the thread whose owner id is in LOCK.            │
  * │ Overflow slot (owned by the head whose chain reaches it; SEQ is never used):              │
  * │ +4   UID_LEN      i32  -1                                                                 │
@@ -205,6 +210,7 @@ export const H = Object.freeze({
   ENTRY_WRITES: 21,
   MAX_ENTRY: 22,
   OVERFLOW_USED: 23,
+  OVERSIZE_NOW: 24,
 });
 /** BigInt64 index of GLOBAL_TS (byte 64). */
 export const GLOBAL_TS_I64 = 8;
@@ -213,7 +219,9 @@ export const GLOBAL_TS_UNSET = -(2n ** 63n);
 export const HEADER_BYTES = 128;
 export const MAX_UID_BYTES = 64;
 /** Slot field byte offsets, relative to the slot start. */
-export const S = Object.freeze({ SEQ: 0, UID_LEN: 4, PAYLOAD_LEN: 8, LOCK: 12, NEXT: 16, CHAIN: 20, TIMESTAMP: 24, UID: 32, PAYLOAD: 96 });
+export const S = Object.freeze({ SEQ: 0, UID_LEN: 4, PAYLOAD_LEN: 8, LOCK: 12, NEXT: 16, CHAIN: 20, TIMESTAMP: 24, UID: 32, FLAGS: 96, PAYLOAD: 104 });
+/** FLAGS bits of a head slot. */
+export const FLAG_OVERSIZE = 1;
 export const SLOT_HEADER_BYTES = S.PAYLOAD;
 /** UID_LEN of an overflow slot. */
 export const OVERFLOW_MARK = -1;

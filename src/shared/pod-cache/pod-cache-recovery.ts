@@ -23,7 +23,7 @@ export function recoverThread(v: PodCacheView, encoder: StatusEncoder, deadThrea
   let recovered = 0;
   const allocTaken = Atomics.compareExchange(i32, H.ALLOC_LOCK, dead, v.owner) === dead;
   if (allocTaken) recovered++;
-  // Set when a chain was cut or a reservation dropped: FREE must be rebuilt from the slots.
+  // Set when a head was repaired or a reservation dropped: FREE and the counters are rebuilt.
   let chainsTouched = false;
   const cap = v.refresh();
   for (let slot = 0; slot < cap; slot++) {
@@ -43,9 +43,12 @@ export function recoverThread(v: PodCacheView, encoder: StatusEncoder, deadThrea
     const s = Atomics.load(i32, seqIdx);
     if ((s & 1) === 1) {
       const len = i32[seqIdx + S.PAYLOAD_LEN / 4] ?? 0;
-      if ((i32[seqIdx + S.CHAIN / 4] ?? 0) !== 0) chainsTouched = true;
-      // The chain may be torn with the payload: the head keeps none.
+      // The chain may be torn with the payload: the head keeps none and no oversize flag; the
+      // rebuild below frees the chain and recounts OVERSIZE_NOW (the dead writer may have died
+      // between a flag and its count).
+      chainsTouched = true;
       i32[seqIdx + S.CHAIN / 4] = 0;
+      i32[seqIdx + S.FLAGS / 4] = 0;
       Atomics.store(i32, seqIdx + S.NEXT / 4, 0);
       if (ulen > 0 && ulen <= MAX_UID_BYTES && len > 0) {
         // The payload may be torn: replace it by an error entry at the stored timestamp.

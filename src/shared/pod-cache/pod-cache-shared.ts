@@ -16,7 +16,7 @@
 import type { WireError } from '../cri/cri-errors.js';
 import { fnv1a32Bytes } from '../hash/fnv1a.js';
 import { CacheError } from './pod-cache-errors.js';
-import { GLOBAL_TS_I64, GLOBAL_TS_UNSET, H, MAX_UID_BYTES, S, type PodCacheLayout } from './pod-cache-layout.js';
+import { FLAG_OVERSIZE, GLOBAL_TS_I64, GLOBAL_TS_UNSET, H, MAX_UID_BYTES, S, type PodCacheLayout } from './pod-cache-layout.js';
 import { acquireSlot, backoff, releaseSlot, seqRead } from './pod-cache-locks.js';
 import { chainSlots, copyEntry, freeOverflow, overflowSlotsFor, releaseReserved, reserveForUnlink, reserveOverflow, writeChain } from './pod-cache-chain.js';
 import { recoverThread } from './pod-cache-recovery.js';
@@ -232,6 +232,11 @@ export class SharedPodCache {
         continue;
       }
       writeChain(v, base, payload, chain, timestampMs);
+      const flagsIdx = seqIdx + S.FLAGS / 4;
+      const wasOversize = ((v.i32[flagsIdx] ?? 0) & FLAG_OVERSIZE) !== 0;
+      const isOversize = outcome === 'oversize';
+      v.i32[flagsIdx] = isOversize ? FLAG_OVERSIZE : 0;
+      if (wasOversize !== isOversize) Atomics.add(v.i32, H.OVERSIZE_NOW, isOversize ? 1 : -1);
       releaseSlot(v.i32, seqIdx, s, true);
       releaseReserved(v, reserved);
       freeOverflow(v, unlinked);
@@ -296,6 +301,7 @@ export class SharedPodCache {
       oversizeTotal: Atomics.load(i32, H.OVERSIZE_TOTAL),
       trimmedTotal: Atomics.load(i32, H.TRIMMED_TOTAL),
       overflowSlots: Atomics.load(i32, H.OVERFLOW_USED),
+      oversizeEntries: Atomics.load(i32, H.OVERSIZE_NOW),
       growTotal: Atomics.load(i32, H.GROW_TOTAL),
       unstored: Atomics.load(i32, H.UNSTORED),
     };

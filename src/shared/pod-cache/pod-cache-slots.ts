@@ -10,7 +10,7 @@ import { chainSlots } from './pod-cache-chain.js';
 import { CacheError } from './pod-cache-errors.js';
 import { growLocked } from './pod-cache-growth.js';
 import { freeOverflowLocked } from './pod-cache-chain.js';
-import { H, MAX_UID_BYTES, OVERFLOW_MARK, S } from './pod-cache-layout.js';
+import { FLAG_OVERSIZE, H, MAX_UID_BYTES, OVERFLOW_MARK, S } from './pod-cache-layout.js';
 import { acquireSlot, lockAlloc, releaseSlot, unlockAlloc } from './pod-cache-locks.js';
 import type { PodCacheView } from './pod-cache-view.js';
 
@@ -63,6 +63,7 @@ export function slotFor(v: PodCacheView, ulen: number): number {
     v.i32[seqIdx + S.UID_LEN / 4] = ulen;
     v.i32[seqIdx + S.PAYLOAD_LEN / 4] = 0;
     v.i32[seqIdx + S.CHAIN / 4] = 0;
+    v.i32[seqIdx + S.FLAGS / 4] = 0;
     Atomics.store(v.i32, seqIdx + S.NEXT / 4, 0);
     releaseSlot(v.i32, seqIdx, s, true);
     if (found.firstFree < 0) throw new CacheError('ERR_CACHE_CORRUPT', 'pod cache index has no free bucket');
@@ -100,6 +101,8 @@ export function freeSlot(v: PodCacheView, ulen: number): void {
     v.i32[seqIdx + S.PAYLOAD_LEN / 4] = 0;
     v.i32[seqIdx + S.CHAIN / 4] = 0;
     Atomics.store(v.i32, seqIdx + S.NEXT / 4, 0);
+    if (((v.i32[seqIdx + S.FLAGS / 4] ?? 0) & FLAG_OVERSIZE) !== 0) Atomics.sub(v.i32, H.OVERSIZE_NOW, 1);
+    v.i32[seqIdx + S.FLAGS / 4] = 0;
     releaseSlot(v.i32, seqIdx, s, true);
     freeOverflowLocked(v, chain, 0);
     Atomics.add(v.i32, H.BYTES_USED, -oldLen);
@@ -154,6 +157,7 @@ export function rebuildAllocLocked(v: PodCacheView): void {
   const cap = v.refresh();
   const reached = reachableOverflow(v, cap);
   let used = 0;
+  let oversize = 0;
   let overflow = 0;
   let bytes = 0;
   let top = 0;
@@ -164,6 +168,7 @@ export function rebuildAllocLocked(v: PodCacheView): void {
     if (ulen > 0 && ulen <= MAX_UID_BYTES) {
       used++;
       bytes += i32[w + S.PAYLOAD_LEN / 4] ?? 0;
+      if (((i32[w + S.FLAGS / 4] ?? 0) & FLAG_OVERSIZE) !== 0) oversize++;
     } else if (ulen === OVERFLOW_MARK && (reached[slot] === 1 || Atomics.load(i32, w + S.LOCK / 4) !== 0)) {
       overflow++;
     } else {
@@ -178,6 +183,7 @@ export function rebuildAllocLocked(v: PodCacheView): void {
   Atomics.store(i32, H.FREE_TOP, top);
   Atomics.store(i32, H.SLOTS_USED, used);
   Atomics.store(i32, H.OVERFLOW_USED, overflow);
+  Atomics.store(i32, H.OVERSIZE_NOW, oversize);
   Atomics.store(i32, H.BYTES_USED, bytes);
   fillIndexLocked(v);
   Atomics.add(i32, H.INDEX_SEQ, 1);

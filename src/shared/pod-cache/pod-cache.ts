@@ -108,6 +108,11 @@ export interface PodCacheStats {
   trimmedTotal: number;
   /** Slots held as overflow of entries larger than one slot. */
   overflowSlots: number;
+  /**
+   * Entries holding an ERR_CACHE_ENTRY_TOO_LARGE placeholder now (a status over the per-entry
+   * limit, or no overflow slots left): pods with no usable status; health fails while > 0.
+   */
+  oversizeEntries: number;
   /** Times the capacity grew. */
   growTotal: number;
   /** Pods the last relist listed but could not store (> 0: the cache is full; health fails). */
