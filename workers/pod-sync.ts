@@ -60,6 +60,12 @@ export interface SyncPodOutcome {
 export interface TerminatePodInput {
   pod: V1Pod;
   runtimeStatus: RuntimePodStatus;
+  /**
+   * Set when the cached status could not be used (the entry's error): `runtimeStatus` is a
+   * placeholder and the syncer kills from the runtime's own listing of the pod's objects
+   * (list-pod-objects.ts), as the kubelet kills a pod it has no status for.
+   */
+  statusUnknown?: WireError;
   /** Seconds to give each container between SIGTERM and SIGKILL (already reduced by any deletion override). */
   gracePeriodSeconds: number;
   signal: AbortSignal;
@@ -76,6 +82,8 @@ export interface TerminatePodOutcome {
 export interface CleanupPodInput {
   pod: V1Pod;
   runtimeStatus: RuntimePodStatus;
+  /** As in TerminatePodInput (cleanup lists the pod's objects anyway; the placeholder adds none). */
+  statusUnknown?: WireError;
   signal: AbortSignal;
   /** Leave the pod's log directory (orphans). */
   keepLogs?: boolean;

@@ -16,6 +16,8 @@
  *    never restarted after it began terminating (a new UID is a new pod).
  *  - Before each unit of work the loop waits until the cache holds status newer than the end
  *    of the previous unit (`getNewerThan`), so decisions never act on stale runtime state.
+ *    A sync never runs on an entry holding an error; a termination or cleanup does, from the
+ *    runtime's own listing (a kill never depends on a readable cached status).
  *    After work that called the runtime, the worker publishes its pod's fresh status itself
  *    (StatusRefresher) instead of waiting up to a relist period for the PLEG.
  *
@@ -278,7 +280,11 @@ export class PodWorkers {
         // As the kubelet (managePodLoop: "error determining status"): never act on a status
         // stored with an error (its values are placeholders); the PLEG reinspects the pod and
         // its events bring the pod back, or the error backoff retries.
-        if (entry.error) throw Object.assign(new Error(`error determining status: ${entry.error.message}`), { code: entry.error.code });
+        // A kill is the exception: it never depends on a readable cached status (a pod whose
+        // status could not be stored must still die); termination and cleanup run from the
+        // runtime's own listing of the pod's objects instead (TerminatePodInput.statusUnknown).
+        if (entry.error && work === 'sync') throw Object.assign(new Error(`error determining status: ${entry.error.message}`), { code: entry.error.code });
+        if (entry.error) this.#d.logger.info('pod cache entry unusable; stopping the pod from the runtime\'s listing', { ...podFields(rec.pod), work, code: entry.error.code });
         const settled = rec.settled;
         if (work === 'sync' && update.plegOnly === true && settled !== undefined && settled.pod === rec.pod && settled.entryTs === entry.timestampMs && settled.networkNotReady === update.networkNotReady) {
           skipped = true;
@@ -286,7 +292,7 @@ export class PodWorkers {
           rec.settled = undefined;
           rec.inFlight = work;
           rec.statusTimestampMs = entry.timestampMs;
-          result = await this.#doWork(rec, work, update.updateType, entry.status, ac.signal, update.networkNotReady);
+          result = await this.#doWork(rec, work, update.updateType, entry.status, ac.signal, update.networkNotReady, entry.error ?? undefined);
         }
       } catch (err) {
         if (ac.signal.aborted) {
@@ -360,6 +366,7 @@ export class PodWorkers {
     status: RuntimePodStatus,
     signal: AbortSignal,
     networkNotReady: string | undefined,
+    statusUnknown: WireError | undefined,
   ): Promise<Omit<PodResultMessage, 'kind' | 'threadId' | 'uid' | 'durationMs' | 'state' | 'work'>> {
     const d = this.#d;
     switch (work) {
@@ -394,7 +401,7 @@ export class PodWorkers {
       }
       case 'terminate': {
         const grace = rec.gracePeriodSeconds ?? this.#gracePeriodFor(rec.pod, undefined);
-        const out = await d.syncer.terminatePod({ pod: rec.pod, runtimeStatus: status, gracePeriodSeconds: grace, signal, ...this.#takePreviousStatus(rec) });
+        const out = await d.syncer.terminatePod({ pod: rec.pod, runtimeStatus: status, gracePeriodSeconds: grace, signal, ...this.#takePreviousStatus(rec), ...(statusUnknown ? { statusUnknown } : {}) });
         if (signal.aborted) throw signal.reason;
         const fresh = (await this.#afterWork(rec, signal))?.status;
         if (out.error) {
@@ -408,7 +415,7 @@ export class PodWorkers {
         return { apiStatus: out.apiStatus };
       }
       case 'cleanup': {
-        const out = await d.syncer.cleanupPod({ pod: rec.pod, runtimeStatus: status, signal, ...(rec.keepLogs ? { keepLogs: true } : {}) });
+        const out = await d.syncer.cleanupPod({ pod: rec.pod, runtimeStatus: status, signal, ...(rec.keepLogs ? { keepLogs: true } : {}), ...(statusUnknown ? { statusUnknown } : {}) });
         if (out.error) return { error: out.error, requeueAfterMs: this.#jitter(this.#errorBackoffMs()) };
         // No status refresh: the pod is gone, and its cache entry is dropped when it is forgotten.
         this.#markEnd(rec, status);

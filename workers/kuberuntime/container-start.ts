@@ -139,7 +139,7 @@ export async function startContainer(deps: StartDeps, input: StartInput): Promis
     try {
       await deps.runtime.startContainer(latest.id, { signal });
       deps.logger.v(2).info('Started container created by an interrupted sync', { containerName: name, containerId: latest.id });
-      return await afterStart(deps, pod, container, latest.id, latest.restartCount, signal);
+      return await afterStart(deps, pod, container, latest.id, latest.restartCount, input.podIPs, signal);
     } catch (err) {
       rethrowIfAborted(signal);
       if (!isNotFound(err)) return fail('RunContainerError', errorMessage(err));
@@ -195,7 +195,7 @@ export async function startContainer(deps: StartDeps, input: StartInput): Promis
   const startedAtMs = deps.clock.now();
   deps.events?.(pod, 'Normal', PodEventReason.Started, `Started container ${name}`, field);
 
-  const out = await afterStart(deps, pod, container, containerId, restartCount, signal);
+  const out = await afterStart(deps, pod, container, containerId, restartCount, input.podIPs, signal);
   if (!out.ok || !image.facts) return out;
   return {
     ...out,
@@ -208,13 +208,15 @@ export async function startContainer(deps: StartDeps, input: StartInput): Promis
 }
 
 /** The postStart hook of a started container (a failure kills it: FailedPostStartHook). */
-async function afterStart(deps: StartDeps, pod: V1Pod, container: V1Container, containerId: string, restartCount: number, signal: AbortSignal): Promise<StartOutcome> {
+async function afterStart(deps: StartDeps, pod: V1Pod, container: V1Container, containerId: string, restartCount: number, podIPs: readonly string[], signal: AbortSignal): Promise<StartOutcome> {
   const name = container.name;
   const postStart = container.lifecycle?.postStart;
   if (postStart) {
-    const hook = await runLifecycleHandler(deps, { pod, container, containerId, handler: postStart, timeoutSeconds: 0, signal });
+    const hook = await runLifecycleHandler(deps, { pod, container, containerId, handler: postStart, timeoutSeconds: 0, podIPs, signal });
     if (!hook.ok) {
       deps.logger.error('PostStartHook failed', { containerName: name, containerId, message: hook.message });
+      // The kubelet's event leaves the message out, so secrets in it do not leak from the node.
+      deps.events?.(pod, 'Warning', PodEventReason.FailedPostStartHook, 'PostStartHook failed', containerFieldPath(pod, name));
       await killContainer(deps, { pod, containerId, containerName: name, message: 'FailedPostStartHook', reason: 'FailedPostStartHook', signal });
       return { ok: false, failure: { reason: 'PostStartHookError', message: hook.message, containerName: name } };
     }

@@ -31,6 +31,8 @@ export interface KillDeps {
   clock: Clock;
   logger: Logger;
   events?: PodEventRecorder;
+  /** The node's IP (an httpGet preStop's host for a host-network pod without a runtime IP). */
+  hostIP?: string;
 }
 
 export interface KillContainerInput {
@@ -40,6 +42,8 @@ export interface KillContainerInput {
   message?: string;
   reason?: KillReason | 'FailedPostStartHook';
   gracePeriodOverride?: number;
+  /** The pod's IPs from the runtime status (an httpGet preStop's default host). */
+  podIPs?: readonly string[];
   signal: AbortSignal;
 }
 
@@ -65,10 +69,12 @@ export async function killContainer(deps: KillDeps, input: KillContainerInput): 
   if (spec && preStop && grace > 0) {
     const started = deps.clock.monotonic();
     const result = await runBounded(deps, grace, signal, (hookSignal) =>
-      runLifecycleHandler(deps, { pod, container: spec, containerId, handler: preStop, timeoutSeconds: grace, signal: hookSignal }),
+      runLifecycleHandler(deps, { pod, container: spec, containerId, handler: preStop, timeoutSeconds: grace, podIPs: input.podIPs ?? [], signal: hookSignal }),
     );
     if (result !== 'timeout' && !result.ok) {
       deps.logger.error('PreStop hook failed', { containerName, containerId, message: result.message });
+      // The kubelet's event leaves the message out, so secrets in it do not leak from the node.
+      deps.events?.(pod, 'Warning', PodEventReason.FailedPreStopHook, 'PreStopHook failed', containerFieldPath(pod, containerName));
     } else if (result === 'timeout') {
       deps.logger.info('PreStop hook not completed in grace period', { containerName, containerId, gracePeriod: grace });
     }
@@ -121,7 +127,7 @@ export async function killPod(deps: KillDeps, input: KillPodInput): Promise<Sync
   const results = await Promise.all(
     running.map((c) =>
       killContainer(deps, {
-        pod, containerId: c.id, containerName: c.name, signal,
+        pod, containerId: c.id, containerName: c.name, signal, podIPs: status.ips,
         ...(input.gracePeriodOverride !== undefined ? { gracePeriodOverride: input.gracePeriodOverride } : {}),
       }),
     ),

@@ -25,6 +25,7 @@ import { Backoff } from './backoff.js';
 import { cleanupPod } from './cleanup-pod.js';
 import { ImagePuller } from './image-puller.js';
 import { ImageView } from './image-view.js';
+import { listPodObjects } from '../runtime-status/list-pod-objects.js';
 import { killPod } from './kill-pod.js';
 import { resolveDeps, type KubeRuntimeSyncerDeps, type KuberuntimeOperationEvent, type ResolvedDeps } from './kuberuntime-deps.js';
 import { failureToWire, rethrowIfAborted, syncErrorCode, type SyncFailure } from './kuberuntime-errors.js';
@@ -139,8 +140,14 @@ export class KubeRuntimeSyncer implements PodSyncer {
     const began = this.#d.clock.monotonic();
     const uid = podUID(pod);
     const log = this.#d.logger.with(logPodFields(pod));
-    const failures = await killPod({ ...this.#run, logger: log }, { pod, status: input.runtimeStatus, gracePeriodOverride: input.gracePeriodSeconds, signal });
-    const stopped = await refreshPodStatus(this.#d.runtime, input.runtimeStatus, signal);
+    let runtimeStatus = input.runtimeStatus;
+    if (input.statusUnknown) {
+      // No usable cached status (pod-sync.ts statusUnknown): kill what the runtime lists.
+      log.info('Killing pod from the runtime listing: its cached status is unusable', { code: input.statusUnknown.code, message: input.statusUnknown.message });
+      runtimeStatus = await listPodObjects(this.#d.runtime, uid, pod.metadata?.name ?? '', pod.metadata?.namespace ?? '', signal);
+    }
+    const failures = await killPod({ ...this.#run, logger: log }, { pod, status: runtimeStatus, gracePeriodOverride: input.gracePeriodSeconds, signal });
+    const stopped = await refreshPodStatus(this.#d.runtime, runtimeStatus, signal);
     const previous = input.previousStatus ?? this.#lastStatus.get(uid) ?? pod.status;
     // Start failures are moot once the pod is stopped for good: show the last instances as they ended.
     const generated = generateAPIPodStatus({

@@ -23,6 +23,8 @@ export const PodEventReason = Object.freeze({
   Unhealthy: 'Unhealthy',
   ProbeWarning: 'ProbeWarning',
   FailedMount: 'FailedMount',
+  FailedPostStartHook: 'FailedPostStartHook',
+  FailedPreStopHook: 'FailedPreStopHook',
 });
 
 /** The kubelet's container reference field path. */

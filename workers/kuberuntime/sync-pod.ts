@@ -88,7 +88,7 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
     if (actions.createSandbox) await purgeInitContainers(deps, pod, status, signal);
   } else {
     for (const [id, k] of actions.containersToKill) {
-      const f = await killContainer(deps, { pod, containerId: id, containerName: k.name, message: k.message, reason: k.reason, signal });
+      const f = await killContainer(deps, { pod, containerId: id, containerName: k.name, message: k.message, reason: k.reason, podIPs: status.ips, signal });
       if (f) return { ...result, failures: [f] };
     }
   }

@@ -29,6 +29,8 @@ export interface AgentConfig {
   containerRuntimeEndpoint: string;
   nodeName: string;
   maxPods: number;
+  /** Most encoded bytes one pod's runtime status may take in the pod cache (pod-cache-layout.ts MAX_ENTRY). */
+  podCacheMaxEntryBytes: number;
   /** Pod-worker threads; 0 runs pod workers inline on the main thread. */
   workers: number;
   /**
@@ -115,6 +117,7 @@ export const AGENT_DEFAULTS: Readonly<AgentConfig> = Object.freeze({
   containerRuntimeEndpoint: 'embedded',
   nodeName: os.hostname().toLowerCase(),
   maxPods: 110,
+  podCacheMaxEntryBytes: 16 << 20,
   workers: defaultWorkerThreads(os.availableParallelism()),
   optimizeForSize: false,
   heapGrowingPercent: 0,
@@ -168,6 +171,7 @@ const FIELDS = {
   'container-runtime-endpoint': ['containerRuntimeEndpoint', 'string'],
   'node-name': ['nodeName', 'string'],
   'max-pods': ['maxPods', 'int'],
+  'pod-cache-max-entry-bytes': ['podCacheMaxEntryBytes', 'int'],
   workers: ['workers', 'int'],
   'optimize-for-size': ['optimizeForSize', 'bool'],
   'heap-growing-percent': ['heapGrowingPercent', 'int'],
@@ -230,6 +234,8 @@ Runs the node agent. Flags take precedence over --config.
                                      simulated runtime with its state under --root-dir
   --node-name NAME                   node name (default: hostname)
   --max-pods N                       max pods on this node (default 110)
+  --pod-cache-max-entry-bytes N      most bytes one pod's runtime status takes in the pod cache; a larger
+                                     one is trimmed, else unstored (health fails) (default 16777216)
   --workers N                        pod-worker threads; 0 = inline on the main thread (default: 0 on ≤ 2 cores, else min(cores, 4))
   --sync-frequency DUR               max period between pod resyncs (default 1m)
   --file-check-frequency DUR         manifest dir full resync period (default 20s)
@@ -348,6 +354,7 @@ const KEY_OF: Record<string, keyof AgentConfig> = {
   containerRuntimeEndpoint: 'containerRuntimeEndpoint',
   nodeName: 'nodeName',
   maxPods: 'maxPods',
+  podCacheMaxEntryBytes: 'podCacheMaxEntryBytes',
   workers: 'workers',
   optimizeForSize: 'optimizeForSize',
   heapGrowingPercent: 'heapGrowingPercent',
@@ -459,6 +466,7 @@ function validate(c: AgentConfig): void {
     fail('--container-runtime-endpoint', `must be unix:///path or embedded, got ${JSON.stringify(c.containerRuntimeEndpoint)}`);
   }
   if (c.maxPods < 1) fail('--max-pods', 'must be at least 1');
+  if (c.podCacheMaxEntryBytes < 4096 || c.podCacheMaxEntryBytes > 64 << 20) fail('--pod-cache-max-entry-bytes', `must be in [4096, 67108864], got ${c.podCacheMaxEntryBytes}`);
   if (c.workers > 64) fail('--workers', `must be at most 64, got ${c.workers}`);
   if (c.heapGrowingPercent > 1000) fail('--heap-growing-percent', `must be in [0, 1000], got ${c.heapGrowingPercent}`);
   if (c.port > 65535) fail('--port', `must be at most 65535, got ${c.port}`);

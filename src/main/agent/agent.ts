@@ -151,7 +151,7 @@ export class Agent {
 
     // Room for every admitted pod plus pods being torn down and orphans found at start; the
     // runtime may hold many more (orphans, finished pods), so it grows on demand up to 16× that.
-    const cache = createPodCache(podCacheSize(c.maxPods));
+    const cache = createPodCache({ ...podCacheSize(c.maxPods), maxEntryBytes: c.podCacheMaxEntryBytes });
     const recorder = await cluster?.startEvents();
 
     // Desired state: pods from the sources, their statuses, and what the workers are doing.

@@ -22,6 +22,10 @@
  * file is not there, is asked with ContainerStatus as before. (At the first pass after a burst
  * of 1,000 pods, those calls were a second of main-thread CPU.)
  *
+ * Failures are logged through RotationFailureLog: a new failure at once, a repeated one at most
+ * every 10 minutes per container, the rest summarized in one line per pass (a pod of thousands
+ * of containers whose logs cannot be rotated must not write megabytes of errors every pass).
+ *
  * One pass at a time; passes run on the injected clock. close() waits for a running pass.
  */
 import fs from 'node:fs';
@@ -34,6 +38,7 @@ import type { ContainerLogService, RuntimeService } from '../../shared/cri/runti
 import { statEach } from '../../shared/fs/stat-each.js';
 import { listedContainerLogPath } from '../../shared/kubetypes/pod-log-paths.js';
 import type { Logger } from '../../shared/logging/logger.js';
+import { RotationFailureLog } from './rotation-failure-log.js';
 
 export interface ContainerLogRotationOptions {
   runtime: Pick<RuntimeService, 'listContainers' | 'containerStatus'> & ContainerLogService;
@@ -66,12 +71,15 @@ export class ContainerLogRotation {
   #closed = false;
   /** Log path per running container id ('' = the runtime reports none); pruned every pass to the listed ones. */
   readonly #logPaths = new Map<string, string>();
+  /** Failures, logged new-or-rarely and summarized per pass (rotation-failure-log.ts). */
+  readonly #failures: RotationFailureLog;
 
   constructor(opts: ContainerLogRotationOptions) {
     if (!opts?.runtime || !opts.clock || !opts.logger) throw new TypeError('ContainerLogRotation: runtime, clock and logger are required');
     if (!(opts.maxSizeBytes > 0)) throw new RangeError(`ContainerLogRotation: maxSizeBytes must be positive, got ${opts.maxSizeBytes}`);
     if (!Number.isInteger(opts.maxFiles) || opts.maxFiles < 2) throw new RangeError(`ContainerLogRotation: maxFiles must be at least 2, got ${opts.maxFiles}`);
     this.#o = opts;
+    this.#failures = new RotationFailureLog({ logger: opts.logger, monotonicMs: () => opts.clock.monotonic() });
   }
 
   start(): void {
@@ -101,6 +109,15 @@ export class ContainerLogRotation {
     const containers = await rt.listContainers({ state: { state: 'CONTAINER_RUNNING' } });
     const listed = new Set(containers.map((c) => c.id));
     for (const id of this.#logPaths.keys()) if (!listed.has(id)) this.#logPaths.delete(id);
+    try {
+      await this.#visit(containers);
+    } finally {
+      this.#failures.endPass(listed);
+    }
+  }
+
+  async #visit(containers: readonly Container[]): Promise<void> {
+    const rt = this.#o.runtime;
     await this.#learnLogPaths(containers.filter((c) => !this.#logPaths.has(c.id)));
     const watched: { id: string; logPath: string }[] = [];
     for (const c of containers) {
@@ -117,12 +134,17 @@ export class ContainerLogRotation {
           if (st.code !== 'ENOENT') continue;
           // Lost the live file (a reopen that failed after the rename): get the runtime to open it again.
           await rt.reopenContainerLog(id);
+          this.#failures.ok(id);
           continue;
         }
-        if (st.size < this.#o.maxSizeBytes) continue;
+        if (st.size < this.#o.maxSizeBytes) {
+          this.#failures.ok(id);
+          continue;
+        }
         await this.#rotate(id, logPath);
+        this.#failures.ok(id);
       } catch (err) {
-        this.#o.logger.error('failed to rotate container log', { containerId: id, err: err instanceof Error ? err.message : String(err) });
+        this.#failures.failed(id, err);
       }
     }
   }
@@ -151,7 +173,7 @@ export class ContainerLogRotation {
         const st = await this.#o.runtime.containerStatus(c.id);
         this.#logPaths.set(c.id, st.status?.logPath ?? '');
       } catch (err) {
-        this.#o.logger.error('failed to rotate container log', { containerId: c.id, err: err instanceof Error ? err.message : String(err) });
+        this.#failures.failed(c.id, err);
       }
     }
   }

@@ -20,7 +20,8 @@ export class PodCacheMetrics {
     const m = this.#m;
     m.cacheSlotsUsed.set(s.slotsUsed);
     m.cacheSlotsCapacity.set(s.capacity);
-    m.cacheUnstored.set(s.unstored);
+    // Every pod without a usable status: no slot (unstored) or an oversize placeholder.
+    m.cacheUnstored.set(s.unstored + s.oversizeEntries);
     const seen = this.#seen;
     if (s.fullTotal > seen.fullTotal) m.cacheFull.inc(s.fullTotal - seen.fullTotal);
     if (s.oversizeTotal > seen.oversizeTotal) m.cacheOversize.inc(s.oversizeTotal - seen.oversizeTotal);

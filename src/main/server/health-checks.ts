@@ -51,12 +51,19 @@ export function plegCheck(deps: PlegCheckDeps): HealthCheckResult {
 
 export interface PodCacheCheckDeps {
   /** The cache's stats (PodCacheReader.stats). */
-  stats(): { unstored: number; capacity: number; maxCapacity: number };
+  stats(): { unstored: number; oversizeEntries: number; capacity: number; maxCapacity: number };
 }
 
-/** /healthz/podcache: a full pod cache degrades visibly, never silently. */
+/**
+ * /healthz/podcache: pods the cache holds no usable status for degrade visibly, never silently:
+ * pods without a slot (the cache is full) and pods stored as an ERR_CACHE_ENTRY_TOO_LARGE
+ * placeholder (their worker does not sync them; kills still work, from the runtime listing).
+ */
 export function podCacheCheck(deps: PodCacheCheckDeps): HealthCheckResult {
   const s = deps.stats();
-  if (s.unstored === 0) return { name: 'podcache', ok: true };
-  return { name: 'podcache', ok: false, reason: `pod cache full: ${s.unstored} pods have no status (${s.capacity} slots in use, at most ${s.maxCapacity})` };
+  if (s.unstored === 0 && s.oversizeEntries === 0) return { name: 'podcache', ok: true };
+  const parts: string[] = [];
+  if (s.unstored > 0) parts.push(`pod cache full: ${s.unstored} pods have no status (${s.capacity} slots in use, at most ${s.maxCapacity})`);
+  if (s.oversizeEntries > 0) parts.push(`${s.oversizeEntries} pods have a status too large to store (ERR_CACHE_ENTRY_TOO_LARGE)`);
+  return { name: 'podcache', ok: false, reason: parts.join('; ') };
 }

@@ -94,7 +94,11 @@ export class PodHousekeeping implements RuntimePodTracker {
   }
 }
 
-/** The relist cache shows sandboxes or containers of the pod. */
+/**
+ * The relist cache shows sandboxes or containers of the pod, or cannot tell (an entry holding
+ * an error: a status too large to store, a failed inspection): then the pod may hold objects,
+ * and its kill lists them from the runtime (pod-sync.ts statusUnknown), never skipped.
+ */
 function hasRuntimeObjects(entry: CacheEntry | undefined): entry is CacheEntry {
-  return entry !== undefined && (entry.status.sandboxes.length > 0 || entry.status.containers.length > 0);
+  return entry !== undefined && (entry.error !== null || entry.status.sandboxes.length > 0 || entry.status.containers.length > 0);
 }

@@ -78,19 +78,19 @@ export const cacheFullTotal = defineMetric({
 
 export const cacheOversizeTotal = defineMetric({
   name: 'shardlet_pod_cache_oversize_total',
-  help: 'Pod statuses too large for a cache slot even without old exited instances, stored as an error entry instead (the pod is not synced).',
+  help: 'Pod statuses stored as an ERR_CACHE_ENTRY_TOO_LARGE error entry instead (over the per-entry limit even without old exited instances, or no overflow slots left): the pod is not synced, and killed from the runtime listing.',
   type: 'counter', labelNames: [], observedOn: 'main',
 });
 
 export const cacheTrimmedTotal = defineMetric({
   name: 'shardlet_pod_cache_trimmed_total',
-  help: 'Pod statuses stored without their old exited container instances to fit a cache slot.',
+  help: 'Pod statuses stored without their old exited container instances to fit the per-entry limit.',
   type: 'counter', labelNames: [], observedOn: 'main',
 });
 
 export const cacheUnstoredPods = defineMetric({
   name: 'shardlet_pod_cache_unstored_pods',
-  help: 'Pods the last PLEG relist listed but could not store because the pod cache was full (their status is unknown; /healthz/podcache fails while this is non-zero).',
+  help: 'Pods the pod cache holds no usable status for: listed by the last PLEG relist but without a slot (cache full), or stored as an ERR_CACHE_ENTRY_TOO_LARGE placeholder. /healthz/podcache fails while this is non-zero.',
   type: 'gauge', labelNames: [], observedOn: 'main',
 });
 

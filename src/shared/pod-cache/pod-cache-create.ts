@@ -16,8 +16,10 @@ export interface PodCacheOptions extends ReaderOptions {
    * Only address space is reserved for it; memory is committed as it grows.
    */
   maxCapacity?: number;
-  /** Encoded status bytes per pod (default 4096); larger statuses become ERR_CACHE_ENTRY_TOO_LARGE entries. */
+  /** Encoded status bytes per slot (default 4096); a larger status continues in overflow slots. */
   bytesPerSlot?: number;
+  /** Most encoded bytes one pod's entry may span (default 16 MiB); larger ones are trimmed, else ERR_CACHE_ENTRY_TOO_LARGE. */
+  maxEntryBytes?: number;
 }
 
 export interface AttachedPodCache {
@@ -32,7 +34,8 @@ export interface AttachedPodCache {
 }
 
 export function createPodCache(opts: PodCacheOptions): AttachedPodCache & { buffer: SharedArrayBuffer } {
-  const layout = computeLayout(opts.capacity, opts.bytesPerSlot ?? POD_CACHE_DEFAULTS.bytesPerSlot, opts.maxCapacity ?? opts.capacity);
+  const bytesPerSlot = opts.bytesPerSlot ?? POD_CACHE_DEFAULTS.bytesPerSlot;
+  const layout = computeLayout(opts.capacity, bytesPerSlot, opts.maxCapacity ?? opts.capacity, opts.maxEntryBytes ?? Math.max(bytesPerSlot, POD_CACHE_DEFAULTS.maxEntryBytes));
   const buffer = allocateBuffer(layout);
   initBuffer(buffer, layout);
   return { buffer, ...attachPodCache(buffer, opts) };

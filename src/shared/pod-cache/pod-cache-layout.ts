@@ -8,7 +8,7 @@
  * ┌──────────── HEADER (128 bytes) ───────────────────────────────────────────────────────────┐
  * │ off  field          type   writer                         readers / meaning               │
  * │   0  MAGIC          i32    creator (once)                 attach: 0x53484331 ("SHC1")     │
- * │   4  VERSION        i32    creator (once)                 attach: LAYOUT_VERSION (3)      │
+ * │   4  VERSION        i32    creator (once)                 attach: LAYOUT_VERSION (4)      │
  * │   8  CAPACITY       i32    creator; grower (ALLOC_LOCK)   all (Atomics.load): slots now   │
  * │                            Atomics.store after the grow   (see "Growth" below)            │
  * │  12  BYTES_PER_SLOT i32    creator (once)                 all: payload bytes per slot     │
@@ -41,7 +41,13 @@
  * │                            recovery (after its repairs)   reader's own thread's: when it  │
  * │                                                           has not moved, no other thread  │
  * │                                                           changed any entry since         │
- * │  88  (reserved to 128)                                                                    │
+ * │  88  MAX_ENTRY      i32    creator (once)                 all: most bytes one entry may    │
+ * │                                                           span (head + overflow slots)    │
+ * │  92  OVERFLOW_USED  i32    holder of ALLOC_LOCK           stats: slots held as overflow   │
+ * │  96  OVERSIZE_NOW   i32    head LOCK holders, Atomics.add stats/health: entries holding   │
+ * │                            when FLAGS.OVERSIZE changes    ERR_CACHE_ENTRY_TOO_LARGE now   │
+ * │                            (set, delete, recovery)        (pods with no usable status)    │
+ * │ 100  (reserved to 128)                                                                    │
  * ├──────────── INDEX (INDEX_SIZE × i32) at 128, sized for MAX_CAPACITY ───────────────────────┤
  * │ Open addressing, linear probing on FNV-1a(uid bytes). Bucket value: 0 = empty (ends a     │
  * │ probe), -1 = tombstone (deleted; probing continues), k ≥ 1 = slot k-1. Written only under │
@@ -51,34 +57,78 @@
  * ├──────────── FREE (MAX_CAPACITY × i32) ────────────────────────────────────────────────────┤
  * │ Stack of free slot numbers, FREE[0 .. FREE_TOP). Only under ALLOC_LOCK.                   │
  * ├──────────── SLOTS (CAPACITY × SLOT_STRIDE; the buffer's end, grows) ──────────────────────┤
+ * │ A slot is free (UID_LEN 0), a HEAD (UID_LEN > 0: one pod's entry) or an OVERFLOW slot    │
+ * │ (UID_LEN = -1: a continuation of one head's payload). Head slot:                          │
  * │ +0   SEQ          i32  seqlock: even = stable, odd = a writer is inside                    │
- * │ +4   UID_LEN      i32  0 = slot free; else byte length of UID                             │
- * │ +8   PAYLOAD_LEN  i32  0 = no entry yet (slot reserved); else bytes of PAYLOAD            │
+ * │ +4   UID_LEN      i32  0 = slot free; -1 = overflow; else byte length of UID              │
+ * │ +8   PAYLOAD_LEN  i32  0 = no entry yet (slot reserved); else bytes of the WHOLE payload  │
+ * │                        (head part + every overflow segment), at most MAX_ENTRY            │
  * │ +12  LOCK         i32  writer's owner id (threadId + 1) while it holds the slot, else 0    │
- * │ +16  TIMESTAMP    f64  entry timestamp, ms                                                │
- * │ +24  UID          64 bytes, UTF-8                                                         │
- * │ +88  PAYLOAD      BYTES_PER_SLOT bytes: pod-status-codec encoding of {status, error}      │
+ * │ +16  NEXT         i32  0 = no overflow; k ≥ 1 = first overflow slot is k-1                │
+ * │ +20  CHAIN        i32  number of overflow slots in the chain from NEXT                   │
+ * │ +24  TIMESTAMP    f64  entry timestamp, ms                                                │
+ * │ +32  UID          64 bytes, UTF-8                                                         │
+ * │ +96  FLAGS        i32  bit 0 OVERSIZE: the entry is an ERR_CACHE_ENTRY_TOO_LARGE          │
+ * │                        placeholder (counted in OVERSIZE_NOW while it stands)              │
+ * │ +104 PAYLOAD      BYTES_PER_SLOT bytes: the first bytes of the pod-status-codec encoding  │
  * │ Everything after LOCK is written only by the thread whose owner id is in LOCK.            │
+ * │ Overflow slot (owned by the head whose chain reaches it; SEQ is never used):              │
+ * │ +4   UID_LEN      i32  -1                                                                 │
+ * │ +8   PAYLOAD_LEN  i32  bytes of this segment, 1 .. SLOT_STRIDE-24                         │
+ * │ +12  LOCK         i32  RESERVATION marker: the owner id of a writer that took the slot     │
+ * │                        from FREE and has not published it in a head yet, or that         │
+ * │                        unlinked it and has not pushed it on FREE yet; 0 otherwise         │
+ * │ +16  NEXT         i32  0 = last segment; k ≥ 1 = next overflow slot k-1                   │
+ * │ +24  DATA         SLOT_STRIDE-24 bytes of payload                                         │
+ * │ An overflow slot's words are written only by the holder of its head's LOCK (or, before   │
+ * │ it is linked / after it is unlinked, by the reserving thread), so the HEAD's SEQ guards   │
+ * │ the whole chain: a reader that follows it under one stable head SEQ copied one entry.     │
  * └───────────────────────────────────────────────────────────────────────────────────────────┘
  *
+ * Variable-size entries (a pod with 14 or 200 containers; no container-count limit): an entry
+ * whose encoding exceeds BYTES_PER_SLOT continues in a chain of overflow slots taken from the
+ * same FREE stack (so growth, recovery and the capacity limit cover them). A writer needing n
+ * overflow slots whose head's chain is not already n long RESERVES n fresh slots under
+ * ALLOC_LOCK before it takes the head's LOCK (lock order is always ALLOC_LOCK → slot LOCK; a
+ * head LOCK holder never waits for ALLOC_LOCK), so it rewrites in place only a chain of the
+ * right length, and otherwise publishes a wholly new chain and frees the old one after.
+ *
  * Publication protocol (any writer thread):
- *   1. encode the entry into a private buffer (outside any lock; size checked here);
- *   2. acquire the slot: CAS LOCK 0 → owner (two writers never interleave), then SEQ s → s+1
+ *   1. encode the entry into a private buffer (outside any lock; size checked here); when it
+ *      needs n > 0 overflow slots and the head's chain (CHAIN, read under its seqlock) is not n
+ *      long: pop n slots from FREE under ALLOC_LOCK (growing as needed), each marked UID_LEN -1
+ *      and LOCK = owner (reserved), OVERFLOW_USED += n;
+ *   2. acquire the head: CAS LOCK 0 → owner (two writers never interleave), then SEQ s → s+1
  *      (odd: readers wait);
  *   3. check UID still names the pod (it may have been deleted and the slot reused: retry) and
- *      that the stored TIMESTAMP is not newer (newer wins: release unchanged, 'stale');
- *   4. write TIMESTAMP, PAYLOAD, PAYLOAD_LEN with plain stores;
+ *      that the stored TIMESTAMP is not newer (newer wins: release unchanged, 'stale', free the
+ *      reservation); without a reservation, check CHAIN is still n (else release unchanged and
+ *      go back to 1);
+ *   4. when a new chain replaces an old one: Atomics.store LOCK = owner on every old overflow
+ *      slot (reserved again BEFORE it becomes unreachable); write the overflow segments (DATA,
+ *      PAYLOAD_LEN, NEXT), then the head's TIMESTAMP, PAYLOAD, PAYLOAD_LEN, NEXT, CHAIN with
+ *      plain stores (NEXT with Atomics.store);
  *   5. Atomics.store(SEQ, s+2) — publishes (s when nothing was written); Atomics.store(LOCK, 0);
- *      then Atomics.add(NOTIFY, 1) and Atomics.notify.
+ *      then CAS LOCK owner → 0 on the new chain's slots (AFTER they are reachable), under
+ *      ALLOC_LOCK push the old chain's slots on FREE (UID_LEN 0), and Atomics.add(NOTIFY, 1) and
+ *      Atomics.notify.
+ * So at every instant an overflow slot is reachable from its head's published NEXT or carries
+ * a reservation in LOCK: rebuilding FREE (recovery) never frees a slot a live writer uses.
  * Readers (any thread): s0 = Atomics.load(SEQ); if odd, back off and retry; copy UID,
- * TIMESTAMP and PAYLOAD out; s1 = Atomics.load(SEQ); if s1 !== s0 the read was torn: retry.
- * Payloads are decoded only from the private copy after the check, so a reader never decodes
- * a half-written entry. (Atomics operations are sequentially consistent and V8 does not move
- * plain buffer accesses across them, which is what makes a seqlock sound in JS.)
+ * TIMESTAMP and PAYLOAD out, following NEXT through PAYLOAD_LEN bytes of overflow segments
+ * (every slot number, marker and length bounds-checked: a chain read while a writer replaces
+ * it may point anywhere, and the check below discards it); s1 = Atomics.load(SEQ); if
+ * s1 !== s0 the read was torn: retry. A chain that fails a bounds check under a stable SEQ is
+ * ERR_CACHE_CORRUPT. Payloads are decoded only from the private copy after the check, so a
+ * reader never decodes a half-written entry. (Atomics operations are sequentially consistent
+ * and V8 does not move plain buffer accesses across them, which is what makes a seqlock sound
+ * in JS.) A freed overflow slot may be reused by another pod while a reader still follows the
+ * old chain; it was unlinked under the head's odd SEQ first, so that reader's s1 differs.
  *
  * Slot ownership: a pod gets a slot on its first `set` (ALLOC_LOCK held: pop FREE, write UID
  * under the slot's seqlock, then publish the index bucket) and loses it on `delete` (ALLOC_LOCK
- * held: clear UID under the seqlock, bucket → tombstone, push FREE).
+ * held: clear UID and the chain under the seqlock, bucket → tombstone, push the head and its
+ * overflow slots on FREE).
  *
  * Growth (the capacity follows the runtime, not --max-pods: orphans and finished pods keep
  * their entry until the PLEG sees them gone, and nothing bounds how many the runtime holds):
@@ -98,12 +148,15 @@
  *     (UNSTORED): while it is non-zero a pod without an entry reads as unknown (an empty status
  *     with error ERR_CACHE_FULL, which pod workers never sync on), not as a pod with no runtime
  *     objects, which would make a worker create a second sandbox.
- *   - bytes: an entry whose encoding exceeds BYTES_PER_SLOT is first trimmed the way the kubelet
- *     reads a status anyway (pod-status-trim.ts: the oldest exited container instances beyond
- *     the newest per name, then old exited sandboxes; TRIMMED_TOTAL += 1, `set` returns
- *     'trimmed'). Only a status whose trimmed form still does not fit is replaced by an entry
- *     with an empty status and error ERR_CACHE_ENTRY_TOO_LARGE (OVERSIZE_TOTAL += 1); `set`
- *     returns 'oversize'. Never a truncated or older status.
+ *   - bytes: an entry of any size up to MAX_ENTRY (default 16 MiB: a pod of 10,000 containers
+ *     with one dead instance each) is stored whole, spanning overflow slots. Beyond MAX_ENTRY it
+ *     is first trimmed the way the kubelet reads a status anyway (pod-status-trim.ts: the oldest
+ *     exited container instances beyond the newest per name, then old exited sandboxes;
+ *     TRIMMED_TOTAL += 1, `set` returns 'trimmed'). Only a status whose trimmed form still
+ *     exceeds MAX_ENTRY, or whose overflow slots cannot be had (the cache is at MAX_CAPACITY),
+ *     is replaced by an entry with an empty status and error ERR_CACHE_ENTRY_TOO_LARGE
+ *     (OVERSIZE_TOTAL += 1; `set` returns 'oversize'; the PLEG counts the pod in UNSTORED, so
+ *     health fails while it lasts). Never a truncated or older status.
  *
  * A writer that dies inside a critical section (worker.terminate(), a crash) leaves its owner id
  * in LOCK / ALLOC_LOCK and maybe SEQ odd. Locks are recoverable: the main thread, told by the
@@ -111,7 +164,12 @@
  * that owner id and repairs what it guarded:
  *   - a slot with SEQ odd may hold a torn payload: when it had an entry (PAYLOAD_LEN > 0) the
  *     entry becomes an empty status with error ERR_CACHE_WRITER_DIED at the stored TIMESTAMP
- *     (pod workers never sync on an entry's error; the PLEG rewrites it), SEQ moves to even;
+ *     (pod workers never sync on an entry's error; the PLEG rewrites it) with no chain, SEQ
+ *     moves to even;
+ *   - an overflow slot reserved by the dead thread: its LOCK returns to 0;
+ *   - when it held ALLOC_LOCK, or any chain or reservation was touched: INDEX, FREE and the
+ *     counters are rebuilt under ALLOC_LOCK (below), an overflow slot counting as owned iff a
+ *     head's chain reaches it or a live thread reserved it;
  *   - ALLOC_LOCK: INDEX, FREE, SLOTS_USED, TOMBSTONES and BYTES_USED are rebuilt from the slots
  *     (a slot is owned iff UID_LEN > 0), INDEX_SEQ ends even;
  *   - RECOVERED += 1 and NOTIFY moves, so the PLEG reinspects every pod at its next relist.
@@ -120,12 +178,13 @@
  *
  * Where each part is implemented: reads, writes and updateTime in pod-cache-shared.ts; the lock
  * and seqlock words in pod-cache-locks.ts; slot ownership, INDEX and FREE in pod-cache-slots.ts;
- * growth in pod-cache-growth.ts; recoverThread in pod-cache-recovery.ts.
+ * overflow chains (reserve, write, read, free) in pod-cache-chain.ts; growth in
+ * pod-cache-growth.ts; recoverThread in pod-cache-recovery.ts.
  */
 import { CacheError } from './pod-cache-errors.js';
 
 export const MAGIC = 0x53484331;
-export const LAYOUT_VERSION = 3;
+export const LAYOUT_VERSION = 4;
 
 /** Int32 word indexes of the header fields. */
 export const H = Object.freeze({
@@ -149,6 +208,9 @@ export const H = Object.freeze({
   GROW_TOTAL: 19,
   TRIMMED_TOTAL: 20,
   ENTRY_WRITES: 21,
+  MAX_ENTRY: 22,
+  OVERFLOW_USED: 23,
+  OVERSIZE_NOW: 24,
 });
 /** BigInt64 index of GLOBAL_TS (byte 64). */
 export const GLOBAL_TS_I64 = 8;
@@ -157,8 +219,14 @@ export const GLOBAL_TS_UNSET = -(2n ** 63n);
 export const HEADER_BYTES = 128;
 export const MAX_UID_BYTES = 64;
 /** Slot field byte offsets, relative to the slot start. */
-export const S = Object.freeze({ SEQ: 0, UID_LEN: 4, PAYLOAD_LEN: 8, LOCK: 12, TIMESTAMP: 16, UID: 24, PAYLOAD: 88 });
+export const S = Object.freeze({ SEQ: 0, UID_LEN: 4, PAYLOAD_LEN: 8, LOCK: 12, NEXT: 16, CHAIN: 20, TIMESTAMP: 24, UID: 32, FLAGS: 96, PAYLOAD: 104 });
+/** FLAGS bits of a head slot. */
+export const FLAG_OVERSIZE = 1;
 export const SLOT_HEADER_BYTES = S.PAYLOAD;
+/** UID_LEN of an overflow slot. */
+export const OVERFLOW_MARK = -1;
+/** Byte offset of an overflow slot's DATA (its payload segment runs to the end of the stride). */
+export const OVERFLOW_DATA = 24;
 /**
  * 1 ms waits before a lock is declared stuck (≈ 1 s). Critical sections last microseconds; a
  * lock held longer belongs to a dead thread, which recoverThread releases once its exit is seen.
@@ -168,7 +236,11 @@ export const LOCK_STUCK_WAITS = 1000;
 export const POD_CACHE_DEFAULTS = Object.freeze({
   /** A typical 2-container pod encodes to ~760 bytes (64-hex ids); 4 KiB fits ~12 container instances. */
   bytesPerSlot: 4096,
+  /** Most bytes one entry spans (head + overflow): ~10,000 containers with a dead instance each. */
+  maxEntryBytes: 16 << 20,
 });
+/** Upper bound of the maxEntryBytes option (PAYLOAD_LEN is an i32; a larger entry is not a pod). */
+const MAX_ENTRY_LIMIT = 64 << 20;
 /** 1 GiB: BYTES_USED is an i32 counter. */
 const MAX_TOTAL_BYTES = 1 << 30;
 
@@ -187,6 +259,10 @@ export interface PodCacheLayout {
   totalBytes: number;
   /** Buffer bytes at `maxCapacity` (the growable buffer's maxByteLength). */
   maxBytes: number;
+  /** Most payload bytes one entry may span (MAX_ENTRY). */
+  maxEntryBytes: number;
+  /** Payload bytes one overflow slot holds (slotStride - OVERFLOW_DATA). */
+  overflowBytes: number;
 }
 
 const align8 = (n: number): number => (n + 7) & ~7;
@@ -198,7 +274,7 @@ function checkSlots(name: string, n: number): void {
   }
 }
 
-export function computeLayout(capacity: number, bytesPerSlot: number, maxCapacity = capacity): PodCacheLayout {
+export function computeLayout(capacity: number, bytesPerSlot: number, maxCapacity = capacity, maxEntryBytes: number = POD_CACHE_DEFAULTS.maxEntryBytes): PodCacheLayout {
   checkSlots('capacity', capacity);
   checkSlots('maxCapacity', maxCapacity);
   if (maxCapacity < capacity) {
@@ -210,6 +286,9 @@ export function computeLayout(capacity: number, bytesPerSlot: number, maxCapacit
   if (maxCapacity * bytesPerSlot > MAX_TOTAL_BYTES) {
     throw new CacheError('ERR_CACHE_INVALID_OPTION', `maxCapacity × bytesPerSlot must be at most 1 GiB, got ${maxCapacity * bytesPerSlot}`);
   }
+  if (!Number.isInteger(maxEntryBytes) || maxEntryBytes < bytesPerSlot || maxEntryBytes > MAX_ENTRY_LIMIT) {
+    throw new CacheError('ERR_CACHE_INVALID_OPTION', `maxEntryBytes must be an integer in [bytesPerSlot (${bytesPerSlot}), ${MAX_ENTRY_LIMIT}], got ${maxEntryBytes}`);
+  }
   let indexSize = 16;
   while (indexSize < maxCapacity * 2) indexSize *= 2;
   const indexByte = HEADER_BYTES;
@@ -220,6 +299,8 @@ export function computeLayout(capacity: number, bytesPerSlot: number, maxCapacit
     capacity, maxCapacity, bytesPerSlot, indexSize, indexByte, freeByte, slotsByte, slotStride,
     totalBytes: slotsByte + capacity * slotStride,
     maxBytes: slotsByte + maxCapacity * slotStride,
+    maxEntryBytes,
+    overflowBytes: slotStride - OVERFLOW_DATA,
   };
 }
 
@@ -244,6 +325,7 @@ export function initBuffer(buf: SharedArrayBuffer, l: PodCacheLayout): void {
   i32[H.MAX_CAPACITY] = l.maxCapacity;
   i32[H.BYTES_PER_SLOT] = l.bytesPerSlot;
   i32[H.INDEX_SIZE] = l.indexSize;
+  i32[H.MAX_ENTRY] = l.maxEntryBytes;
   i64[GLOBAL_TS_I64] = GLOBAL_TS_UNSET;
   const free = l.freeByte / 4;
   // Pop order 0, 1, 2, …: slot capacity-1 at the bottom.
@@ -267,7 +349,7 @@ export function readLayout(buf: SharedArrayBuffer): PodCacheLayout {
   }
   let l: PodCacheLayout;
   try {
-    l = computeLayout(Atomics.load(i32, H.CAPACITY), i32[H.BYTES_PER_SLOT] ?? 0, i32[H.MAX_CAPACITY] ?? 0);
+    l = computeLayout(Atomics.load(i32, H.CAPACITY), i32[H.BYTES_PER_SLOT] ?? 0, i32[H.MAX_CAPACITY] ?? 0, i32[H.MAX_ENTRY] ?? 0);
   } catch (err) {
     if (err instanceof CacheError) throw new CacheError('ERR_CACHE_BAD_BUFFER', `pod cache header: ${err.message}`);
     throw err;

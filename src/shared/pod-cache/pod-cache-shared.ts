@@ -16,8 +16,9 @@
 import type { WireError } from '../cri/cri-errors.js';
 import { fnv1a32Bytes } from '../hash/fnv1a.js';
 import { CacheError } from './pod-cache-errors.js';
-import { GLOBAL_TS_I64, GLOBAL_TS_UNSET, H, MAX_UID_BYTES, S, type PodCacheLayout } from './pod-cache-layout.js';
+import { FLAG_OVERSIZE, GLOBAL_TS_I64, GLOBAL_TS_UNSET, H, MAX_UID_BYTES, S, type PodCacheLayout } from './pod-cache-layout.js';
 import { acquireSlot, backoff, releaseSlot, seqRead } from './pod-cache-locks.js';
+import { chainSlots, copyEntry, freeOverflow, overflowSlotsFor, releaseReserved, reserveForUnlink, reserveOverflow, writeChain } from './pod-cache-chain.js';
 import { recoverThread } from './pod-cache-recovery.js';
 import { freeSlot, slotFor } from './pod-cache-slots.js';
 import { PodCacheView } from './pod-cache-view.js';
@@ -26,8 +27,11 @@ import { StatusEncoder, decodeEntry } from './pod-status-codec.js';
 import { trimToFit } from './pod-status-trim.js';
 import { emptyPodStatus, type RuntimePodStatus } from './runtime-pod-status.js';
 
-/** What a seqlocked read of one slot found: another pod, this pod without an entry, this pod's entry. */
-const Probe = Object.freeze({ Mismatch: 0, NoEntry: 1, Entry: 2 } as const);
+/**
+ * What a seqlocked read of one slot found: another pod, this pod without an entry, this pod's
+ * entry, or this pod with a chain that failed its bounds checks under a stable SEQ (corrupt).
+ */
+const Probe = Object.freeze({ Mismatch: 0, NoEntry: 1, Entry: 2, Corrupt: 3 } as const);
 type Probe = (typeof Probe)[keyof typeof Probe];
 
 export class SharedPodCache {
@@ -91,8 +95,8 @@ export class SharedPodCache {
       const base = v.slotBase(slot);
       const seqIdx = base / 4;
       const uid = seqRead(v.i32, seqIdx, () => {
-        const ulen = v.i32[seqIdx + 1] ?? 0;
-        const len = v.i32[seqIdx + 2] ?? 0;
+        const ulen = v.i32[seqIdx + S.UID_LEN / 4] ?? 0;
+        const len = v.i32[seqIdx + S.PAYLOAD_LEN / 4] ?? 0;
         return ulen > 0 && ulen <= MAX_UID_BYTES && len > 0 ? v.bytes.toString('utf8', base + S.UID, base + S.UID + ulen) : undefined;
       });
       if (uid !== undefined) out.push(uid);
@@ -127,6 +131,7 @@ export class SharedPodCache {
         if (w < 0) continue;
         const r = this.#readSlot(w - 1, ulen, copy);
         if (r === Probe.Entry) return w - 1;
+        if (r === Probe.Corrupt) throw new CacheError('ERR_CACHE_CORRUPT', `pod ${uid}: its overflow chain is broken under a stable sequence word`);
         if (r === Probe.NoEntry) return -1;
       }
       // Not found: valid unless the index was rebuilt under us.
@@ -141,14 +146,18 @@ export class SharedPodCache {
     return seqRead(v.i32, seqIdx, () => {
       let result: Probe = Probe.Mismatch;
       if (v.slotNames(base, ulen)) {
-        const len = v.i32[seqIdx + 2] ?? 0;
-        if (len > 0 && len <= v.layout.bytesPerSlot) {
+        const len = v.i32[seqIdx + S.PAYLOAD_LEN / 4] ?? 0;
+        if (len > 0 && len <= v.layout.maxEntryBytes) {
           this.#lastTs = v.f64[(base + S.TIMESTAMP) / 8] ?? 0;
           this.#lastLen = len;
-          if (copy) v.bytes.copy(this.#copy, 0, base + S.PAYLOAD, base + S.PAYLOAD + len);
           result = Probe.Entry;
+          if (copy) {
+            // Private memory only: a torn read's copy is discarded by seqRead's retry.
+            if (this.#copy.length < len) this.#copy = Buffer.allocUnsafe(Math.max(len, this.#copy.length * 2));
+            if (!copyEntry(v, base, len, this.#copy)) result = Probe.Corrupt;
+          }
         } else {
-          result = Probe.NoEntry;
+          result = len === 0 ? Probe.NoEntry : Probe.Corrupt;
         }
       }
       return result;
@@ -163,20 +172,17 @@ export class SharedPodCache {
     const ulen = v.uidBytes(uid);
     let outcome: SetOutcome = 'stored';
     let payload = this.#encoder.encode(status, error);
-    if (payload.length > v.layout.bytesPerSlot) {
+    const max = v.layout.maxEntryBytes;
+    if (payload.length > max) {
       const size = payload.length;
-      const trimmed = trimToFit(status, (st) => this.#encoder.encode(st, error), v.layout.bytesPerSlot);
+      const trimmed = trimToFit(status, (st) => this.#encoder.encode(st, error), max);
       if (trimmed) {
         outcome = 'trimmed';
         Atomics.add(v.i32, H.TRIMMED_TOTAL, 1);
         payload = trimmed.encoded;
       } else {
         outcome = 'oversize';
-        Atomics.add(v.i32, H.OVERSIZE_TOTAL, 1);
-        payload = this.#encoder.encode(emptyPodStatus(uid, status.name, status.namespace), {
-          code: 'ERR_CACHE_ENTRY_TOO_LARGE',
-          message: `pod status of ${size} bytes exceeds the cache's ${v.layout.bytesPerSlot} bytes per slot, even without old exited instances`,
-        });
+        payload = this.#oversizeEntry(uid, status, `pod status of ${size} bytes exceeds the cache's ${max} bytes per entry, even without old exited instances`);
       }
     }
     for (;;) {
@@ -184,27 +190,73 @@ export class SharedPodCache {
       if (slot < 0) slot = slotFor(v, ulen);
       const base = v.slotBase(slot);
       const seqIdx = base / 4;
+      const need = overflowSlotsFor(v, payload.length);
+      // Step 1 (pod-cache-layout.ts): fresh overflow slots unless the chain is already `need` long.
+      let reserved: number[] = [];
+      if (need > 0 && this.#chainLength(seqIdx) !== need) {
+        try {
+          reserved = reserveOverflow(v, need);
+        } catch (err) {
+          if (!(err instanceof CacheError) || err.code !== 'ERR_CACHE_FULL' || outcome === 'oversize') throw err;
+          // No room for the whole status: an error entry (it fits the head), never a cut one.
+          outcome = 'oversize';
+          payload = this.#oversizeEntry(uid, status, `pod status of ${payload.length} bytes needs ${need} overflow slots; ${err.message}`);
+          continue;
+        }
+      }
       const s = acquireSlot(v, seqIdx);
       if (!v.slotNames(base, ulen)) {
         // Deleted (and maybe reused) between lookup and lock: nothing written, look again.
         releaseSlot(v.i32, seqIdx, s, false);
+        freeOverflow(v, reserved);
         continue;
       }
-      const oldLen = v.i32[seqIdx + 2] ?? 0;
-      const tsIdx = (base + S.TIMESTAMP) / 8;
-      if (oldLen > 0 && (v.f64[tsIdx] ?? 0) > timestampMs) {
+      const oldLen = v.i32[seqIdx + S.PAYLOAD_LEN / 4] ?? 0;
+      if (oldLen > 0 && (v.f64[(base + S.TIMESTAMP) / 8] ?? 0) > timestampMs) {
         releaseSlot(v.i32, seqIdx, s, false);
+        freeOverflow(v, reserved);
         return 'stale';
       }
-      v.f64[tsIdx] = timestampMs;
-      payload.copy(v.bytes, base + S.PAYLOAD);
-      v.i32[seqIdx + 2] = payload.length;
+      const oldChain = chainSlots(v, base);
+      let chain: number[];
+      let unlinked: number[] = [];
+      if (reserved.length > 0 || need === 0) {
+        chain = reserved;
+        unlinked = oldChain;
+        reserveForUnlink(v, unlinked);
+      } else if (oldChain.length === need) {
+        chain = oldChain; // rewritten in place under the head's odd SEQ
+      } else {
+        // The chain changed length since it was peeked: reserve afresh.
+        releaseSlot(v.i32, seqIdx, s, false);
+        continue;
+      }
+      writeChain(v, base, payload, chain, timestampMs);
+      const flagsIdx = seqIdx + S.FLAGS / 4;
+      const wasOversize = ((v.i32[flagsIdx] ?? 0) & FLAG_OVERSIZE) !== 0;
+      const isOversize = outcome === 'oversize';
+      v.i32[flagsIdx] = isOversize ? FLAG_OVERSIZE : 0;
+      if (wasOversize !== isOversize) Atomics.add(v.i32, H.OVERSIZE_NOW, isOversize ? 1 : -1);
       releaseSlot(v.i32, seqIdx, s, true);
+      releaseReserved(v, reserved);
+      freeOverflow(v, unlinked);
       Atomics.add(v.i32, H.BYTES_USED, payload.length - oldLen);
+      if (outcome === 'oversize') Atomics.add(v.i32, H.OVERSIZE_TOTAL, 1);
       v.countEntryWrite();
       v.publish();
       return outcome;
     }
+  }
+
+  /** The head's CHAIN word from one consistent read (a hint: checked again under the LOCK). */
+  #chainLength(seqIdx: number): number {
+    const v = this.#v;
+    return seqRead(v.i32, seqIdx, () => v.i32[seqIdx + S.CHAIN / 4] ?? 0);
+  }
+
+  /** An entry with an empty status and ERR_CACHE_ENTRY_TOO_LARGE (fits any head). */
+  #oversizeEntry(uid: string, status: RuntimePodStatus, message: string): Buffer {
+    return this.#encoder.encode(emptyPodStatus(uid, status.name, status.namespace), { code: 'ERR_CACHE_ENTRY_TOO_LARGE', message });
   }
 
   delete(uid: string): void {
@@ -248,6 +300,8 @@ export class SharedPodCache {
       fullTotal: Atomics.load(i32, H.FULL_TOTAL),
       oversizeTotal: Atomics.load(i32, H.OVERSIZE_TOTAL),
       trimmedTotal: Atomics.load(i32, H.TRIMMED_TOTAL),
+      overflowSlots: Atomics.load(i32, H.OVERFLOW_USED),
+      oversizeEntries: Atomics.load(i32, H.OVERSIZE_NOW),
       growTotal: Atomics.load(i32, H.GROW_TOTAL),
       unstored: Atomics.load(i32, H.UNSTORED),
     };

@@ -6,9 +6,11 @@
  * must be called with ALLOC_LOCK held; the others take it.
  */
 import { fnv1a32Bytes } from '../hash/fnv1a.js';
+import { chainSlots } from './pod-cache-chain.js';
 import { CacheError } from './pod-cache-errors.js';
 import { growLocked } from './pod-cache-growth.js';
-import { H, S } from './pod-cache-layout.js';
+import { freeOverflowLocked } from './pod-cache-chain.js';
+import { FLAG_OVERSIZE, H, MAX_UID_BYTES, OVERFLOW_MARK, S } from './pod-cache-layout.js';
 import { acquireSlot, lockAlloc, releaseSlot, unlockAlloc } from './pod-cache-locks.js';
 import type { PodCacheView } from './pod-cache-view.js';
 
@@ -58,8 +60,11 @@ export function slotFor(v: PodCacheView, ulen: number): number {
     const seqIdx = base / 4;
     const s = acquireSlot(v, seqIdx);
     v.uidScratch.copy(v.bytes, base + S.UID, 0, ulen);
-    v.i32[seqIdx + 1] = ulen;
-    v.i32[seqIdx + 2] = 0;
+    v.i32[seqIdx + S.UID_LEN / 4] = ulen;
+    v.i32[seqIdx + S.PAYLOAD_LEN / 4] = 0;
+    v.i32[seqIdx + S.CHAIN / 4] = 0;
+    v.i32[seqIdx + S.FLAGS / 4] = 0;
+    Atomics.store(v.i32, seqIdx + S.NEXT / 4, 0);
     releaseSlot(v.i32, seqIdx, s, true);
     if (found.firstFree < 0) throw new CacheError('ERR_CACHE_CORRUPT', 'pod cache index has no free bucket');
     const index = v.layout.indexByte / 4;
@@ -72,7 +77,10 @@ export function slotFor(v: PodCacheView, ulen: number): number {
   }
 }
 
-/** The uid in uidScratch loses its slot (entry cleared under the seqlock, bucket → tombstone, slot → FREE). */
+/**
+ * The uid in uidScratch loses its slot (entry and chain cleared under the seqlock, bucket →
+ * tombstone, the slot and its overflow slots → FREE).
+ */
 export function freeSlot(v: PodCacheView, ulen: number): void {
   lockAlloc(v);
   try {
@@ -81,10 +89,22 @@ export function freeSlot(v: PodCacheView, ulen: number): void {
     const base = v.slotBase(found.slot);
     const seqIdx = base / 4;
     const s = acquireSlot(v, seqIdx);
-    const oldLen = v.i32[seqIdx + 2] ?? 0;
-    v.i32[seqIdx + 1] = 0;
-    v.i32[seqIdx + 2] = 0;
+    const oldLen = v.i32[seqIdx + S.PAYLOAD_LEN / 4] ?? 0;
+    let chain: number[] = [];
+    try {
+      chain = chainSlots(v, base);
+    } catch (err) {
+      // A corrupt chain is left to a rebuild; the head is freed regardless.
+      if (!(err instanceof CacheError)) throw err;
+    }
+    v.i32[seqIdx + S.UID_LEN / 4] = 0;
+    v.i32[seqIdx + S.PAYLOAD_LEN / 4] = 0;
+    v.i32[seqIdx + S.CHAIN / 4] = 0;
+    Atomics.store(v.i32, seqIdx + S.NEXT / 4, 0);
+    if (((v.i32[seqIdx + S.FLAGS / 4] ?? 0) & FLAG_OVERSIZE) !== 0) Atomics.sub(v.i32, H.OVERSIZE_NOW, 1);
+    v.i32[seqIdx + S.FLAGS / 4] = 0;
     releaseSlot(v.i32, seqIdx, s, true);
+    freeOverflowLocked(v, chain, 0);
     Atomics.add(v.i32, H.BYTES_USED, -oldLen);
     Atomics.store(v.i32, v.layout.indexByte / 4 + found.bucket, -1);
     const top = v.i32[H.FREE_TOP] ?? 0;
@@ -114,8 +134,8 @@ function fillIndexLocked(v: PodCacheView): void {
   const cap = v.refresh();
   for (let slot = 0; slot < cap; slot++) {
     const base = v.slotBase(slot);
-    const ulen = i32[base / 4 + 1] ?? 0;
-    if (ulen === 0) continue;
+    const ulen = i32[base / 4 + S.UID_LEN / 4] ?? 0;
+    if (ulen <= 0 || ulen > MAX_UID_BYTES) continue;
     let b = fnv1a32Bytes(v.bytes.subarray(base + S.UID, base + S.UID + ulen), ulen) & mask;
     while ((i32[index + b] ?? 0) !== 0) b = (b + 1) & mask;
     Atomics.store(i32, index + b, slot + 1);
@@ -123,30 +143,70 @@ function fillIndexLocked(v: PodCacheView): void {
   Atomics.store(i32, H.TOMBSTONES, 0);
 }
 
-/** Under ALLOC_LOCK: rebuild INDEX, FREE and the counters from the slots (owned iff UID_LEN > 0). */
+/**
+ * Under ALLOC_LOCK: rebuild INDEX, FREE and the counters from the slots. A head (UID_LEN > 0) is
+ * owned; an overflow slot (UID_LEN -1) is owned iff a head's chain reaches it or a live writer
+ * holds its reservation (LOCK ≠ 0: pod-cache-layout.ts, "at every instant an overflow slot is
+ * reachable or reserved"); anything else is free. The caller released dead threads' markers.
+ */
 export function rebuildAllocLocked(v: PodCacheView): void {
   const i32 = v.i32;
   const free = v.layout.freeByte / 4;
   // INDEX_SEQ odd (a dead rebuild) stays odd through ours; even becomes odd.
   if ((Atomics.load(i32, H.INDEX_SEQ) & 1) === 0) Atomics.add(i32, H.INDEX_SEQ, 1);
+  const cap = v.refresh();
+  const reached = reachableOverflow(v, cap);
   let used = 0;
+  let oversize = 0;
+  let overflow = 0;
   let bytes = 0;
   let top = 0;
   // A grower that died between grow() and storing CAPACITY left zeroed slots beyond it: unused.
-  for (let slot = v.refresh() - 1; slot >= 0; slot--) {
-    const base = v.slotBase(slot);
-    const ulen = i32[base / 4 + 1] ?? 0;
-    if (ulen > 0) {
+  for (let slot = cap - 1; slot >= 0; slot--) {
+    const w = v.slotBase(slot) / 4;
+    const ulen = i32[w + S.UID_LEN / 4] ?? 0;
+    if (ulen > 0 && ulen <= MAX_UID_BYTES) {
       used++;
-      bytes += i32[base / 4 + 2] ?? 0;
+      bytes += i32[w + S.PAYLOAD_LEN / 4] ?? 0;
+      if (((i32[w + S.FLAGS / 4] ?? 0) & FLAG_OVERSIZE) !== 0) oversize++;
+    } else if (ulen === OVERFLOW_MARK && (reached[slot] === 1 || Atomics.load(i32, w + S.LOCK / 4) !== 0)) {
+      overflow++;
     } else {
+      if (ulen !== 0) {
+        i32[w + S.PAYLOAD_LEN / 4] = 0;
+        Atomics.store(i32, w + S.NEXT / 4, 0);
+        Atomics.store(i32, w + S.UID_LEN / 4, 0);
+      }
       i32[free + top++] = slot;
     }
   }
   Atomics.store(i32, H.FREE_TOP, top);
   Atomics.store(i32, H.SLOTS_USED, used);
+  Atomics.store(i32, H.OVERFLOW_USED, overflow);
+  Atomics.store(i32, H.OVERSIZE_NOW, oversize);
   Atomics.store(i32, H.BYTES_USED, bytes);
   fillIndexLocked(v);
   Atomics.add(i32, H.INDEX_SEQ, 1);
   Atomics.notify(i32, H.INDEX_SEQ);
+}
+
+/** 1 for every overflow slot some head's chain reaches (hops bounded by CHAIN and the capacity). */
+function reachableOverflow(v: PodCacheView, cap: number): Uint8Array {
+  const i32 = v.i32;
+  const reached = new Uint8Array(cap);
+  for (let slot = 0; slot < cap; slot++) {
+    const w = v.slotBase(slot) / 4;
+    const ulen = i32[w + S.UID_LEN / 4] ?? 0;
+    if (ulen <= 0 || ulen > MAX_UID_BYTES) continue;
+    const n = Math.min(i32[w + S.CHAIN / 4] ?? 0, cap);
+    let next = Atomics.load(i32, w + S.NEXT / 4);
+    for (let k = 0; k < n && next > 0 && next <= cap; k++) {
+      const o = next - 1;
+      const ow = v.slotBase(o) / 4;
+      if (i32[ow + S.UID_LEN / 4] !== OVERFLOW_MARK || reached[o] === 1) break;
+      reached[o] = 1;
+      next = Atomics.load(i32, ow + S.NEXT / 4);
+    }
+  }
+  return reached;
 }

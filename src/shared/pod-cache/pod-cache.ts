@@ -59,11 +59,14 @@ export interface PodCacheReader {
 }
 
 /**
- * What `set` did. 'stale': an entry with a newer timestamp was already there and is kept.
- * 'trimmed': the encoded status did not fit the slot; it was stored without the old exited
- * instances no reader uses (pod-status-trim.ts). 'oversize': even the trimmed status did not
- * fit; an entry with an empty status and the error ERR_CACHE_ENTRY_TOO_LARGE was stored instead
- * (pod workers never sync on it; never old or truncated data).
+ * What `set` did. 'stored': the whole status is the entry (spanning overflow slots when it is
+ * larger than one slot; any size up to the per-entry limit, 16 MiB by default). 'stale': an
+ * entry with a newer timestamp was already there and is kept. 'trimmed': the encoded status
+ * exceeded the per-entry limit; it was stored without the old exited instances no reader uses
+ * (pod-status-trim.ts). 'oversize': even the trimmed status exceeded it, or the cache could not
+ * give the overflow slots (at its maximum capacity); an entry with an empty status and the error
+ * ERR_CACHE_ENTRY_TOO_LARGE was stored instead (pod workers never sync on it, kills list the
+ * runtime instead; never old or truncated data).
  */
 export type SetOutcome = 'stored' | 'stale' | 'trimmed' | 'oversize';
 
@@ -101,8 +104,15 @@ export interface PodCacheStats {
   fullTotal: number;
   /** Entries replaced by an ERR_CACHE_ENTRY_TOO_LARGE error entry (for a metric). */
   oversizeTotal: number;
-  /** Entries stored without old exited instances to fit their slot (for a metric). */
+  /** Entries stored without old exited instances to fit the per-entry limit (for a metric). */
   trimmedTotal: number;
+  /** Slots held as overflow of entries larger than one slot. */
+  overflowSlots: number;
+  /**
+   * Entries holding an ERR_CACHE_ENTRY_TOO_LARGE placeholder now (a status over the per-entry
+   * limit, or no overflow slots left): pods with no usable status; health fails while > 0.
+   */
+  oversizeEntries: number;
   /** Times the capacity grew. */
   growTotal: number;
   /** Pods the last relist listed but could not store (> 0: the cache is full; health fails). */

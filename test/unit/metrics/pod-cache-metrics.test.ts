@@ -36,15 +36,23 @@ test('full, oversize, trimmed and unstored pods show in /metrics and fail /healt
   assert.equal(sample(text, 'shardlet_pod_cache_slots_used'), 4);
   assert.equal(sample(text, 'shardlet_pod_cache_full_total'), 1);
   assert.equal(sample(text, 'shardlet_pod_cache_oversize_total'), 1);
-  assert.equal(sample(text, 'shardlet_pod_cache_unstored_pods'), 1);
-  assert.deepEqual(check(), { name: 'podcache', ok: false, reason: 'pod cache full: 1 pods have no status (4 slots in use, at most 4)' });
+  assert.equal(sample(text, 'shardlet_pod_cache_unstored_pods'), 2, 'the pod without a slot and the oversize placeholder');
+  assert.deepEqual(check(), {
+    name: 'podcache', ok: false,
+    reason: 'pod cache full: 1 pods have no status (4 slots in use, at most 4); 1 pods have a status too large to store (ERR_CACHE_ENTRY_TOO_LARGE)',
+  });
 
   // Room again: health recovers; counters never go back and are not counted twice.
   cache.writer.delete(podUid(3));
   cache.writer.set(podUid(4), typicalPodStatus(4, 0), null, 12);
   cache.writer.updateTime(12, 0);
   text = await metrics.aggregator.collect();
+  assert.equal(sample(text, 'shardlet_pod_cache_unstored_pods'), 1, 'the placeholder stands until its pod is stored whole');
+  assert.match(check().reason ?? '', /^1 pods have a status too large/);
+  cache.writer.set(podUid(0), typicalPodStatus(0, 2), null, 13);
+  text = await metrics.aggregator.collect();
   assert.equal(sample(text, 'shardlet_pod_cache_full_total'), 1);
+  assert.equal(sample(text, 'shardlet_pod_cache_oversize_total'), 1);
   assert.equal(sample(text, 'shardlet_pod_cache_unstored_pods'), 0);
   assert.deepEqual(check(), { name: 'podcache', ok: true });
   metrics.close();

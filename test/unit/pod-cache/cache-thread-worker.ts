@@ -13,15 +13,29 @@ import { isDeepStrictEqual } from 'node:util';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { H, S, readLayout } from '../../../src/shared/pod-cache/pod-cache-layout.js';
 import { attachPodCache } from '../../../src/shared/pod-cache/pod-cache-create.js';
-import { podUid, typicalPodStatus } from './pod-status-fixtures.js';
+import { podUid, typicalPodStatus, wideStatus } from './pod-status-fixtures.js';
+import { PodCacheView } from '../../../src/shared/pod-cache/pod-cache-view.js';
+import { reserveOverflow } from '../../../src/shared/pod-cache/pod-cache-chain.js';
+
+/**
+ * The status of pod `p` at version `v`: the typical 2-container pod, or (wide) one of 1 to 60
+ * containers, a count that changes with the version so chains grow, shrink and move between
+ * overflow slots freed by other pods.
+ */
+export function statusAt(p: number, v: number, wide: boolean | undefined) {
+  return wide ? wideStatus(p, v, 1 + ((v * 7 + p * 13) % 60)) : typicalPodStatus(p, v);
+}
 
 export type WorkerRole =
-  | { role: 'writer'; buffer: SharedArrayBuffer; pods: number; versions: number[] }
-  | { role: 'reader'; buffer: SharedArrayBuffer; pods: number; stop: SharedArrayBuffer }
+  | { role: 'writer'; buffer: SharedArrayBuffer; pods: number; versions: number[]; wide?: boolean; deletes?: boolean }
+  /** deletes: the writers delete pods too, so a version may go back (deleted, then an older one stored). */
+  | { role: 'reader'; buffer: SharedArrayBuffer; pods: number; stop: SharedArrayBuffer; wide?: boolean; deletes?: boolean }
   | { role: 'waiter'; buffer: SharedArrayBuffer; pods: number; until: number }
   | { role: 'script'; buffer: SharedArrayBuffer }
   /** Die inside critical sections: hold slot `slot` (SEQ odd, payload half-overwritten) and ALLOC_LOCK, post 'holding', block. */
-  | { role: 'hold'; buffer: SharedArrayBuffer; slot: number };
+  | { role: 'hold'; buffer: SharedArrayBuffer; slot: number }
+  /** Die holding overflow reservations: reserve `slots` overflow slots (step 1 of the protocol), post 'holding', block. */
+  | { role: 'reserve'; buffer: SharedArrayBuffer; slots: number };
 
 export type ScriptStep = { op: 'set'; pod: number; version: number; ts: number } | { op: 'updateTime'; ts: number } | { op: 'names'; pods: number };
 
@@ -46,7 +60,11 @@ async function main(): Promise<WorkerReport | undefined> {
   switch (data.role) {
     case 'writer': {
       for (const v of data.versions) {
-        for (let p = 0; p < data.pods; p++) writer.set(podUid(p), typicalPodStatus(p, v), null, v);
+        for (let p = 0; p < data.pods; p++) {
+          // Deleting pod p now and then frees its head and chain under readers' feet.
+          if (data.deletes && (v + p) % 17 === 0) writer.delete(podUid(p));
+          else writer.set(podUid(p), statusAt(p, v, data.wide), null, v);
+        }
         writer.updateTime(v);
         checks++;
       }
@@ -63,10 +81,10 @@ async function main(): Promise<WorkerReport | undefined> {
           checks++;
           const v = versionOf(e.status.name);
           seen.add(v);
-          if (!isDeepStrictEqual(e.status, typicalPodStatus(p, v)) || e.timestampMs !== v || e.error !== null) {
+          if (!isDeepStrictEqual(e.status, statusAt(p, v, data.wide)) || e.timestampMs !== v || e.error !== null) {
             violations.push(`pod ${p}: torn or mismatched entry at version ${v} ts ${e.timestampMs}`);
           }
-          if (v < (last[p] ?? -1)) violations.push(`pod ${p}: version went back ${last[p]} -> ${v}`);
+          if (v < (last[p] ?? -1) && !data.deletes) violations.push(`pod ${p}: version went back ${last[p]} -> ${v}`);
           last[p] = v;
           if (violations.length > 10) return { checks, violations, versionsSeen: seen.size };
         }
@@ -108,6 +126,13 @@ async function main(): Promise<WorkerReport | undefined> {
       Atomics.add(i32, base / 4, 1);
       new Uint8Array(data.buffer, base + S.PAYLOAD, 16).fill(0xff);
       if (Atomics.compareExchange(i32, H.ALLOC_LOCK, 0, threadId + 1) !== 0) throw new Error('alloc already locked');
+      port.postMessage('holding');
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+      return undefined;
+    }
+    case 'reserve': {
+      const l = readLayout(data.buffer);
+      reserveOverflow(new PodCacheView(data.buffer, l), data.slots);
       port.postMessage('holding');
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
       return undefined;

@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { createPodCache } from '../../../src/shared/pod-cache/pod-cache-create.js';
 import { CacheError } from '../../../src/shared/pod-cache/pod-cache-errors.js';
-import { podUid, typicalPodStatus } from './pod-status-fixtures.js';
+import { podUid, typicalPodStatus, wideStatus } from './pod-status-fixtures.js';
 import type { WorkerRole } from './cache-thread-worker.js';
 
 const WORKER = new URL('./cache-thread-worker.js', import.meta.url);
@@ -78,4 +78,36 @@ test('a thread dead inside a grown slot: recovery covers the slots added by grow
   for (let p = 40; p < 64; p++) c.writer.set(podUid(p), typicalPodStatus(p, 1), null, 11);
   assert.equal(c.reader.stats().slotsUsed, 64);
   assert.equal(c.reader.uids().length, 64);
+});
+
+test('a thread dead holding overflow reservations (or mid-write of a chained entry): recovery frees what no head reaches', async () => {
+  const c = createPodCache({ capacity: 4, maxCapacity: 64, bytesPerSlot: 1024 });
+  const big = wideStatus(0, 1, 12);
+  assert.equal(c.writer.set(podUid(0), big, null, 10), 'stored');
+  const chained = c.reader.stats().overflowSlots;
+  assert.ok(chained > 0);
+  const worker = new Worker(WORKER, { workerData: { role: 'reserve', buffer: c.buffer, slots: 5 } satisfies WorkerRole });
+  const [msg] = (await Promise.race([once(worker, 'message'), once(worker, 'error').then(([e]) => Promise.reject(e as Error))])) as [string];
+  assert.equal(msg, 'holding');
+  assert.equal(c.reader.stats().overflowSlots, chained + 5, 'reserved while the thread lives');
+  const deadId = worker.threadId;
+  await worker.terminate();
+  assert.equal(c.recoverThread(deadId), 5, 'five reservation markers');
+  assert.equal(c.reader.stats().overflowSlots, chained, 'the dead reservations are free again; the live chain is kept');
+  assert.deepEqual(c.reader.get(podUid(0)), { status: big, error: null, timestampMs: 10 });
+
+  // A writer dead inside a chained entry's write (head SEQ odd): an error entry without a chain.
+  const holder = new Worker(WORKER, { workerData: { role: 'hold', buffer: c.buffer, slot: 0 } satisfies WorkerRole });
+  const [held] = (await Promise.race([once(holder, 'message'), once(holder, 'error').then(([e]) => Promise.reject(e as Error))])) as [string];
+  assert.equal(held, 'holding');
+  const holderId = holder.threadId;
+  await holder.terminate();
+  assert.equal(c.recoverThread(holderId), 2);
+  assert.equal(c.reader.get(podUid(0))?.error?.code, 'ERR_CACHE_WRITER_DIED');
+  assert.equal(c.reader.stats().overflowSlots, 0, 'its cut chain went back to FREE');
+  // Every slot is usable again.
+  assert.equal(c.writer.set(podUid(0), big, null, 11), 'stored');
+  assert.deepEqual(c.reader.get(podUid(0))?.status, big);
+  for (let p = 1; p < 20; p++) c.writer.set(podUid(p), wideStatus(p, 0, 3), null, 11);
+  for (let p = 1; p < 20; p++) assert.deepEqual(c.reader.get(podUid(p))?.status, wideStatus(p, 0, 3));
 });

@@ -4,7 +4,7 @@ import { attachPodCache, createPodCache } from '../../../src/shared/pod-cache/po
 import { CacheError, type CacheErrorCode } from '../../../src/shared/pod-cache/pod-cache-errors.js';
 import type { CacheEntry } from '../../../src/shared/pod-cache/pod-cache.js';
 import { emptyPodStatus } from '../../../src/shared/pod-cache/runtime-pod-status.js';
-import { container, podUid, typicalPodStatus } from './pod-status-fixtures.js';
+import { container, podUid, typicalPodStatus, wideStatus } from './pod-status-fixtures.js';
 
 const hasCode = (code: CacheErrorCode) => (e: unknown): boolean => e instanceof CacheError && e.code === code;
 
@@ -166,10 +166,10 @@ test('while the PLEG could not store every pod, a pod without an entry is unknow
   assert.equal(reader.stats().unstored, 0);
 });
 
-test('a status larger than the slot even trimmed is stored as an ERR_CACHE_ENTRY_TOO_LARGE entry, never truncated', () => {
+test('a status larger than the slot even trimmed is stored as an ERR_CACHE_ENTRY_TOO_LARGE entry past maxEntryBytes, never truncated', () => {
   // What pod workers do with that entry (skip the sync) is asserted on the product path in
   // test/unit/workers/pod-workers-cache-limits.test.ts.
-  const { reader, writer } = createPodCache({ capacity: 2, bytesPerSlot: 1024 });
+  const { reader, writer } = createPodCache({ capacity: 2, maxCapacity: 64, bytesPerSlot: 1024, maxEntryBytes: 2048 });
   const uid = podUid(1);
   writer.set(uid, typicalPodStatus(1, 0), null, 10);
   const big = typicalPodStatus(1, 2);
@@ -180,11 +180,56 @@ test('a status larger than the slot even trimmed is stored as an ERR_CACHE_ENTRY
   assert.equal(e?.timestampMs, 20);
   assert.equal(e?.error?.code, 'ERR_CACHE_ENTRY_TOO_LARGE');
   assert.deepEqual(e?.status, emptyPodStatus(uid, big.name, big.namespace));
-  assert.deepEqual({ oversize: reader.stats().oversizeTotal, trimmed: reader.stats().trimmedTotal }, { oversize: 1, trimmed: 0 });
+  assert.deepEqual({ oversize: reader.stats().oversizeTotal, trimmed: reader.stats().trimmedTotal, overflow: reader.stats().overflowSlots }, { oversize: 1, trimmed: 0, overflow: 0 });
+});
+
+test('a status whose overflow slots the cache cannot give (at its maximum) is an ERR_CACHE_ENTRY_TOO_LARGE entry; nothing reserved leaks', () => {
+  const { reader, writer } = createPodCache({ capacity: 4, bytesPerSlot: 1024 });
+  const uid = podUid(1);
+  for (let p = 2; p <= 4; p++) writer.set(podUid(p), typicalPodStatus(p, 0), null, 5);
+  // 8 containers: ~2.5 KB, a head and two overflow slots; one slot is free.
+  const big = wideStatus(1, 0, 8);
+  assert.equal(writer.set(uid, big, null, 20), 'oversize');
+  assert.equal(reader.get(uid)?.error?.code, 'ERR_CACHE_ENTRY_TOO_LARGE');
+  assert.deepEqual({ used: reader.stats().slotsUsed, overflow: reader.stats().overflowSlots, oversize: reader.stats().oversizeTotal }, { used: 4, overflow: 0, oversize: 1 });
+  // Room again (two pods are gone): the next write stores the whole status.
+  writer.delete(podUid(2));
+  writer.delete(podUid(3));
+  assert.equal(writer.set(uid, big, null, 30), 'stored');
+  assert.deepEqual(reader.get(uid), { status: big, error: null, timestampMs: 30 });
+  assert.deepEqual({ used: reader.stats().slotsUsed, overflow: reader.stats().overflowSlots }, { used: 2, overflow: 2 });
+});
+
+test('statuses of 14, 50, 200 and 2,000 containers are stored whole across overflow slots, grow, shrink and free their chain', () => {
+  const { reader, writer } = createPodCache({ capacity: 4, maxCapacity: 16_384 });
+  const uid = podUid(7);
+  let ts = 1;
+  for (const n of [14, 50, 200, 2000, 50, 14, 1, 200]) {
+    const st = wideStatus(7, n, n);
+    assert.equal(writer.set(uid, st, null, ts), 'stored', `${n} containers`);
+    const e = reader.get(uid);
+    assert.deepEqual(e, { status: st, error: null, timestampMs: ts }, `${n} containers read back whole`);
+    const stats = reader.stats();
+    assert.equal(stats.slotsUsed, 1);
+    assert.ok(n > 8 ? stats.overflowSlots > 0 : stats.overflowSlots === 0, `${n}: overflow slots ${stats.overflowSlots}`);
+    ts++;
+  }
+  // Another pod's entries reuse freed overflow slots and never see this pod's bytes.
+  writer.set(podUid(8), wideStatus(8, 1, 50), null, ts);
+  assert.deepEqual(reader.get(podUid(8))?.status, wideStatus(8, 1, 50));
+  assert.deepEqual(reader.get(uid)?.status, wideStatus(7, 200, 200));
+  writer.delete(uid);
+  writer.delete(podUid(8));
+  assert.deepEqual({ used: reader.stats().slotsUsed, overflow: reader.stats().overflowSlots, bytes: reader.stats().bytesUsed }, { used: 0, overflow: 0, bytes: 0 });
+  assert.equal(reader.stats().oversizeTotal, 0);
+  // Every slot is free again: a cache of this capacity holds that many small pods.
+  const cap = reader.stats().capacity;
+  for (let p = 0; p < cap; p++) writer.set(podUid(100 + p), typicalPodStatus(100 + p, 0), null, ts);
+  assert.equal(reader.stats().slotsUsed, cap);
 });
 
 test('a status too large only for its old exited instances is stored trimmed: newest two per name, every live object', () => {
-  const { reader, writer } = createPodCache({ capacity: 2, bytesPerSlot: 2048 });
+  const { reader, writer } = createPodCache({ capacity: 2, maxCapacity: 8, bytesPerSlot: 1024, maxEntryBytes: 2048 });
   const uid = podUid(1);
   const st = typicalPodStatus(1, 0); // c0 and c1 running in sandbox s
   const sb = st.sandboxes[0]!;

@@ -49,3 +49,14 @@ export function typicalPodStatus(pod: number, version = 0): RuntimePodStatus {
 export function podUid(pod: number): string {
   return `${hex(pod, 8)}-1111-4000-8000-000000000000`;
 }
+
+/**
+ * typicalPodStatus(pod, version) with `containers` running containers in all (c0 … c{n-1}):
+ * a pod of many containers whose every field still embeds the version (torn reads show).
+ */
+export function wideStatus(pod: number, version: number, containers: number): RuntimePodStatus {
+  const st = typicalPodStatus(pod, version);
+  const sb = st.sandboxes[0]!;
+  st.containers = Array.from({ length: containers }, (_, k) => ({ ...container(pod, k, version, sb.id), id: hex(pod * 1_000_000 + k * 1000 + version), name: `c${k}-v${version}`, state: 'CONTAINER_RUNNING' as const }));
+  return st;
+}

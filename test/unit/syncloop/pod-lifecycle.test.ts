@@ -111,6 +111,16 @@ test('housekeeping kills runtime pods no source wants, but only once every sourc
   assert.equal(sent[0]?.kill?.keepLogs, true);
 });
 
+test('housekeeping kills an orphan whose cache entry holds an error (its objects are unknown, not absent)', () => {
+  const { lc, sent, cache } = setup();
+  const placeholder = emptyPodStatus('big', 'wide', 'default');
+  cache.set('big', { status: placeholder, error: { code: 'ERR_CACHE_ENTRY_TOO_LARGE', message: 'too large' }, timestampMs: 1 });
+  cache.set('empty', { status: emptyPodStatus('empty'), error: null, timestampMs: 1 });
+  lc.handlePlegEvents([{ id: 'big', type: 'ContainerStarted', data: 'c' }, { id: 'empty', type: 'ContainerDied', data: 'c' }]);
+  lc.housekeeping();
+  assert.deepEqual(sent.map((m) => [m.uid, m.kill?.reason, m.pod.metadata?.name]), [['big', 'orphaned', 'wide']], 'the error entry is killed; the entry without objects is not');
+});
+
 test('housekeeping does not kill a just-removed pod again from a relist that began before its removal', () => {
   const { lc, sent, cache } = setup();
   const sandboxed = { ...emptyPodStatus('a', 'p-a', 'default'), sandboxes: [{ id: 's', state: 'SANDBOX_NOTREADY' as const, createdAtNs: '1', attempt: 0, ip: '', ips: [], hostNetwork: true }] };
