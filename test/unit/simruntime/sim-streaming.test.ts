@@ -1,0 +1,221 @@
+/**
+ * The simulated runtime's CRI streaming server end to end over SPDY/3.1 (the transport
+ * kube-apiserver uses towards kubelets): CRI Exec/Attach/PortForward answer URLs; a SPDY client
+ * (test/harness/spdy-test-client.ts) upgrades and speaks the kubelet's channel protocols.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { CriError } from '../../../src/shared/cri/cri-errors.js';
+
+const isCriError = (e: unknown): e is CriError => e instanceof CriError;
+import { encodeSynStream } from '../../../src/simruntime/spdy/spdy-frames.js';
+import { openRemoteCommand, spdyUpgrade, type SpdyTestClient } from '../../harness/spdy-test-client.js';
+import { runPod, startHarness, type Harness } from './sim-harness.js';
+
+const V4 = ['v4.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io', 'channel.k8s.io'];
+const WAIT = 10_000;
+
+async function execSession(h: Harness, containerId: string, cmd: string[], f: { stdin?: boolean; stdout?: boolean; stderr?: boolean; tty?: boolean }): Promise<{ c: SpdyTestClient; s: ReturnType<typeof openRemoteCommand>; protocol: string | string[] | undefined }> {
+  const url = await h.client.exec({ containerId, cmd, tty: f.tty ?? false, stdin: f.stdin ?? false, stdout: f.stdout ?? false, stderr: f.stderr ?? false });
+  assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/exec\/[A-Za-z0-9_-]+$/);
+  const up = await spdyUpgrade(url, { protocols: V4 });
+  assert.equal(up.status, 101, up.body);
+  const c = up.client!;
+  return { c, s: openRemoteCommand(c, f), protocol: up.headers['x-stream-protocol-version'] };
+}
+
+test('exec: stdout, stderr and a non-zero exit as the v4 status on the error stream', async () => {
+  const h = await startHarness();
+  try {
+    const { containerId } = await runPod(h, ['sleep', '1000']);
+    const { c, s, protocol } = await execSession(h, containerId, ['sh', '-c', 'echo hi; echo oops >&2; exit 3'], { stdout: true, stderr: true });
+    assert.equal(protocol, 'v4.channel.k8s.io');
+    await c.until(() => s['error']!.ended && c.goaway, WAIT, 'the error stream to end and GOAWAY');
+    assert.equal(s['stdout']!.data.toString(), 'hi\n');
+    assert.equal(s['stderr']!.data.toString(), 'oops\n');
+    assert.ok(s['stdout']!.ended && s['stderr']!.ended);
+    assert.deepEqual(JSON.parse(s['error']!.data.toString()), {
+      metadata: {},
+      status: 'Failure',
+      message: 'command terminated with non-zero exit code: error executing command [sh -c echo hi; echo oops >&2; exit 3], exit code 3',
+      reason: 'NonZeroExitCode',
+      details: { causes: [{ reason: 'ExitCode', message: '3' }] },
+    });
+    c.close();
+  } finally {
+    await h.close();
+  }
+});
+
+test('exec -i cat: stdin reaches stdout; its FIN ends the command with Success', async () => {
+  const h = await startHarness();
+  try {
+    const { containerId } = await runPod(h, ['sleep', '1000']);
+    const { c, s } = await execSession(h, containerId, ['cat'], { stdin: true, stdout: true, stderr: true });
+    await c.until(() => s['stdin']!.replied && s['stdout']!.replied, WAIT, 'replies');
+    c.send(s['stdin']!, 'hello ');
+    await c.until(() => s['stdout']!.data.toString() === 'hello ', WAIT, 'the echo of the first chunk');
+    c.send(s['stdin']!, 'world\n', true);
+    await c.until(() => s['error']!.ended, WAIT, 'the end');
+    assert.equal(s['stdout']!.data.toString(), 'hello world\n');
+    assert.deepEqual(JSON.parse(s['error']!.data.toString()), { metadata: {}, status: 'Success' });
+    c.close();
+  } finally {
+    await h.close();
+  }
+});
+
+test('exec -t: CRLF output; garbage on the resize stream resets that stream and the exec goes on', async () => {
+  const h = await startHarness({ reportError: () => {} });
+  try {
+    const { containerId } = await runPod(h, ['sleep', '1000']);
+    const { c, s } = await execSession(h, containerId, ['cat'], { stdin: true, stdout: true, tty: true });
+    await c.until(() => s['resize']!.replied && s['stdin']!.replied, WAIT, 'replies');
+    c.send(s['resize']!, '{"Width":120,"Height":40}{"Width":"x"}}}garbage');
+    await c.until(() => s['resize']!.reset !== undefined, WAIT, 'the resize stream reset');
+    c.send(s['stdin']!, 'one\ntwo\n', true);
+    await c.until(() => s['error']!.ended, WAIT, 'the end');
+    assert.equal(s['stdout']!.data.toString(), 'one\r\ntwo\r\n');
+    assert.deepEqual(JSON.parse(s['error']!.data.toString()), { metadata: {}, status: 'Success' });
+    c.close();
+  } finally {
+    await h.close();
+  }
+});
+
+test('exec of a missing executable: InternalError status with containerd\'s message', async () => {
+  const h = await startHarness();
+  try {
+    const { containerId } = await runPod(h, ['sleep', '1000']);
+    const { c, s } = await execSession(h, containerId, ['/nonexistent'], { stdout: true });
+    await c.until(() => s['error']!.ended, WAIT, 'the end');
+    const st = JSON.parse(s['error']!.data.toString()) as { reason: string; code: number; message: string };
+    assert.equal(st.reason, 'InternalError');
+    assert.equal(st.code, 500);
+    assert.match(st.message, /^Internal error occurred: error executing command in container: failed to exec in container: .*exec: "\/nonexistent": executable file not found in \$PATH: unknown$/);
+    c.close();
+  } finally {
+    await h.close();
+  }
+});
+
+test('tokens are single use; a bad URL is 404; no or unknown protocols are 400 / 403; CRI validation errors', async () => {
+  const h = await startHarness();
+  try {
+    const { containerId, sandboxId } = await runPod(h, ['sleep', '1000']);
+    const url = await h.client.exec({ containerId, cmd: ['true'], tty: false, stdin: false, stdout: true, stderr: false });
+    const none = await spdyUpgrade(url, { protocols: [] });
+    assert.equal(none.status, 400);
+    assert.match(none.body, /X-Stream-Protocol-Version is required/);
+    const again = await spdyUpgrade(url, { protocols: V4 });
+    assert.equal(again.status, 404, 'the token was consumed by the first attempt');
+    const url2 = await h.client.exec({ containerId, cmd: ['true'], tty: false, stdin: false, stdout: true, stderr: false });
+    const bad = await spdyUpgrade(url2, { protocols: ['v9.channel.k8s.io'] });
+    assert.equal(bad.status, 403);
+    assert.match(bad.body, /unable to negotiate protocol/);
+    assert.equal((await spdyUpgrade(url2.replace(/exec\/.*/, 'exec/nope'), { protocols: V4 })).status, 404);
+    await assert.rejects(h.client.exec({ containerId, cmd: ['true'], tty: true, stdin: false, stdout: true, stderr: true }), (e: unknown) => isCriError(e) && e.code === 'ERR_CRI_INVALID_ARGUMENT' && /tty and stderr cannot both be true/.test(e.message));
+    await assert.rejects(h.client.exec({ containerId, cmd: ['true'], tty: false, stdin: false, stdout: false, stderr: false }), (e: unknown) => isCriError(e) && e.code === 'ERR_CRI_INVALID_ARGUMENT');
+    await assert.rejects(h.client.exec({ containerId: 'nope', cmd: ['true'], tty: false, stdin: false, stdout: true, stderr: false }), (e: unknown) => isCriError(e) && e.code === 'ERR_CRI_NOT_FOUND');
+    await assert.rejects(h.client.portForward({ podSandboxId: 'nope', port: [80] }), (e: unknown) => isCriError(e) && e.code === 'ERR_CRI_NOT_FOUND');
+    assert.match(await h.client.portForward({ podSandboxId: sandboxId, port: [] }), /\/portforward\//);
+  } finally {
+    await h.close();
+  }
+});
+
+test('port-forward: bytes travel both ways to a listener `nc -l -p 8080` opened in the sandbox; ports 0 and 70000 are refused', async () => {
+  const h = await startHarness();
+  try {
+    const { containerId, sandboxId } = await runPod(h, ['sleep', '1000']);
+    const nc = await execSession(h, containerId, ['nc', '-l', '-p', '8080'], { stdin: true, stdout: true, stderr: true });
+    const deadline = Date.now() + WAIT;
+    while (h.rt.ports.lookup(sandboxId, 8080) === undefined) {
+      assert.ok(Date.now() < deadline, 'nc registers port 8080');
+      await new Promise((r) => setImmediate(r));
+    }
+    const url = await h.client.portForward({ podSandboxId: sandboxId, port: [8080] });
+    const up = await spdyUpgrade(url, { protocols: ['portforward.k8s.io'] });
+    assert.equal(up.status, 101, up.body);
+    assert.equal(up.headers['x-stream-protocol-version'], 'portforward.k8s.io');
+    const pf = up.client!;
+    const zero = pf.open([['streamType', 'error'], ['port', '0'], ['requestID', '9']]);
+    const big = pf.open([['streamType', 'data'], ['port', '70000'], ['requestID', '9']]);
+    const err = pf.open([['streamType', 'error'], ['port', '8080'], ['requestID', '0']]);
+    const data = pf.open([['streamType', 'data'], ['port', '8080'], ['requestID', '0']]);
+    await pf.until(() => zero.reset !== undefined && big.reset !== undefined, WAIT, 'the bad ports reset');
+    await pf.until(() => data.replied && err.replied, WAIT, 'the pair replied');
+    pf.send(data, 'ping\n');
+    await nc.c.until(() => nc.s['stdout']!.data.toString() === 'ping\n', WAIT, 'ping at the listener');
+    nc.c.send(nc.s['stdin']!, 'pong\n');
+    await pf.until(() => data.data.toString() === 'pong\n', WAIT, 'pong back through the forward');
+    pf.send(data, '', true); // client closes its side: nc's connection ends, nc exits 0
+    await nc.c.until(() => nc.s['error']!.ended, WAIT, 'nc to exit');
+    assert.deepEqual(JSON.parse(nc.s['error']!.data.toString()), { metadata: {}, status: 'Success' });
+    await pf.until(() => data.ended, WAIT, 'the data stream to end');
+    assert.equal(err.data.length, 0, 'no error on a good forward');
+    // Nothing listens any more: the error stream says so.
+    const err2 = pf.open([['streamType', 'error'], ['port', '8080'], ['requestID', '1']]);
+    pf.open([['streamType', 'data'], ['port', '8080'], ['requestID', '1']]);
+    await pf.until(() => err2.ended, WAIT, 'the refusal');
+    assert.match(err2.data.toString(), /^error forwarding port 8080 to pod [0-9a-f]+, uid : .*connection refused$/);
+    pf.close();
+    nc.c.close();
+  } finally {
+    await h.close();
+  }
+});
+
+test('attach: the container\'s output after attaching arrives; its exit ends the session with Success', async () => {
+  const h = await startHarness();
+  try {
+    const { containerId } = await runPod(h, ['sh', '-c', 'echo before; sleep 10; echo after; sleep 10; exit 4']);
+    h.clock.step(1); // "before" is written before anyone attaches
+    const url = await h.client.attach({ containerId, tty: false, stdin: false, stdout: true, stderr: true });
+    const up = await spdyUpgrade(url, { protocols: V4 });
+    const c = up.client!;
+    const s = openRemoteCommand(c, { stdout: true, stderr: true });
+    await c.until(() => s['stdout']!.replied && s['stderr']!.replied && s['error']!.replied, WAIT, 'replies');
+    // Streams are all there, so the tap is on: step the clock past "after" and the exit.
+    h.clock.step(9_999);
+    await c.until(() => s['stdout']!.data.toString() === 'after\n', WAIT, 'output after attaching');
+    h.clock.step(10_000);
+    await c.until(() => s['error']!.ended, WAIT, 'the end at the container\'s exit');
+    assert.deepEqual(JSON.parse(s['error']!.data.toString()), { metadata: {}, status: 'Success' });
+    c.close();
+  } finally {
+    await h.close();
+  }
+});
+
+test('a malformed frame ends the session with GOAWAY; too many streams are refused', async () => {
+  const h = await startHarness();
+  try {
+    const { containerId } = await runPod(h, ['sleep', '1000']);
+    const { c } = await execSession(h, containerId, ['cat'], { stdin: true, stdout: true });
+    // A SYN_STREAM whose header block is not zlib: the session ends.
+    c.raw(encodeSynStream(101, Buffer.from('not zlib at all')));
+    await c.until(() => c.goaway && c.closed, WAIT, 'GOAWAY and close');
+  } finally {
+    await h.close();
+  }
+});
+
+test('an idle session that never reads does not hold the server after close; sockets are freed', async () => {
+  const h = await startHarness();
+  try {
+    const { containerId } = await runPod(h, ['sleep', '1000']);
+    const { c } = await execSession(h, containerId, ['sleep', '100'], { stdout: true });
+    await c.until(() => h.rt.streamingSessions === 1, WAIT, 'one session');
+    c.close();
+    const deadline = Date.now() + WAIT;
+    while (h.rt.streamingSessions !== 0) {
+      assert.ok(Date.now() < deadline, 'the session is released after the client went away');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    void net;
+  } finally {
+    await h.close();
+  }
+});
