@@ -32,7 +32,9 @@ export const WS_REMOTECOMMAND_PROTOCOLS: readonly string[] = Object.freeze([
 ]);
 export const WS_PORTFORWARD_PROTOCOLS: readonly string[] = Object.freeze(['v4.channel.k8s.io', 'v4.base64.channel.k8s.io']);
 
-const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+/** The sub-protocol chosen for each request before the handshake (ws asks handleProtocols). */
+const chosen = new WeakMap<http.IncomingMessage, string>();
+const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES, handleProtocols: (_offered, req) => chosen.get(req) ?? false });
 
 export interface ServeWebSocketArgs {
   req: http.IncomingMessage;
@@ -64,6 +66,7 @@ export function serveWebSocket(a: ServeWebSocketArgs): { end: () => void; done: 
     resolveDone();
     return { end: () => a.socket.destroy(), done };
   }
+  chosen.set(a.req, protocol);
   wss.handleUpgrade(a.req, a.socket, a.head, (sock) => {
     ws = sock;
     sock.on('close', () => resolveDone());

@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
+import { WebSocket } from 'ws';
 import { CriError } from '../../../src/shared/cri/cri-errors.js';
 
 const isCriError = (e: unknown): e is CriError => e instanceof CriError;
@@ -215,6 +216,69 @@ test('an idle session that never reads does not hold the server after close; soc
       await new Promise((r) => setTimeout(r, 10));
     }
     void net;
+  } finally {
+    await h.close();
+  }
+});
+
+/** Opens a WebSocket to a streaming URL with `protocols`; collects messages. */
+async function wsOpen(url: string, protocols: string[]): Promise<{ ws: WebSocket; messages: Buffer[]; closed: Promise<number>; protocol: string }> {
+  const ws = new WebSocket(url.replace(/^http/, 'ws'), protocols);
+  const messages: Buffer[] = [];
+  ws.on('message', (d) => messages.push(Buffer.from(d)));
+  const closed = new Promise<number>((r) => ws.on('close', (code) => r(code)));
+  await new Promise<void>((resolve, reject) => {
+    ws.on('open', () => resolve());
+    ws.on('error', reject);
+  });
+  return { ws, messages, closed, protocol: ws.protocol };
+}
+
+function channel(messages: Buffer[], ch: number): string {
+  return Buffer.concat(messages.filter((m) => m[0] === ch).map((m) => m.subarray(1))).toString();
+}
+
+test('WebSocket v5.channel.k8s.io (kubectl ≥ 1.30): exec prints on channel 1 and reports exit 3 on channel 3; stdin closes with [255, 0]', async () => {
+  const h = await startHarness();
+  try {
+    const { containerId } = await runPod(h, ['sleep', '1000']);
+    const url = await h.client.exec({ containerId, cmd: ['sh', '-c', 'echo hi; exit 3'], tty: false, stdin: false, stdout: true, stderr: true });
+    const a = await wsOpen(url, ['v5.channel.k8s.io']);
+    assert.equal(a.protocol, 'v5.channel.k8s.io');
+    assert.equal(await a.closed, 1000);
+    assert.equal(channel(a.messages, 1), 'hi\n');
+    const st = JSON.parse(channel(a.messages, 3)) as { reason: string; details: { causes: unknown[] } };
+    assert.equal(st.reason, 'NonZeroExitCode');
+    assert.deepEqual(st.details.causes, [{ reason: 'ExitCode', message: '3' }]);
+
+    const url2 = await h.client.exec({ containerId, cmd: ['cat'], tty: false, stdin: true, stdout: true, stderr: false });
+    const b = await wsOpen(url2, ['v5.channel.k8s.io', 'v4.channel.k8s.io']);
+    b.ws.send(Buffer.concat([Buffer.from([0]), Buffer.from('typed\n')]));
+    b.ws.send(Buffer.from([255, 0]));
+    assert.equal(await b.closed, 1000);
+    assert.equal(channel(b.messages, 1), 'typed\n');
+    assert.deepEqual(JSON.parse(channel(b.messages, 3)), { metadata: {}, status: 'Success' });
+
+    const url3 = await h.client.exec({ containerId, cmd: ['echo', 'b64'], tty: false, stdin: false, stdout: true, stderr: false });
+    const c = await wsOpen(url3, ['base64.channel.k8s.io']);
+    assert.equal(c.protocol, 'base64.channel.k8s.io');
+    await c.closed;
+    const out = c.messages.filter((m) => m[0] === 0x31).map((m) => Buffer.from(m.subarray(1).toString(), 'base64').toString()).join('');
+    assert.equal(out, 'b64\n');
+  } finally {
+    await h.close();
+  }
+});
+
+test('WebSocket: an unsupported sub-protocol (kubectl\'s SPDY-over-WebSocket port-forward tunnel) is refused with 400, so clients fall back to SPDY', async () => {
+  const h = await startHarness();
+  try {
+    const { sandboxId } = await runPod(h, ['sleep', '1000']);
+    const url = await h.client.portForward({ podSandboxId: sandboxId, port: [8080] });
+    const r = await spdyUpgrade(url + '?port=8080', { protocols: [], method: 'GET', headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', 'Sec-WebSocket-Protocol': 'SPDY/3.1+portforward.k8s.io' } });
+    const status = r.status;
+    assert.match(r.body, /no supported sub-protocol/);
+    assert.equal(status, 400);
   } finally {
     await h.close();
   }
