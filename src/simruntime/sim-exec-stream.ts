@@ -5,11 +5,15 @@
  * What runs, by argv (after the same image lookup as ExecSync, so a missing executable fails
  * with containerd's "executable file not found" message):
  *   - `cat` / `cat -`              stdin → stdout until stdin ends; exit 0;
- *   - `cat FILE...`                the container's mounted files (sim-mounts.ts);
+ *   - `cat FILE...`                files written into the container, else its mounted files
+ *                                  (sim-mounts.ts);
  *   - `sh` / `ash` (no script)     reads its script from stdin, runs it at EOF (sim-shell.ts);
- *   - `nc -l [-k] -p PORT`         listens on the sandbox's PORT (sim-ports.ts) — a real
+ *   - `nc -l [-k] [-v] -p PORT`    listens on the sandbox's PORT (sim-ports.ts) — a real
  *                                  loopback TCP listener — and joins one connection (each, with
- *                                  -k) to stdin/stdout;
+ *                                  -k) to stdin/stdout; -v says "listening on [::]:PORT ..." on
+ *                                  stderr once it listens, as busybox does;
+ *   - `tar -xmf - [-C DIR]`, `tar cf - PATH…`, `test -d|-e|-f PATH`: over the container's
+ *                                  in-memory files (sim-fs-builtins.ts) — what `kubectl cp` runs;
  *   - `tty`                        prints /dev/pts/0 with a tty, "not a tty" (exit 1) without;
  *   - anything else                its timeline (sim-shell.ts) played on the clock: output at
  *                                  its offsets, exit at its end; one that never exits runs until
@@ -23,6 +27,8 @@ import net from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import type { Clock, TimerHandle } from '../shared/clock/clock.js';
 import type { Mount } from '../shared/cri/cri-types.js';
+import type { ContainerFs } from './sim-container-files.js';
+import { parseTarArgs, simTarCreate, simTarExtract, simTest } from './sim-fs-builtins.js';
 import { catArgs, simCat } from './sim-mounts.js';
 import type { SimPortRegistry } from './sim-ports.js';
 import { resolveArgv, type Env } from './sim-shell.js';
@@ -48,6 +54,8 @@ export interface ExecTarget {
   sandboxId: string;
   env: Env;
   mounts: readonly Mount[];
+  /** The container's own files (written by `tar -x`). */
+  files: ContainerFs;
 }
 
 export type ExecOutcome =
@@ -79,6 +87,13 @@ export function runStreamingExec(d: StreamingExecDeps, target: ExecTarget, argv:
   const args = argv.slice(1);
   if (name === 'cat' && (args.length === 0 || (args.length === 1 && args[0] === '-'))) return catStdin(io, out);
   const files = catArgs(argv);
+  if (files !== undefined && files.every((f) => target.files.stat(f)?.type === 'file')) {
+    for (const f of files) {
+      const n = target.files.stat(f);
+      if (n?.type === 'file') out(n.data);
+    }
+    return Promise.resolve({ kind: 'exited', code: 0 });
+  }
   if (files !== undefined) {
     const r = simCat(target.mounts, files);
     out(r.stdout);
@@ -86,6 +101,25 @@ export function runStreamingExec(d: StreamingExecDeps, target: ExecTarget, argv:
     return Promise.resolve({ kind: 'exited', code: r.exitCode });
   }
   if ((name === 'sh' || name === 'ash') && args.length === 0) return shFromStdin(d, target, io);
+  if (name === 'test' || name === '[') {
+    const r = simTest(target.files, name === '[' && args.at(-1) === ']' ? args.slice(0, -1) : args);
+    if (r !== undefined) return Promise.resolve({ kind: 'exited', code: r.code });
+  }
+  if (name === 'tar') {
+    const t = parseTarArgs(args);
+    if (typeof t === 'string') {
+      err(`tar: ${t}\n`);
+      return Promise.resolve({ kind: 'exited', code: 1 });
+    }
+    const nowSec = Math.floor(d.clock.now() / 1000);
+    const done = (r: { code: number; stdout?: Buffer; stderr?: string }): ExecOutcome => {
+      if (r.stdout !== undefined) out(r.stdout);
+      if (r.stderr) err(r.stderr);
+      return { kind: 'exited', code: r.code };
+    };
+    if (t.mode === 'c') return Promise.resolve(done(simTarCreate(target.files, t)));
+    return simTarExtract(target.files, t, io.stdin, nowSec, io.signal).then(done);
+  }
   if (name === 'tty') {
     if (io.tty) out('/dev/pts/0\n');
     else out('not a tty\n');
@@ -233,12 +267,14 @@ function playTimeline(clock: Clock, timeline: import('./sim-shell.js').Timeline,
 export interface NcListen {
   port: number;
   keep: boolean;
+  verbose: boolean;
 }
 
 /** `nc -l [-k] -p PORT` (also `-lp PORT`, `-lk`); a string is the usage error. */
 export function parseNcListen(args: readonly string[]): NcListen | string | undefined {
   let listen = false;
   let keep = false;
+  let verbose = false;
   let port: string | undefined;
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
@@ -247,6 +283,7 @@ export function parseNcListen(args: readonly string[]): NcListen | string | unde
       const f = a[j];
       if (f === 'l') listen = true;
       else if (f === 'k') keep = true;
+      else if (f === 'v') verbose = true;
       else if (f === 'p') {
         port = j === a.length - 1 ? args[++i] : a.slice(j + 1);
         break;
@@ -255,7 +292,7 @@ export function parseNcListen(args: readonly string[]): NcListen | string | unde
   }
   if (!listen || port === undefined) return undefined;
   if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) return `bad port '${port}'`;
-  return { port: Number(port), keep };
+  return { port: Number(port), keep, verbose };
 }
 
 function ncListen(d: StreamingExecDeps, target: ExecTarget, l: NcListen, io: ExecStreams, out: (b: Buffer) => void, err: (t: string) => void): Promise<ExecOutcome> {
@@ -311,6 +348,7 @@ function ncListen(d: StreamingExecDeps, target: ExecTarget, l: NcListen, io: Exe
         return;
       }
       claimed = true;
+      if (l.verbose) err(`listening on [::]:${l.port} ...\n`);
     });
   });
 }

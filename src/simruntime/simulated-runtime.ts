@@ -32,6 +32,7 @@ import { SimRuntimeCore } from './sim-runtime.js';
 import { buildHandlers, PRE_ENCODED_METHODS, type SimHandlers } from './sim-server.js';
 import { withPreEncoded } from './sim-wire-cache.js';
 import { SimPortRegistry } from './sim-ports.js';
+import { SimContainerFiles } from './sim-container-files.js';
 import { SimStreamServer } from './sim-stream-server.js';
 
 export interface SimulatedRuntimeOptions {
@@ -173,13 +174,14 @@ export class SimulatedRuntime {
 
   async #startStreaming(): Promise<void> {
     const core = this.core;
+    const files = new SimContainerFiles({ live: (id) => core.store.findContainer(id).ok });
     this.#streaming = await SimStreamServer.start({
       clock: this.#clock,
       ports: this.ports,
       execTarget: (id) => {
         const c = core.store.findContainer(id);
         if (!c.ok || c.value.state !== 'CONTAINER_RUNNING') return undefined;
-        return { sandboxId: c.value.sandboxId, env: c.value.env, mounts: c.value.config.mounts ?? [] };
+        return { sandboxId: c.value.sandboxId, env: c.value.env, mounts: c.value.config.mounts ?? [], files: files.of(c.value.id, Math.floor(this.#clock.now() / 1000)) };
       },
       attach: (id, sink) => {
         const c = core.store.findContainer(id);

@@ -11,6 +11,7 @@ import { CriError } from '../../../src/shared/cri/cri-errors.js';
 
 const isCriError = (e: unknown): e is CriError => e instanceof CriError;
 import { encodeSynStream } from '../../../src/simruntime/spdy/spdy-frames.js';
+import { TarReader, writeTar } from '../../../src/simruntime/sim-tar.js';
 import { openRemoteCommand, spdyUpgrade, type SpdyTestClient } from '../../harness/spdy-test-client.js';
 import { runPod, startHarness, type Harness } from './sim-harness.js';
 
@@ -279,6 +280,40 @@ test('WebSocket: an unsupported sub-protocol (kubectl\'s SPDY-over-WebSocket por
     const status = r.status;
     assert.match(r.body, /no supported sub-protocol/);
     assert.equal(status, 400);
+  } finally {
+    await h.close();
+  }
+});
+
+test('kubectl cp\'s commands: `test -d`, `tar -xmf - -C /tmp` from stdin, then `tar cf - /tmp/f.txt` and `cat` give the file back', async () => {
+  const h = await startHarness();
+  try {
+    const { containerId } = await runPod(h, ['sleep', '1000']);
+    const run = async (cmd: string[], stdin?: Buffer): Promise<{ out: Buffer; err: string; status: { status: string; details?: { causes: Array<{ message: string }> } } }> => {
+      const { c, s } = await execSession(h, containerId, cmd, { stdin: stdin !== undefined, stdout: true, stderr: true });
+      if (stdin !== undefined) {
+        await c.until(() => s['stdin']!.replied, WAIT, 'stdin reply');
+        c.send(s['stdin']!, stdin, true);
+      }
+      await c.until(() => s['error']!.ended, WAIT, `${cmd.join(' ')} to end`);
+      c.close();
+      return { out: s['stdout']!.data, err: s['stderr']!.data.toString(), status: JSON.parse(s['error']!.data.toString()) };
+    };
+    assert.equal((await run(['test', '-d', '/tmp'])).status.status, 'Success');
+    assert.equal((await run(['test', '-d', '/tmp/f.txt'])).status.details?.causes[0]?.message, '1');
+    const payload = Buffer.from('copied into the pod\n'.repeat(1000));
+    const x = await run(['tar', '-xmf', '-', '-C', '/tmp'], writeTar([{ type: 'file', name: 'f.txt', mode: 0o644, mtimeSec: 1_700_000_000, data: payload }]));
+    assert.equal(x.status.status, 'Success', x.err);
+    assert.deepEqual((await run(['cat', '/tmp/f.txt'])).out, payload);
+    const c = await run(['tar', 'cf', '-', '/tmp/f.txt']);
+    assert.equal(c.status.status, 'Success', c.err);
+    const entries = new TarReader({ maxEntryBytes: 1 << 20 }).push(c.out);
+    assert.deepEqual(entries.map((e) => e.name), ['tmp/f.txt']);
+    assert.deepEqual(entries[0]!.type === 'file' ? entries[0]!.data : undefined, payload);
+    const missing = await run(['tar', 'cf', '-', '/nope']);
+    assert.match(missing.err, /tar: \/nope: No such file or directory/);
+    const bad = await run(['tar', '-xmf', '-', '-C', '/tmp'], Buffer.alloc(1024, 0x41));
+    assert.match(bad.err, /^tar: invalid checksum field "AAAAAAAA"\n$/);
   } finally {
     await h.close();
   }
