@@ -1,5 +1,5 @@
 /**
- * `kubectl exec` / `exec -i` / `exec -it` / `attach` / `port-forward` through the real API server
+ * `kubectl exec` / `exec -i` / `exec -it` / `attach` / `port-forward` / `cp` through the real API server
  * and the agent's secure port on the simulated runtime (issue 25), and 401/403 for upgrades
  * without credentials or without nodes/proxy. Transcript: shardlet-kubectl-streaming-sim.txt.
  */
@@ -11,7 +11,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { freePort } from './agent-harness.js';
 import { apiPod, clusterSimFixture, coreApi, createPods, isApiRunning, PodWatchRecorder, startClusterAgent } from './cluster-harness.js';
 import { secureArgs, waitForAgentNode } from './kubelet-api-e2e.js';
-import { checkAttach, checkExecExitCode, checkExecStdin, checkExecTty, checkPortForward, checkStreamingAuth, type StreamingScenario } from './streaming-e2e.js';
+import { checkAttach, checkCp, checkExecExitCode, checkExecStdin, checkExecTty, checkPortForward, checkStreamingAuth, type StreamingScenario } from './streaming-e2e.js';
 
 const NS = 'stream-sim';
 const NODE = 'node-stream-sim';
@@ -48,6 +48,14 @@ test('kubectl exec (exit code), exec -i, exec -it, attach, port-forward on the s
   await t.test('exec -it: tty', () => checkExecTty(s));
   await t.test('attach', () => checkAttach(s));
   await t.test('port-forward', () => checkPortForward(s));
+  await t.test('cp both ways', async () => {
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), 'kubectl-cp-'));
+    try {
+      await checkCp(s, work);
+    } finally {
+      fs.rmSync(work, { recursive: true, force: true });
+    }
+  });
   await t.test('401 / 403', async () => {
     const kc = JSON.parse(fs.readFileSync(cp.tokenKubeconfig(NOBODY), 'utf8')) as { users: Array<{ user: { token: string } }> };
     await checkStreamingAuth(port, NS, 'shell', kc.users[0]!.user.token, NOBODY);

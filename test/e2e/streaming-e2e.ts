@@ -7,7 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import type { ControlPlane } from '../harness/apiserver-harness.js';
 import { pollUntil } from '../harness/poll.js';
 import { spdyUpgrade } from '../harness/spdy-test-client.js';
@@ -153,4 +155,20 @@ export async function checkStreamingAuth(port: number, namespace: string, pod: s
   assert.deepEqual([anon.status, anon.body], [401, 'Unauthorized']);
   const forbidden = await spdyUpgrade(url, { protocols: ['v4.channel.k8s.io'], tls, headers: { Authorization: `Bearer ${nobodyToken}` } });
   assert.deepEqual([forbidden.status, forbidden.body], [403, `Forbidden (user=${nobody}, verb=create, resource=nodes, subresource=proxy)`]);
+}
+
+/** `kubectl cp` into the pod and back out: the same bytes (via `tar` in the container). */
+export async function checkCp(s: StreamingScenario, workDir: string): Promise<void> {
+  const local = path.join(workDir, 'to-pod.txt');
+  const back = path.join(workDir, 'from-pod.txt');
+  const content = Array.from({ length: 2000 }, (_, i) => `line ${i} of the file kubectl cp carries\n`).join('');
+  fs.writeFileSync(local, content);
+  const up = await kubectlRecorded(s.cp, s.transcript, ['cp', local, `${s.namespace}/${s.pod}:/tmp/copied.txt`]);
+  assert.equal(up.code, 0, up.stderr);
+  const cat = await s.cp.kubectl(['exec', '-n', s.namespace, s.pod, '--', 'cat', '/tmp/copied.txt'], { timeoutMs: 60_000 });
+  assert.equal(cat.code, 0, cat.stderr);
+  assert.equal(cat.stdout, content, 'the file arrived in the pod');
+  const down = await kubectlRecorded(s.cp, s.transcript, ['cp', `${s.namespace}/${s.pod}:/tmp/copied.txt`, back]);
+  assert.equal(down.code, 0, down.stderr);
+  assert.equal(fs.readFileSync(back, 'utf8'), content, 'the file came back');
 }
