@@ -318,3 +318,22 @@ test('kubectl cp\'s commands: `test -d`, `tar -xmf - -C /tmp` from stdin, then `
     await h.close();
   }
 });
+
+test('a process that never reads stdin: past 4 MiB unread the stdin stream is reset (FLOW_CONTROL_ERROR), the exec goes on; 1,000 more streams opened on the session are each refused with a reset and nothing is kept', async () => {
+  const h = await startHarness();
+  try {
+    const { containerId } = await runPod(h, ['sleep', '1000']);
+    const { c, s } = await execSession(h, containerId, ['sleep', '1000'], { stdin: true, stdout: true });
+    await c.until(() => s['stdin']!.replied, WAIT, 'stdin reply');
+    const chunk = Buffer.alloc(64 * 1024, 1);
+    for (let i = 0; i < 80 && s['stdin']!.reset === undefined; i++) c.send(s['stdin']!, chunk);
+    await c.until(() => s['stdin']!.reset !== undefined, WAIT, 'stdin reset');
+    assert.equal(s['stdin']!.reset, 7);
+    assert.equal(s['error']!.ended, false, 'the exec itself goes on');
+    const extra = Array.from({ length: 1000 }, (_, i) => c.open([['streamType', `junk-${i}`]]));
+    await c.until(() => extra.every((x) => x.reset !== undefined), WAIT, 'every junk stream answered with a reset');
+    c.close();
+  } finally {
+    await h.close();
+  }
+});
