@@ -149,7 +149,7 @@ export async function checkPortForward(s: StreamingScenario): Promise<void> {
 
 /** Direct upgrades to the agent's port: no credentials → 401, a user without nodes/proxy → 403. */
 export async function checkStreamingAuth(port: number, namespace: string, pod: string, nobodyToken: string, nobody: string): Promise<void> {
-  const url = `https://127.0.0.1:${port}/exec/${namespace}/${pod}/main?command=true&stdout=1`;
+  const url = `https://127.0.0.1:${port}/exec/${namespace}/${pod}/main?command=true&output=1`;
   const tls = { rejectUnauthorized: false };
   const anon = await spdyUpgrade(url, { protocols: ['v4.channel.k8s.io'], tls });
   assert.deepEqual([anon.status, anon.body], [401, 'Unauthorized']);

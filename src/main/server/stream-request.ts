@@ -3,7 +3,9 @@
  * (pkg/kubelet/server/server.go getExec / getAttach / getPortForward / getRun, and the
  * kubelet's GetExec / GetAttach / GetPortForward):
  *
- *   /exec/{ns}/{pod}[/{uid}]/{container}     GET, POST   ?command=…&stdin=1&stdout=1&stderr=1&tty=1
+ *   /exec/{ns}/{pod}[/{uid}]/{container}     GET, POST   ?command=…&input=1&output=1&error=1&tty=1
+ *                                                        (the kubelet API's names for stdin, stdout,
+ *                                                        stderr: k8s.io/api/core/v1 ExecStdinParam…)
  *   /attach/{ns}/{pod}[/{uid}]/{container}   GET, POST
  *   /portForward/{ns}/{pod}[/{uid}]          GET, POST   (?port=… for WebSocket clients)
  *   /run/{ns}/{pod}[/{uid}]/{container}      POST        ?cmd=… (split on spaces; ExecSync)
@@ -135,7 +137,7 @@ export async function resolveStreamRequest(d: StreamRequestDeps, req: http.Incom
   let cmd: string[] = [];
   let ports: number[] = [];
   if (kind === 'exec' || kind === 'attach') {
-    opts = { stdin: flag(q, 'stdin'), stdout: flag(q, 'stdout'), stderr: flag(q, 'stderr'), tty: flag(q, 'tty') };
+    opts = { stdin: flag(q, 'input'), stdout: flag(q, 'output'), stderr: flag(q, 'error'), tty: flag(q, 'tty') };
     if (opts.tty && opts.stderr) opts.stderr = false; // "Stderr is not supported when tty is true."
     if (!opts.stdin && !opts.stdout && !opts.stderr) return refuse(400, 'you must specify at least 1 of stdin, stdout, stderr');
     if (kind === 'exec') cmd = q.getAll('command');

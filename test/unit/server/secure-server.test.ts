@@ -127,18 +127,18 @@ test('x509 user with AlwaysAllow reaches every endpoint; plain (not upgraded) ex
     assert.equal(JSON.parse((await get(s.port, '/pods', { cert: nodeCert })).body).items.length, 1);
     const post = (p: string): Promise<{ status: number; body: string }> => get(s.port, p, { cert: nodeCert, method: 'POST' });
     assert.deepEqual(await post('/exec/ns/p/c?command=true'), { status: 400, body: 'you must specify at least 1 of stdin, stdout, stderr' });
-    assert.deepEqual(await post('/exec/ns/missing/c?command=true&stdout=1'), { status: 404, body: 'pod does not exist' });
-    assert.deepEqual(await post('/exec/ns/p/nope?command=true&stdout=1'), { status: 500, body: 'container not found ("nope")' });
-    assert.deepEqual(await post('/exec/ns/p/wrong-uid/c?command=true&stdout=1'), { status: 500, body: 'container not found ("c")' });
-    assert.deepEqual(await post('/exec/ns/p/c?command=true&stdout=1'), { status: 500, body: 'Upgrade request required\n' });
-    assert.deepEqual(await post('/attach/ns/p/c?stdin=1&tty=1'), { status: 500, body: 'Upgrade request required\n' });
+    assert.deepEqual(await post('/exec/ns/missing/c?command=true&output=1'), { status: 404, body: 'pod does not exist' });
+    assert.deepEqual(await post('/exec/ns/p/nope?command=true&output=1'), { status: 500, body: 'container not found ("nope")' });
+    assert.deepEqual(await post('/exec/ns/p/wrong-uid/c?command=true&output=1'), { status: 500, body: 'container not found ("c")' });
+    assert.deepEqual(await post('/exec/ns/p/c?command=true&output=1'), { status: 500, body: 'Upgrade request required\n' });
+    assert.deepEqual(await post('/attach/ns/p/c?input=1&tty=1'), { status: 500, body: 'Upgrade request required\n' });
     assert.deepEqual(await post('/portForward/ns/p'), { status: 500, body: 'Upgrade request required\n' });
     assert.deepEqual(await post('/portForward/ns/p/other-uid'), { status: 404, body: 'pod not found' });
     assert.deepEqual(await post('/exec/ns/p'), { status: 404, body: '404 page not found\n' });
     assert.deepEqual(await get(s.port, '/run/ns/p/c?cmd=echo%20hi', { cert: nodeCert }), { status: 405, body: 'method not allowed\n' });
     assert.deepEqual(await post('/run/ns/p/c?cmd=echo%20hi'), { status: 200, body: 'echo+hi' });
     assert.deepEqual(await post('/run/ns/p/c?cmd=false%20x'), { status: 500, body: "command 'false x' exited with 1: " });
-    const many = '/exec/ns/p/c?stdout=1' + '&a'.repeat(1100);
+    const many = '/exec/ns/p/c?output=1' + '&a'.repeat(1100);
     assert.deepEqual(await post(many), { status: 400, body: 'too many query parameters (more than 1024)\n' });
   } finally {
     await s.server.close();

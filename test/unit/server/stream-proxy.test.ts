@@ -80,7 +80,7 @@ async function teardown(s: Setup): Promise<void> {
 test('kubectl-style exec through the secure port: "echo hi; exit 3" prints hi and ends with exit code 3', async () => {
   const s = await setup();
   try {
-    const up = await spdyUpgrade(`https://127.0.0.1:${s.port}/exec/ns/p/app?command=sh&command=-c&command=echo+hi%3B+exit+3&stdout=1&stderr=1`, { protocols: V4, tls: certTls() });
+    const up = await spdyUpgrade(`https://127.0.0.1:${s.port}/exec/ns/p/app?command=sh&command=-c&command=echo+hi%3B+exit+3&output=1&error=1`, { protocols: V4, tls: certTls() });
     assert.equal(up.status, 101, up.body);
     assert.equal(up.headers['x-stream-protocol-version'], 'v4.channel.k8s.io', 'the runtime\'s answer, forwarded as is');
     const c = up.client!;
@@ -104,7 +104,7 @@ test('kubectl-style exec through the secure port: "echo hi; exit 3" prints hi an
 test('exec -i through the proxy: stdin reaches cat and comes back', async () => {
   const s = await setup();
   try {
-    const up = await spdyUpgrade(`https://127.0.0.1:${s.port}/exec/ns/p/app?command=cat&stdin=1&stdout=1`, { protocols: V4, tls: certTls() });
+    const up = await spdyUpgrade(`https://127.0.0.1:${s.port}/exec/ns/p/app?command=cat&input=1&output=1`, { protocols: V4, tls: certTls() });
     const c = up.client!;
     const st = openRemoteCommand(c, { stdin: true, stdout: true });
     await c.until(() => st['stdin']!.replied, WAIT, 'stdin reply');
@@ -122,14 +122,14 @@ test('upgrade without credentials: 401; with a certificate but no permission: 40
   const denyAll: Authorizer = { authorize: async () => ({ kind: 'deny', reason: 'no' }) };
   const s = await setup({ runtime: (h) => ({ ...bind(h.client), exec: async (r) => (asked++, h.client.exec(r)) }) });
   try {
-    const anon = await spdyUpgrade(`https://127.0.0.1:${s.port}/exec/ns/p/app?command=true&stdout=1`, { protocols: V4, tls: { ca: serving.cert, servername: 'localhost' } });
+    const anon = await spdyUpgrade(`https://127.0.0.1:${s.port}/exec/ns/p/app?command=true&output=1`, { protocols: V4, tls: { ca: serving.cert, servername: 'localhost' } });
     assert.deepEqual([anon.status, anon.body], [401, 'Unauthorized']);
   } finally {
     await teardown(s);
   }
   const s2 = await setup({ authorizer: denyAll });
   try {
-    const forbidden = await spdyUpgrade(`https://127.0.0.1:${s2.port}/exec/ns/p/app?command=true&stdout=1`, { protocols: V4, tls: certTls() });
+    const forbidden = await spdyUpgrade(`https://127.0.0.1:${s2.port}/exec/ns/p/app?command=true&output=1`, { protocols: V4, tls: certTls() });
     assert.equal(forbidden.status, 403);
     assert.match(forbidden.body, /^Forbidden \(user=.*, verb=create, resource=nodes, subresource=proxy\)$/);
   } finally {
@@ -147,12 +147,12 @@ test('the stream cap: past maxStreams, upgrades get 429 before the runtime is as
   try {
     const open = [];
     for (let i = 0; i < 3; i++) {
-      const up = await spdyUpgrade(`https://127.0.0.1:${s.port}/exec/ns/p/app?command=cat&stdin=1&stdout=1`, { protocols: V4, tls: certTls() });
+      const up = await spdyUpgrade(`https://127.0.0.1:${s.port}/exec/ns/p/app?command=cat&input=1&output=1`, { protocols: V4, tls: certTls() });
       assert.equal(up.status, 101);
       open.push(up.client!);
     }
     assert.equal(s.proxy.active, 3);
-    const refused = await Promise.all(Array.from({ length: 20 }, () => spdyUpgrade(`https://127.0.0.1:${s.port}/exec/ns/p/app?command=cat&stdin=1&stdout=1`, { protocols: V4, tls: certTls() })));
+    const refused = await Promise.all(Array.from({ length: 20 }, () => spdyUpgrade(`https://127.0.0.1:${s.port}/exec/ns/p/app?command=cat&input=1&output=1`, { protocols: V4, tls: certTls() })));
     for (const r of refused) assert.equal(r.status, 429);
     open[0]!.close();
     const deadline = Date.now() + WAIT;
@@ -160,7 +160,7 @@ test('the stream cap: past maxStreams, upgrades get 429 before the runtime is as
       assert.ok(Date.now() < deadline, 'a slot frees when a client goes away');
       await new Promise((r) => setTimeout(r, 10));
     }
-    const again = await spdyUpgrade(`https://127.0.0.1:${s.port}/exec/ns/p/app?command=cat&stdin=1&stdout=1`, { protocols: V4, tls: certTls() });
+    const again = await spdyUpgrade(`https://127.0.0.1:${s.port}/exec/ns/p/app?command=cat&input=1&output=1`, { protocols: V4, tls: certTls() });
     assert.equal(again.status, 101);
     again.client!.close();
     for (const c of open) c.close();
@@ -173,7 +173,7 @@ test('idle timeout (injected clock): a connection with no bytes for the timeout 
   const clock = new FakeClock();
   const s = await setup({ clock });
   try {
-    const up = await spdyUpgrade(`https://127.0.0.1:${s.port}/exec/ns/p/app?command=cat&stdin=1&stdout=1`, { protocols: V4, tls: certTls() });
+    const up = await spdyUpgrade(`https://127.0.0.1:${s.port}/exec/ns/p/app?command=cat&input=1&output=1`, { protocols: V4, tls: certTls() });
     const c = up.client!;
     const st = openRemoteCommand(c, { stdin: true, stdout: true });
     await c.until(() => st['stdin']!.replied, WAIT, 'replies');
@@ -194,10 +194,10 @@ test('idle timeout (injected clock): a connection with no bytes for the timeout 
 test('a runtime URL nobody listens on: 500 with the dial error; an invalid URL: 500 naming it', async () => {
   const s = await setup({ runtime: (h) => ({ ...bind(h.client), exec: async () => 'http://127.0.0.1:1/exec/x', attach: async () => 'file:///etc/passwd' }) });
   try {
-    const r = await spdyUpgrade(`https://127.0.0.1:${s.port}/exec/ns/p/app?command=true&stdout=1`, { protocols: V4, tls: certTls() });
+    const r = await spdyUpgrade(`https://127.0.0.1:${s.port}/exec/ns/p/app?command=true&output=1`, { protocols: V4, tls: certTls() });
     assert.equal(r.status, 500);
     assert.match(r.body, /^error dialing the runtime's streaming server: connect ECONNREFUSED/);
-    const a = await spdyUpgrade(`https://127.0.0.1:${s.port}/attach/ns/p/app?stdout=1`, { protocols: V4, tls: certTls() });
+    const a = await spdyUpgrade(`https://127.0.0.1:${s.port}/attach/ns/p/app?output=1`, { protocols: V4, tls: certTls() });
     assert.equal(a.status, 500);
     assert.match(a.body, /unsupported scheme "file:"/);
     assert.equal(s.proxy.active, 0);
@@ -209,11 +209,11 @@ test('a runtime URL nobody listens on: 500 with the dial error; an invalid URL: 
 test('hostile requests: a 1 MB command is 431; no stream flags is 400; an unknown container is 500 — all before any upgrade', async () => {
   const s = await setup();
   try {
-    const big = await spdyUpgrade(`https://127.0.0.1:${s.port}/exec/ns/p/app?stdout=1&command=${'a'.repeat(1024 * 1024)}`, { protocols: V4, tls: certTls() }).catch((e: unknown) => ({ status: -1, body: String(e) }));
+    const big = await spdyUpgrade(`https://127.0.0.1:${s.port}/exec/ns/p/app?output=1&command=${'a'.repeat(1024 * 1024)}`, { protocols: V4, tls: certTls() }).catch((e: unknown) => ({ status: -1, body: String(e) }));
     assert.equal(big.status, 431, big.body.slice(0, 200));
     const none = await spdyUpgrade(`https://127.0.0.1:${s.port}/exec/ns/p/app?command=true`, { protocols: V4, tls: certTls() });
     assert.deepEqual([none.status, none.body], [400, 'you must specify at least 1 of stdin, stdout, stderr']);
-    const gone = await spdyUpgrade(`https://127.0.0.1:${s.port}/exec/ns/p/nope?command=true&stdout=1`, { protocols: V4, tls: certTls() });
+    const gone = await spdyUpgrade(`https://127.0.0.1:${s.port}/exec/ns/p/nope?command=true&output=1`, { protocols: V4, tls: certTls() });
     assert.deepEqual([gone.status, gone.body], [500, 'container not found ("nope")']);
     const pf0 = await spdyUpgrade(`https://127.0.0.1:${s.port}/portForward/ns/p?port=0`, { protocols: ['portforward.k8s.io'], tls: certTls(), headers: { Upgrade: 'websocket', Connection: 'Upgrade', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==' } });
     assert.deepEqual([pf0.status, pf0.body], [400, 'port "0" must be > 0']);
