@@ -31,6 +31,7 @@ import type { SimEventHub } from './sim-events.js';
 import { isBusyboxLike, type SimImageStore } from './sim-images.js';
 import { clampChatter } from './sim-log-chatter.js';
 import { CriLogWriter } from './sim-logs.js';
+import { SimOutputTaps } from './sim-output-taps.js';
 import { PodIpPool } from './sim-network.js';
 import { SimProcess, type ProcessExit, type ProcessOverrides } from './sim-process.js';
 import { resolveArgv } from './sim-shell.js';
@@ -79,6 +80,8 @@ function must<V>(r: LookupResult<V>, op: string, kind: 'sandbox' | 'container', 
 export class SimRuntimeCore {
   readonly store = new SimStore();
   readonly ips = new PodIpPool();
+  /** Live output of running containers (CRI Attach). */
+  readonly taps = new SimOutputTaps();
   readonly #clock: Clock;
   readonly #images: SimImageStore;
   readonly #events: SimEventHub;
@@ -299,7 +302,10 @@ export class SimRuntimeCore {
       overrides,
       startedAtMs: c.startedAtMs,
       elapsedMs,
-      onOutput: (stream, text, atMs) => c.log?.write(stream, text, atMs),
+      onOutput: (stream, text, atMs) => {
+        c.log?.write(stream, text, atMs);
+        this.taps.output(c.id, stream, text);
+      },
       onExit: (exit) => this.#onExit(c, exit),
     });
   }
@@ -325,6 +331,7 @@ export class SimRuntimeCore {
     const waiters = this.#exitWaiters.get(c.id);
     this.#exitWaiters.delete(c.id);
     this.#publish(c.id, 'CONTAINER_STOPPED_EVENT');
+    this.taps.exited(c.id, exit.code);
     for (const w of waiters ?? []) w();
   }
 

@@ -22,6 +22,8 @@ import type { FaultInjector } from './sim-faults.js';
 import type { SimImageService } from './sim-image-service.js';
 import type { LatencyModel } from './sim-latency.js';
 import type { SimRuntimeCore } from './sim-runtime.js';
+import { streamingOps } from './sim-stream-ops.js';
+import type { SimStreamServer } from './sim-stream-server.js';
 import { containerStatsOf, sandboxStatsOf } from './sim-stats.js';
 import type { ContainerRecord, SandboxRecord } from './sim-state.js';
 import { toCriContainer, toCriSandbox } from './sim-views.js';
@@ -42,6 +44,8 @@ export interface SimServerDeps {
   runtimeVersion: string;
   /** The RuntimeService definition (its serializers build the cached list frames). */
   runtimeDefinition: grpc.ServiceDefinition;
+  /** The streaming server behind Exec/Attach/PortForward (undefined until it listens). */
+  streaming: () => Pick<SimStreamServer, 'prepare'> | undefined;
 }
 
 /**
@@ -165,6 +169,7 @@ export function buildHandlers(d: SimServerDeps): SimHandlers {
       }
       return simExecSync(d.clock, cmd, Math.max(0, int(r['timeout'])), c.env, ctx);
     },
+    ...streamingOps(core, d.streaming),
     ContainerStats: (r) => {
       const res = core.store.findContainer(str(r['containerId']));
       if (!res.ok) throw new CriError('ERR_CRI_NOT_FOUND', 'ContainerStats', `failed to find container "${str(r['containerId'])}": not found`);

@@ -31,6 +31,9 @@ import { containerToJson, readStateFile, writeStateFile, type StateDocument } fr
 import { SimRuntimeCore } from './sim-runtime.js';
 import { buildHandlers, PRE_ENCODED_METHODS, type SimHandlers } from './sim-server.js';
 import { withPreEncoded } from './sim-wire-cache.js';
+import { SimPortRegistry } from './sim-ports.js';
+import { SimContainerFiles } from './sim-container-files.js';
+import { SimStreamServer } from './sim-stream-server.js';
 
 export interface SimulatedRuntimeOptions {
   /** Absolute path of the unix socket to serve on. */
@@ -80,6 +83,10 @@ export class SimulatedRuntime {
   readonly #listener: net.Server;
   /** Accepted connections, destroyed by `destroy()` (a crash cuts them at once). */
   readonly #connections = new Set<net.Socket>();
+  /** Ports simulated processes listen on (port-forward targets). */
+  readonly ports = new SimPortRegistry();
+  /** The CRI streaming server (Exec/Attach/PortForward URLs); set once start() listened. */
+  #streaming: SimStreamServer | undefined;
   #saveTimer: TimerHandle | undefined;
   #state: 'new' | 'serving' | 'closed' = 'new';
 
@@ -109,6 +116,7 @@ export class SimulatedRuntime {
       reportError: opts.reportError ?? ((msg) => process.stderr.write(msg + '\n')),
       containerEvents: opts.containerEvents ?? SIM_RUNTIME_DEFAULTS.containerEvents,
       runtimeVersion: SIM_RUNTIME_DEFAULTS.runtimeVersion,
+      streaming: () => this.#streaming,
     });
     this.#server = new grpc.Server({
       'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
@@ -154,7 +162,42 @@ export class SimulatedRuntime {
     this.#faults.set(f);
   }
 
+  /** The streaming server's loopback port (0 before start). */
+  get streamingPort(): number {
+    return this.#streaming?.port ?? 0;
+  }
+
+  /** Streaming sessions open now. */
+  get streamingSessions(): number {
+    return this.#streaming?.sessionCount ?? 0;
+  }
+
+  async #startStreaming(): Promise<void> {
+    const core = this.core;
+    const files = new SimContainerFiles({ live: (id) => core.store.findContainer(id).ok });
+    this.#streaming = await SimStreamServer.start({
+      clock: this.#clock,
+      ports: this.ports,
+      execTarget: (id) => {
+        const c = core.store.findContainer(id);
+        if (!c.ok || c.value.state !== 'CONTAINER_RUNNING') return undefined;
+        return { sandboxId: c.value.sandboxId, env: c.value.env, mounts: c.value.config.mounts ?? [], files: files.of(c.value.id, Math.floor(this.#clock.now() / 1000)) };
+      },
+      attach: (id, sink) => {
+        const c = core.store.findContainer(id);
+        if (!c.ok || c.value.state !== 'CONTAINER_RUNNING') return undefined;
+        return core.taps.add(c.value.id, sink);
+      },
+      sandboxReady: (id) => {
+        const sb = core.store.findSandbox(id);
+        return sb.ok && sb.value.state === 'SANDBOX_READY';
+      },
+      reportError: this.#opts.reportError ?? ((msg) => process.stderr.write(msg + '\n')),
+    });
+  }
+
   async #start(): Promise<void> {
+    await this.#startStreaming();
     for (const ref of this.#opts.preloadImages ?? []) this.images.add(ref, false);
     if (this.#opts.statePath) this.#load(this.#opts.statePath);
     removeStaleSocket(this.socketPath);
@@ -210,6 +253,7 @@ export class SimulatedRuntime {
     this.#state = 'closed';
     this.#saveTimer?.cancel();
     this.#handlers.closeCalls();
+    this.#streaming?.close();
     if (wasServing) this.saveState();
     this.core.detachAll();
     // Stop accepting first; tryShutdown then drains the injected sessions.
@@ -223,6 +267,7 @@ export class SimulatedRuntime {
     if (this.#state === 'closed') return;
     this.#state = 'closed';
     this.#saveTimer?.cancel();
+    this.#streaming?.close();
     this.core.detachAll();
     this.#listener.close();
     this.#server.forceShutdown();

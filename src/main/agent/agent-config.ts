@@ -77,6 +77,8 @@ export interface AgentConfig {
   /** Log files kept per container, the current one included (≥ 2). */
   containerLogMaxFiles: number;
   containerLogMonitorIntervalMs: number;
+  /** exec/attach/port-forward connections idle this long are closed (kubelet default 4h). */
+  streamingConnectionIdleTimeoutMs: number;
   rootDir: string;
   podLogsDir: string;
   /** Sysctls (or `prefix*` patterns) pods may set beyond the safe set (sysctl-allowlist.ts). */
@@ -143,6 +145,7 @@ export const AGENT_DEFAULTS: Readonly<AgentConfig> = Object.freeze({
   containerLogMaxSize: 10 * 1024 * 1024,
   containerLogMaxFiles: 5,
   containerLogMonitorIntervalMs: 10_000,
+  streamingConnectionIdleTimeoutMs: 4 * 3600_000,
   rootDir: '/var/lib/shardlet',
   podLogsDir: '/var/log/pods',
   allowedUnsafeSysctls: [],
@@ -197,6 +200,7 @@ const FIELDS = {
   'container-log-max-size': ['containerLogMaxSize', 'bytes'],
   'container-log-max-files': ['containerLogMaxFiles', 'int'],
   'container-log-monitor-interval': ['containerLogMonitorInterval', 'duration'],
+  'streaming-connection-idle-timeout': ['streamingConnectionIdleTimeout', 'duration'],
   'root-dir': ['rootDir', 'string'],
   'pod-logs-dir': ['podLogsDir', 'string'],
   'allowed-unsafe-sysctls': ['allowedUnsafeSysctls', 'list'],
@@ -264,6 +268,7 @@ Runs the node agent. Flags take precedence over --config.
   --container-log-max-size Q         rotate a container log past this size, e.g. 10Mi; 0 disables (default 10Mi)
   --container-log-max-files N        log files kept per container, current included (default 5)
   --container-log-monitor-interval DUR  how often log sizes are checked (default 10s)
+  --streaming-connection-idle-timeout DUR  close idle exec/attach/port-forward connections (default 4h)
   --root-dir DIR                     agent state directory (default /var/lib/shardlet)
   --pod-logs-dir DIR                 container logs root (default /var/log/pods)
   --allowed-unsafe-sysctls a.b,c.*   sysctls (or prefix* patterns) pods may set beyond the safe set (allowedUnsafeSysctls)
@@ -380,6 +385,7 @@ const KEY_OF: Record<string, keyof AgentConfig> = {
   containerLogMaxSize: 'containerLogMaxSize',
   containerLogMaxFiles: 'containerLogMaxFiles',
   containerLogMonitorInterval: 'containerLogMonitorIntervalMs',
+  streamingConnectionIdleTimeout: 'streamingConnectionIdleTimeoutMs',
   rootDir: 'rootDir',
   podLogsDir: 'podLogsDir',
   allowedUnsafeSysctls: 'allowedUnsafeSysctls',
@@ -478,6 +484,7 @@ function validate(c: AgentConfig): void {
   if (c.authenticationTokenWebhook && !c.kubeconfig) fail('--authentication-token-webhook', 'needs --kubeconfig (it asks the API server)');
   if (c.containerLogMaxFiles < 2) fail('--container-log-max-files', `must be at least 2, got ${c.containerLogMaxFiles}`);
   if (c.containerLogMonitorIntervalMs < 100) fail('--container-log-monitor-interval', 'must be at least 100ms');
+  if (!(c.streamingConnectionIdleTimeoutMs >= 1_000)) fail('--streaming-connection-idle-timeout', 'must be at least 1s');
   if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/i.test(c.nodeName)) fail('--node-name', `must be a DNS-1123 subdomain, got ${JSON.stringify(c.nodeName)}`);
   if (c.syncFrequencyMs < 1_000) fail('--sync-frequency', 'must be at least 1s');
   if (c.plegRelistPeriodMs < 10) fail('--pleg-relist-period', 'must be at least 10ms');

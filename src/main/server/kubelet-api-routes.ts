@@ -2,13 +2,16 @@
  * The secure port's routes, reached only after authentication and authorization
  * (secure-server.ts): everything the read-only port serves (/metrics, /healthz, /pods), plus
  * /runningpods/, /metrics/probes, /metrics/resource, /stats/summary, and
- * /containerLogs/{namespace}/{pod}/{container} streamed from the CRI log file. /exec, /attach,
- * /portForward and /run answer 501 at once, naming the missing feature.
+ * /containerLogs/{namespace}/{pod}/{container} streamed from the CRI log file, and the streaming
+ * endpoints /exec, /attach, /portForward and /run (stream-request.ts): an upgrade request is
+ * handed to `kubeletApiUpgrades` by the server's 'upgrade' event and proxied to the runtime's
+ * streaming URL (stream-proxy.ts); a plain request gets the kubelet's refusal, /run its output.
  *
  * Path segments come from the client: they are only compared with pod and container names,
  * never joined into a file path (the log path comes from the runtime).
  */
 import type http from 'node:http';
+import type net from 'node:net';
 import type { Clock } from '../../shared/clock/clock.js';
 import type { Logger } from '../../shared/logging/logger.js';
 import { PROMETHEUS_TEXT_CONTENT_TYPE } from '../metrics/exposition-text.js';
@@ -17,6 +20,9 @@ import { parseLogOptions } from './container-logs-options.js';
 import { readContainerLog } from './container-logs-reader.js';
 import { filterFamilies } from './metrics-probes.js';
 import type { ContainerLogSource, PodByNameSource, RunningPodsSource, StatsSource } from './secure-sources.js';
+import { writeRawReply } from './raw-reply.js';
+import { resolveStreamRequest, streamKindOf, type StreamOutcome, type StreamRuntime } from './stream-request.js';
+import { parseStreamingUrl, StreamProxyError, type StreamProxy } from './stream-proxy.js';
 
 const TEXT = 'text/plain; charset=utf-8';
 
@@ -29,9 +35,11 @@ export interface KubeletApiRoutesOptions extends ReadOnlySources {
   logger: Logger;
   /** Follow-mode poll interval of the log reader (default 100 ms). */
   logPollMs?: number;
+  /** Exec/Attach/PortForward/ExecSync and the lookups before them. */
+  streamRuntime: StreamRuntime;
+  /** Joins upgraded connections to the runtime's streaming URLs. */
+  streamProxy: StreamProxy;
 }
-
-const NOT_IMPLEMENTED = Object.freeze({ '/exec': 'exec', '/attach': 'attach', '/portForward': 'port-forward', '/run': 'run' });
 
 export type RouteHandler = (req: http.IncomingMessage, res: http.ServerResponse, signal: AbortSignal) => Promise<void>;
 
@@ -40,10 +48,9 @@ export function kubeletApiRoutes(o: KubeletApiRoutesOptions): RouteHandler {
   return async (req, res, signal) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const path = url.pathname;
-    for (const [prefix, feature] of Object.entries(NOT_IMPLEMENTED)) {
-      if (path === prefix || path.startsWith(`${prefix}/`)) {
-        return sendReply(req, res, { status: 501, type: TEXT, body: `${feature} is not implemented by shardlet yet (planned separately)\n`, headers: { connection: 'close' } });
-      }
+    if (streamKindOf(path) !== undefined) {
+      const outcome = await resolveStreamRequest({ podsByName: o.podsByName, runtime: o.streamRuntime }, req, false);
+      return sendReply(req, res, replyOf(outcome));
     }
     const get = req.method === 'GET' || req.method === 'HEAD';
     if (path.startsWith('/containerLogs/')) {
@@ -71,6 +78,52 @@ export function kubeletApiRoutes(o: KubeletApiRoutesOptions): RouteHandler {
     }
     return sendReply(req, res, await readOnly(req));
   };
+}
+
+export type UpgradeHandler = (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => Promise<void>;
+
+/**
+ * Upgrade requests (already authenticated and authorized): the streaming endpoints are proxied
+ * to the runtime; anything else is refused (no other endpoint upgrades). Owns `socket`.
+ */
+export function kubeletApiUpgrades(o: KubeletApiRoutesOptions): UpgradeHandler {
+  return async (req, socket, head) => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (streamKindOf(path) === undefined) return writeRawReply(socket, 404, '404 page not found\n');
+    // Full: refuse before the runtime mints a URL nobody will use.
+    if (!o.streamProxy.hasRoom) return writeRawReply(socket, 429, 'too many streaming connections, try again later\n', [['Retry-After', '1']]);
+    const outcome = await resolveStreamRequest({ podsByName: o.podsByName, runtime: o.streamRuntime }, req, true);
+    if (socket.destroyed) return;
+    if (outcome.kind !== 'proxy') {
+      const r = replyOf(outcome);
+      return writeRawReply(socket, r.status, r.body.toString(), Object.entries(r.headers ?? {}));
+    }
+    let target: URL;
+    try {
+      target = parseStreamingUrl(outcome.url);
+    } catch (err) {
+      if (!(err instanceof StreamProxyError)) throw err;
+      o.logger.error('runtime streaming URL refused', { err: err.message });
+      return writeRawReply(socket, 500, `${err.message}\n`);
+    }
+    o.streamProxy.proxy(req, socket, head, target);
+  };
+}
+
+function replyOf(outcome: StreamOutcome): Reply {
+  switch (outcome.kind) {
+    case 'refused':
+      return { status: outcome.status, type: TEXT, body: outcome.body, ...(outcome.headers !== undefined ? { headers: Object.fromEntries(outcome.headers) } : {}) };
+    case 'output':
+      return { status: 200, type: 'application/json', body: outcome.body };
+    case 'proxy':
+      // Only an upgrade is proxied; a plain request never gets this far (resolveStreamRequest).
+      return { status: 500, type: TEXT, body: 'Upgrade request required\n' };
+    default: {
+      const never: never = outcome;
+      throw new Error(`unreachable ${String(never)}`);
+    }
+  }
 }
 
 async function containerLogs(o: KubeletApiRoutesOptions, req: http.IncomingMessage, res: http.ServerResponse, url: URL, signal: AbortSignal): Promise<void> {

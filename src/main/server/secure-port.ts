@@ -18,17 +18,19 @@ import { TokenReviewAuthenticator } from './auth-token-webhook.js';
 import type { Authenticator } from './auth-types.js';
 import { X509Authenticator } from './auth-x509.js';
 import { ContainerLogLocator } from './container-logs-locate.js';
-import { kubeletApiRoutes } from './kubelet-api-routes.js';
+import { kubeletApiRoutes, kubeletApiUpgrades, type KubeletApiRoutesOptions } from './kubelet-api-routes.js';
+import { StreamProxy } from './stream-proxy.js';
+import type { StreamRuntime } from './stream-request.js';
 import { createSecureServer, type SecureServer } from './secure-server.js';
 import type { HealthSource, MetricsSource, PodListSource } from './server-sources.js';
 import type { PodByNameSource, RunningPodsSource, StatsSource } from './secure-sources.js';
 import { resolveServingCert } from './serving-cert.js';
 
 export interface SecurePortDeps {
-  config: Pick<AgentConfig, 'address' | 'port' | 'rootDir' | 'nodeName' | 'tlsCertFile' | 'tlsPrivateKeyFile' | 'clientCAFile' | 'anonymousAuth' | 'authenticationTokenWebhook' | 'authenticationTokenWebhookCacheTTLMs' | 'authorizationMode' | 'authorizationWebhookCacheAuthorizedTTLMs' | 'authorizationWebhookCacheUnauthorizedTTLMs'>;
+  config: Pick<AgentConfig, 'streamingConnectionIdleTimeoutMs' | 'address' | 'port' | 'rootDir' | 'nodeName' | 'tlsCertFile' | 'tlsPrivateKeyFile' | 'clientCAFile' | 'anonymousAuth' | 'authenticationTokenWebhook' | 'authenticationTokenWebhookCacheTTLMs' | 'authorizationMode' | 'authorizationWebhookCacheAuthorizedTTLMs' | 'authorizationWebhookCacheUnauthorizedTTLMs'>;
   /** The API server's review endpoint (cluster mode); required for the token webhook and Webhook authz. */
   reviews: ReviewCreator | undefined;
-  runtime: Pick<RuntimeService, 'listContainers' | 'containerStatus' | 'listPodSandbox'>;
+  runtime: Pick<RuntimeService, 'listContainers' | 'containerStatus' | 'listPodSandbox'> & StreamRuntime;
   metrics: MetricsSource;
   health: HealthSource;
   pods: PodListSource;
@@ -61,7 +63,8 @@ export function createSecurePort(d: SecurePortDeps): SecureServer {
     });
   }
   const auth = new RequestAuth({ authenticators, anonymous: c.anonymousAuth, authorizer, nodeName: c.nodeName });
-  const routes = kubeletApiRoutes({
+  const streamProxy = new StreamProxy({ clock: d.clock, logger: d.logger, idleTimeoutMs: c.streamingConnectionIdleTimeoutMs });
+  const routeOptions: KubeletApiRoutesOptions = {
     metrics: d.metrics,
     health: d.health,
     pods: d.pods,
@@ -71,8 +74,12 @@ export function createSecurePort(d: SecurePortDeps): SecureServer {
     stats: d.stats,
     clock: d.clock,
     logger: d.logger,
-  });
-  return createSecureServer({ address: c.address, port: c.port, cert: serving.cert, key: serving.key, clientCA, auth, routes, logger: d.logger });
+    streamRuntime: d.runtime,
+    streamProxy,
+  };
+  const routes = kubeletApiRoutes(routeOptions);
+  const upgrades = kubeletApiUpgrades(routeOptions);
+  return createSecureServer({ address: c.address, port: c.port, cert: serving.cert, key: serving.key, clientCA, auth, routes, upgrades, onClose: () => streamProxy.destroy(), logger: d.logger });
 }
 
 /** The kubelet's /runningpods/: ready sandboxes with their running containers, as minimal pods. */

@@ -8,15 +8,21 @@
  * handler gets an AbortSignal that fires when the client goes away (ends a followed log stream).
  * Streams (`follow`) are not subject to the request timeout; everything else is.
  *
+ * Upgrade requests (exec, attach, port-forward) arrive on the 'upgrade' event with the raw
+ * socket: they are authenticated and authorized the same way (nodes/proxy), refused with a raw
+ * HTTP answer, or handed to `upgrades` (kubelet-api-routes.ts), which then owns the socket.
+ *
  * Lifecycle: listen() once; close() stops accepting, ends idle connections and aborts open
  * streams so it resolves promptly; destroy() drops every connection now. Both idempotent.
  */
 import https from 'node:https';
+import type net from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from '../../shared/logging/logger.js';
 import { refusalOf, type RequestAuth } from './auth-chain.js';
 import type { PeerCertificate, RequestCredentials } from './auth-types.js';
-import type { RouteHandler } from './kubelet-api-routes.js';
+import type { RouteHandler, UpgradeHandler } from './kubelet-api-routes.js';
+import { writeRawReply } from './raw-reply.js';
 import { serverLifecycle, type ServerLifecycle } from './server-lifecycle.js';
 
 export interface SecureServerOptions {
@@ -28,6 +34,10 @@ export interface SecureServerOptions {
   clientCA: Buffer | undefined;
   auth: RequestAuth;
   routes: RouteHandler;
+  /** Authorized upgrade requests; absent: every upgrade is refused with 404. */
+  upgrades?: UpgradeHandler;
+  /** Streams to drop when the server closes (the stream proxy). */
+  onClose?: () => void;
   logger: Logger;
   maxHeaderBytes?: number;
   headersTimeoutMs?: number;
@@ -99,12 +109,38 @@ export function createSecureServer(o: SecureServerOptions): SecureServer {
         });
     },
   );
-  server.on('clientError', (_err, socket) => socket.destroy());
+  server.on('upgrade', (req: import('node:http').IncomingMessage, socket: net.Socket, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const creds = credentialsOf(socket as TLSSocket, req.headers.authorization);
+    o.auth
+      .check(creds, req.method ?? 'GET', path)
+      .then(async (outcome) => {
+        if (outcome.kind !== 'allowed') {
+          const r = refusalOf(outcome);
+          log.v(2).info(outcome.kind === 'unauthenticated' ? 'unauthenticated upgrade request' : 'upgrade request refused', { path, status: r.status });
+          return writeRawReply(socket, r.status, r.body);
+        }
+        if (o.upgrades === undefined) return writeRawReply(socket, 404, '404 page not found\n');
+        await o.upgrades(req, socket, head);
+      })
+      .catch((err: unknown) => {
+        log.error('secure port upgrade handler failed', { path, err: err instanceof Error ? err.message : String(err) });
+        writeRawReply(socket, 500, 'internal server error\n');
+      });
+  });
+  server.on('clientError', (err: Error & { code?: string }, socket) => {
+    // A request line or headers past maxHeaderSize (a 1 MB command, 10,000 query parameters):
+    // say so, as Go's server does, instead of dropping the connection silently.
+    if (err.code === 'HPE_HEADER_OVERFLOW') writeRawReply(socket, 431, 'Request Header Fields Too Large\n');
+    else socket.destroy();
+  });
   server.on('tlsClientError', () => {});
 
   return serverLifecycle(server, o.port, o.address, {
     abortStreams: () => {
       for (const st of streams) st.abort();
+      o.onClose?.();
     },
   });
 }

@@ -24,7 +24,7 @@ import { SandboxConfigWire } from './sandbox-config-wire.js';
 import type { UnaryReport, UnaryTransport } from './unary-transport.js';
 import { GrpcJsUnaryTransport } from './unary-transport-grpc-js.js';
 import { H2UnaryTransport } from './unary-transport-h2.js';
-import type { CallOptions, ContainerLogService, CriOperationHook, ImageService, RuntimeService } from './runtime-service.js';
+import type { CallOptions, ContainerLogService, CriOperationHook, ImageService, RuntimeService, StreamingService } from './runtime-service.js';
 import type * as T from './cri-types.js';
 
 export interface CriClientOptions {
@@ -75,7 +75,7 @@ export function normalizeEndpoint(endpoint: string): string {
   throw new CriError('ERR_CRI_INVALID_ARGUMENT', 'connect', `container runtime endpoint must be unix:///path or an absolute socket path, got ${JSON.stringify(endpoint)}`);
 }
 
-export class CriClient implements RuntimeService, ContainerLogService, ImageService {
+export class CriClient implements RuntimeService, ContainerLogService, ImageService, StreamingService {
   readonly endpoint: string;
   readonly transport: CriTransport;
   /**
@@ -269,6 +269,18 @@ export class CriClient implements RuntimeService, ContainerLogService, ImageServ
     const timeoutSeconds = Math.floor(clampTimerMs(Number(req.timeout ?? 0) * 1000) / 1000);
     const deadline = timeoutSeconds > 0 ? (opts?.timeoutMs ?? this.#timeoutMs) + timeoutSeconds * 1000 : opts?.timeoutMs;
     return this.#rt('ExecSync', { ...req, timeout: String(timeoutSeconds) }, deadline === undefined ? opts : { ...opts, timeoutMs: deadline });
+  }
+
+  async exec(req: T.ExecRequest, opts?: CallOptions): Promise<string> {
+    return (await this.#rt<T.StreamingUrlResponse>('Exec', req, opts)).url;
+  }
+
+  async attach(req: T.AttachRequest, opts?: CallOptions): Promise<string> {
+    return (await this.#rt<T.StreamingUrlResponse>('Attach', req, opts)).url;
+  }
+
+  async portForward(req: T.PortForwardRequest, opts?: CallOptions): Promise<string> {
+    return (await this.#rt<T.StreamingUrlResponse>('PortForward', req, opts)).url;
   }
 
   async reopenContainerLog(containerId: string, opts?: CallOptions): Promise<void> {

@@ -319,6 +319,36 @@ export interface ExecSyncResponse {
   exitCode: number;
 }
 
+/** CRI Exec: prepares a streaming endpoint; the runtime answers with its URL. */
+export interface ExecRequest {
+  containerId: string;
+  cmd: string[];
+  tty: boolean;
+  stdin: boolean;
+  stdout: boolean;
+  stderr: boolean;
+}
+
+/** CRI Attach: prepares a streaming endpoint to the container's own stdio. */
+export interface AttachRequest {
+  containerId: string;
+  stdin: boolean;
+  tty: boolean;
+  stdout: boolean;
+  stderr: boolean;
+}
+
+/** CRI PortForward: prepares a streaming endpoint for the sandbox's ports. */
+export interface PortForwardRequest {
+  podSandboxId: string;
+  port: number[];
+}
+
+/** Exec, Attach and PortForward all answer with the streaming server's URL. */
+export interface StreamingUrlResponse {
+  url: string;
+}
+
 export interface ContainerEventResponse {
   containerId: string;
   containerEventType: ContainerEventType;

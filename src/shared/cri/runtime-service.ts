@@ -10,6 +10,8 @@ import type {
   ContainerStats,
   ContainerStatusResponse,
   CreateContainerRequest,
+  AttachRequest,
+  ExecRequest,
   ExecSyncRequest,
   ExecSyncResponse,
   Image,
@@ -20,6 +22,7 @@ import type {
   PodSandboxFilter,
   PodSandboxStats,
   PodSandboxStatusResponse,
+  PortForwardRequest,
   PullImageRequest,
   RunPodSandboxRequest,
   StatusResponse,
@@ -60,6 +63,17 @@ export interface RuntimeService {
     onError: (err: Error) => void;
     onEnd?: () => void;
   }): { cancel(): void };
+}
+
+/**
+ * The streaming calls (the kubelet's streamingRuntime): each prepares a session on the
+ * runtime's own streaming server and answers with its URL; the caller then proxies the client's
+ * upgraded connection there (pkg/kubelet/server/server.go, proxyStream). Errors are CriError.
+ */
+export interface StreamingService {
+  exec(req: ExecRequest, opts?: CallOptions): Promise<string>;
+  attach(req: AttachRequest, opts?: CallOptions): Promise<string>;
+  portForward(req: PortForwardRequest, opts?: CallOptions): Promise<string>;
 }
 
 /**

@@ -15,6 +15,8 @@ import type { Authenticator, Authorizer } from '../../../src/main/server/auth-ty
 import { X509Authenticator } from '../../../src/main/server/auth-x509.js';
 import { kubeletApiRoutes } from '../../../src/main/server/kubelet-api-routes.js';
 import { createSecureServer, type SecureServer } from '../../../src/main/server/secure-server.js';
+import { StreamProxy } from '../../../src/main/server/stream-proxy.js';
+import type { StreamRuntime } from '../../../src/main/server/stream-request.js';
 import { resolveServingCert } from '../../../src/main/server/serving-cert.js';
 import { createPki, issueNodeCert } from '../../harness/apiserver-credentials.js';
 
@@ -46,6 +48,16 @@ class FakeReviews implements ReviewCreator {
   }
 }
 
+/** One running container `c` of pod u1 (id cid); ExecSync echoes its argv; no streaming URL is ever needed. */
+const fakeStreamRuntime: StreamRuntime = {
+  listContainers: async (f) => (f?.labelSelector?.['io.kubernetes.container.name'] === 'c' ? [{ id: 'cid', podSandboxId: 'sb', createdAt: '1' } as never] : []),
+  listPodSandbox: async () => [{ id: 'sb', createdAt: '1' } as never],
+  execSync: async (r) => ({ stdout: Buffer.from(r.cmd.join('+')), stderr: Buffer.alloc(0), exitCode: r.cmd[0] === 'false' ? 1 : 0 }),
+  exec: async () => 'http://127.0.0.1:1/exec/x',
+  attach: async () => 'http://127.0.0.1:1/attach/x',
+  portForward: async () => 'http://127.0.0.1:1/portforward/x',
+};
+
 interface Started { server: SecureServer; port: number }
 async function start(authenticators: Authenticator[], authorizer: Authorizer, anonymous = false): Promise<Started> {
   const clock = new FakeClock();
@@ -62,6 +74,8 @@ async function start(authenticators: Authenticator[], authorizer: Authorizer, an
       stats: { summary: async () => ({ node: {}, pods: [] }), resourceMetrics: async () => 'resource_scrape_error 0\n' },
       clock,
       logger: silentLogger,
+      streamRuntime: fakeStreamRuntime,
+      streamProxy: new StreamProxy({ clock, logger: silentLogger, idleTimeoutMs: 60_000 }),
     }),
   });
   const { port } = await server.listen();
@@ -100,7 +114,7 @@ test('no credentials: 401 "Unauthorized" on every path; a certificate from anoth
   }
 });
 
-test('x509 user with AlwaysAllow reaches every endpoint; exec/attach/portForward/run answer 501 at once', async () => {
+test('x509 user with AlwaysAllow reaches every endpoint; plain (not upgraded) exec/attach/portForward get the kubelet\'s refusals; /run runs', async () => {
   const s = await start([new X509Authenticator()], alwaysAllow);
   try {
     assert.deepEqual(await get(s.port, '/containerLogs/ns/p/c', { cert: nodeCert }), { status: 200, body: 'hello\nworld\n' });
@@ -111,11 +125,21 @@ test('x509 user with AlwaysAllow reaches every endpoint; exec/attach/portForward
     assert.deepEqual(await get(s.port, '/metrics/probes', { cert: nodeCert }), { status: 200, body: '# HELP prober_probe_total x\n# TYPE prober_probe_total counter\nprober_probe_total 1\n' });
     assert.equal(JSON.parse((await get(s.port, '/runningpods/', { cert: nodeCert })).body).items[0].metadata.uid, 'u1');
     assert.equal(JSON.parse((await get(s.port, '/pods', { cert: nodeCert })).body).items.length, 1);
-    for (const [p, feature] of [['/exec/ns/p/c', 'exec'], ['/attach/ns/p/c', 'attach'], ['/portForward/ns/p', 'port-forward'], ['/run/ns/p/c', 'run']] as const) {
-      const r = await get(s.port, p, { cert: nodeCert, method: 'POST' });
-      assert.equal(r.status, 501, p);
-      assert.match(r.body, new RegExp(`^${feature} is not implemented`));
-    }
+    const post = (p: string): Promise<{ status: number; body: string }> => get(s.port, p, { cert: nodeCert, method: 'POST' });
+    assert.deepEqual(await post('/exec/ns/p/c?command=true'), { status: 400, body: 'you must specify at least 1 of stdin, stdout, stderr' });
+    assert.deepEqual(await post('/exec/ns/missing/c?command=true&output=1'), { status: 404, body: 'pod does not exist' });
+    assert.deepEqual(await post('/exec/ns/p/nope?command=true&output=1'), { status: 500, body: 'container not found ("nope")' });
+    assert.deepEqual(await post('/exec/ns/p/wrong-uid/c?command=true&output=1'), { status: 500, body: 'container not found ("c")' });
+    assert.deepEqual(await post('/exec/ns/p/c?command=true&output=1'), { status: 500, body: 'Upgrade request required\n' });
+    assert.deepEqual(await post('/attach/ns/p/c?input=1&tty=1'), { status: 500, body: 'Upgrade request required\n' });
+    assert.deepEqual(await post('/portForward/ns/p'), { status: 500, body: 'Upgrade request required\n' });
+    assert.deepEqual(await post('/portForward/ns/p/other-uid'), { status: 404, body: 'pod not found' });
+    assert.deepEqual(await post('/exec/ns/p'), { status: 404, body: '404 page not found\n' });
+    assert.deepEqual(await get(s.port, '/run/ns/p/c?cmd=echo%20hi', { cert: nodeCert }), { status: 405, body: 'method not allowed\n' });
+    assert.deepEqual(await post('/run/ns/p/c?cmd=echo%20hi'), { status: 200, body: 'echo+hi' });
+    assert.deepEqual(await post('/run/ns/p/c?cmd=false%20x'), { status: 500, body: "command 'false x' exited with 1: " });
+    const many = '/exec/ns/p/c?output=1' + '&a'.repeat(1100);
+    assert.deepEqual(await post(many), { status: 400, body: 'too many query parameters (more than 1024)\n' });
   } finally {
     await s.server.close();
   }
