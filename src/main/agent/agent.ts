@@ -21,6 +21,7 @@ import type { PodSource } from '../../shared/manifest/pod-update.js';
 import * as sm from '../../shared/metrics/shardlet-metrics.js';
 import { createPodCache } from '../../shared/pod-cache/pod-cache-create.js';
 import { admitWithUsage } from '../admission/admit-pod.js';
+import { admitPodOS } from '../admission/pod-os.js';
 import { admitStaticPodRefs } from '../admission/static-pod-refs.js';
 import type { ThreadManifestDecoder } from '../config/manifest-decode-thread-client.js';
 import { PodConfig } from '../config/pod-config.js';
@@ -47,7 +48,7 @@ import { startAgentHeapPolicy } from './agent-heap.js';
 import { startAgentPleg } from './agent-pleg.js';
 import { AgentServers } from './agent-servers.js';
 import { createManifestSources } from './agent-sources.js';
-import { primaryHostIP } from './host-addresses.js';
+import { nodeInternalIP } from './host-addresses.js';
 import { podCacheSize } from './pod-cache-size.js';
 import { RuntimeHealth } from './runtime-health.js';
 
@@ -188,7 +189,9 @@ export class Agent {
       admitter: {
         admit: (pod, active) => {
           const refs = admitStaticPodRefs(pod);
-          return refs.admit ? admitWithUsage(pod, active.count, active.used, node, c.maxPods) : refs;
+          if (!refs.admit) return refs;
+          const os = admitPodOS(pod);
+          return os.admit ? admitWithUsage(pod, active.count, active.used, node, c.maxPods) : os;
         },
       },
       sourcesReady: () => podConfig.sourcesReady(),
@@ -246,7 +249,7 @@ export class Agent {
     for (const s of this.#sources) s.start();
     if (cluster && apiSource) {
       await cluster.startHeartbeats({
-        resources, runtime: cri, runtimeVersion: version, runtimeHealth, hostIP: primaryHostIP(),
+        resources, runtime: cri, runtimeVersion: version, runtimeHealth, hostIP: nodeInternalIP(c.nodeIP),
         kubeletPort: servers.secureAddress?.port ?? c.port,
         apiSource,
         addSource: (s) => this.#sources.push(s),
