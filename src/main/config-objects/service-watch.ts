@@ -84,7 +84,8 @@ export class ServiceWatch implements ServiceLister {
       lw: opts.lw.serviceListWatcher(),
       clock: opts.clock,
       random: opts.random,
-      logger: opts.logger.with({ watch: 'services' }),
+      logger: opts.logger,
+      name: 'service watch',
       onList: (items) => {
         this.#byNs = new Map();
         for (const item of items) this.#put(item);
