@@ -196,6 +196,7 @@ export class Agent {
       },
       sourcesReady: () => podConfig.sourcesReady(),
       cache: cache.reader,
+      ...(recorder ? { onPodRejected: (pod, reason, message) => recorder.record({ kind: 'Pod', namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid ?? '' }, 'Warning', reason, message) } : {}),
       onOrphan: () => metrics.main.orphanedRuntimePods.inc(),
       networkError: () => runtimeHealth.networkError(),
     });

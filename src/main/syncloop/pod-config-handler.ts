@@ -28,6 +28,7 @@ export interface PodConfigHandlerDeps {
   admitter: PodAdmitter;
   workers: Pick<PodWorkerMirrors, 'get' | 'active' | 'startAdmitted' | 'kill' | 'send' | 'sendKill'>;
   onPodStarted?: (pod: V1Pod) => void;
+  onPodRejected?: (pod: V1Pod, reason: string, message: string) => void;
 }
 
 /** The status of a pod re-added while an earlier instance (same uid) is still being killed. */
@@ -114,7 +115,8 @@ export class PodConfigHandler implements PodAdditions {
       const verdict = this.#d.admitter.admit(pod, workers.active);
       if (!verdict.admit) {
         this.#d.logger.error('pod rejected by admission', { ...podFields(pod), reason: verdict.reason, message: verdict.message });
-        // The kubelet's rejectPod: its message is prefixed "Pod was rejected: ".
+        // The kubelet's rejectPod: a Warning event, and the status message prefixed "Pod was rejected: ".
+        this.#d.onPodRejected?.(pod, verdict.reason, verdict.message);
         this.#d.statusManager.setStatus(pod, { phase: 'Failed', reason: verdict.reason, message: `Pod was rejected: ${verdict.message}` });
         continue;
       }
