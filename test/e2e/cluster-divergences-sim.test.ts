@@ -14,7 +14,7 @@
  *     never overwritten by the agent's status writes;
  *  4. a pod that finished keeps its podIP;
  *  5. OS admission: an API pod labelled kubernetes.io/os=windows is Failed with
- *     PodOSSelectorNodeLabelDoesNotMatch, and a static pod with spec.os.name windows (the 1.20
+ *     PodOSSelectorNodeLabelDoesNotMatch (and a Warning event), and a static pod with spec.os.name windows (the 1.20
  *     API server has no spec.os, so it comes from a manifest) with PodOSNotSupported; neither
  *     ever reaches the runtime.
  */
@@ -155,6 +155,9 @@ test('cluster mode on the sim: service links, host-network IPs, readiness gates,
   const rejected = await r.waitFor(() => { const p = r.pods.get(lUid); return p?.status?.phase === 'Failed' ? p : undefined; }, 'the windows-labelled pod Failed', 60_000);
   assert.equal(rejected.status?.reason, 'PodOSSelectorNodeLabelDoesNotMatch');
   assert.equal(rejected.status?.message, "Pod was rejected: Failed to admit pod as the `kubernetes.io/os` label doesn't match node label");
+  const ev = await pollUntil(async () => (await core.listNamespacedEvent({ namespace: NS })).items.find((e) => e.involvedObject.uid === lUid && e.reason === 'PodOSSelectorNodeLabelDoesNotMatch'), { what: 'the rejection event', timeoutMs: 30_000, intervalMs: 250 });
+  assert.equal(ev.type, 'Warning');
+  assert.equal(ev.message, "Failed to admit pod as the `kubernetes.io/os` label doesn't match node label");
   const win = await pollUntil(async () => (await agent.pods()).find((p) => p.metadata?.name?.startsWith('win-') && p.metadata.namespace === 'default' && p.status?.phase === 'Failed'), { what: 'the spec.os windows static pod Failed', timeoutMs: 60_000, intervalMs: 250 });
   assert.equal(win.status?.reason, 'PodOSNotSupported');
   assert.equal(win.status?.message, "Pod was rejected: Failed to admit pod as the OS field doesn't match node OS");
