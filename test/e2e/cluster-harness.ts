@@ -101,12 +101,16 @@ export interface ClusterAgentOptions {
   rootDir?: string;
   workers?: number;
   extraArgs?: readonly string[];
+  /** A manifest directory of the test's (static pods beside the API pods; the test removes it). Default: a fresh empty one. */
+  manifestDir?: string;
 }
 
-/** An agent in cluster mode: pods come from the API only (its manifest dir stays empty). */
+/** An agent in cluster mode: pods come from the API only (its manifest dir stays empty unless the test gives one). */
 export async function startClusterAgent(o: ClusterAgentOptions): Promise<AgentProcess> {
-  const manifestDir = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-cluster-empty-'));
-  const removeDir = (): void => fs.rmSync(manifestDir, { recursive: true, force: true });
+  const manifestDir = o.manifestDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-cluster-empty-'));
+  const removeDir = (): void => {
+    if (o.manifestDir === undefined) fs.rmSync(manifestDir, { recursive: true, force: true });
+  };
   let agent: AgentProcess;
   try {
     agent = await startAgent({

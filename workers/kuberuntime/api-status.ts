@@ -5,7 +5,8 @@
  * Phase rules on top of getPhase, as the kubelet: a phase never leaves Succeeded/Failed once the
  * previous status (or the API server's) had it; reason/message are kept while the phase does
  * not change; activeDeadlineSeconds exceeded overrides everything with Failed/DeadlineExceeded.
- * podIP(s) come from the current sandbox; host-network pods report the host IP.
+ * podIP(s): pod-ips.ts (the current sandbox's, kept once the pod finished; host-network pods
+ * report the node's IP). hostIP(s): the Node's InternalIP (--node-ip, else detected).
  */
 import type { V1ContainerStatus, V1Pod, V1PodStatus } from '@kubernetes/client-node';
 import type { ProbeResultsReader } from '../prober/probe-results.js';
@@ -15,7 +16,7 @@ import { podSandboxChanged } from './compute-pod-actions.js';
 import { generateConditions } from './conditions.js';
 import { convertToAPIContainerStatuses } from './container-statuses.js';
 import { getPhase, isTerminalPhase } from './pod-phase.js';
-import { isHostNetwork } from './pod-spec.js';
+import { statusPodIPs } from './pod-ips.js';
 import { podQOSClass } from './qos.js';
 import type { ReasonEntry } from './reason-cache.js';
 
@@ -78,7 +79,8 @@ export function generateAPIPodStatus(input: APIStatusInput): V1PodStatus {
     s.hostIP = input.hostIP;
     s.hostIPs = [{ ip: input.hostIP }];
   }
-  const ips = runtimeStatus.ips.length > 0 ? runtimeStatus.ips : isHostNetwork(pod) && input.hostIP !== '' ? [input.hostIP] : [];
+  const previousIPs = (previous.podIPs ?? []).map((p) => p.ip).filter((ip): ip is string => typeof ip === 'string' && ip !== '');
+  const ips = statusPodIPs(pod, runtimeStatus, previousIPs, input.hostIP);
   if (ips.length > 0) {
     s.podIP = ips[0]!;
     s.podIPs = ips.map((ip) => ({ ip }));

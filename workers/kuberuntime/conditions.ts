@@ -3,16 +3,17 @@
  * kubelet's order: PodReadyToStartContainers, Initialized, Ready, ContainersReady, PodScheduled.
  * Messages list container names as Go prints a []string ("[a b]").
  *
- * lastTransitionTime is carried over from the previous status when the condition's status did
- * not change, else it is now (the kubelet's status manager, updateLastTransitionTime).
+ * Conditions the kubelet does not own (readiness gates' conditions, other controllers') are the
+ * API pod's, as the pod reflector last delivered them (generateAPIPodStatus copies them from
+ * pod.Status, never from the kubelet's own previous status, which may be older); Ready reads the
+ * readiness gates from them. lastTransitionTime of an owned condition is carried over from the
+ * previous status when its status did not change, else it is now (the kubelet's status manager,
+ * updateLastTransitionTime).
  */
 import type { V1ContainerStatus, V1Pod, V1PodCondition } from '@kubernetes/client-node';
+import { podConditionByKubelet } from '../../src/shared/kubetypes/pod-conditions.js';
 import { appContainers, initContainers, toDate } from './pod-spec.js';
 import type { PodPhase } from './pod-phase.js';
-
-export const KUBELET_CONDITION_TYPES: ReadonlySet<string> = new Set([
-  'PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled',
-]);
 
 type Cond = Pick<V1PodCondition, 'type' | 'status' | 'reason' | 'message'>;
 
@@ -62,7 +63,11 @@ export function containersReadyCondition(pod: V1Pod, statuses: readonly V1Contai
   return msgs.length > 0 ? cond('ContainersReady', false, 'ContainersNotReady', msgs.join(', ')) : cond('ContainersReady', true);
 }
 
-/** Ready = ContainersReady, then every readiness gate's condition must be True. */
+/**
+ * The kubelet's GeneratePodReadyCondition: ContainersReady's status, reason and message while it
+ * is not True; then every readiness gate's condition in `existing` (the API pod's) must be True,
+ * else ReadinessGatesNotReady with one message per gate.
+ */
 export function readyCondition(pod: V1Pod, containersReady: Cond, existing: readonly V1PodCondition[]): Cond {
   if (containersReady.status !== 'True') return { ...containersReady, type: 'Ready' };
   const msgs: string[] = [];
@@ -80,20 +85,20 @@ export interface ConditionsInput {
   statuses: readonly V1ContainerStatus[];
   phase: PodPhase;
   sandboxReady: boolean;
-  /** The conditions of the previous status (for lastTransitionTime and non-kubelet conditions). */
+  /** The conditions of the previous status (for lastTransitionTime only). */
   previous: readonly V1PodCondition[];
   now: Date;
 }
 
-/** Conditions not owned by the kubelet are kept as they were (e.g. readiness gates, DisruptionTarget). */
+/** Owned conditions generated; the others copied from the API pod (see the module comment). */
 export function generateConditions(input: ConditionsInput): V1PodCondition[] {
   const { pod, statuses, phase, previous } = input;
-  const foreign = previous.filter((c) => !KUBELET_CONDITION_TYPES.has(c.type));
+  const foreign = (pod.status?.conditions ?? []).filter((c) => !podConditionByKubelet(c.type));
   const containersReady = containersReadyCondition(pod, statuses, phase);
   const generated: Cond[] = [
     cond('PodReadyToStartContainers', input.sandboxReady),
     initializedCondition(pod, statuses, phase),
-    readyCondition(pod, containersReady, previous),
+    readyCondition(pod, containersReady, foreign),
     containersReady,
     cond('PodScheduled', true),
   ];

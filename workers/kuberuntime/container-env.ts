@@ -11,14 +11,16 @@
  * non-optional object or key is a CreateContainerConfigError with the kubelet's message
  * (`configmap "N" not found`, `couldn't find key K in ConfigMap NS/N`); an optional one is
  * skipped. An object not known yet fails the same way with a "waiting" message (the next sync,
- * triggered when it arrives, starts the container). Service link variables are not generated.
- * Values are never logged.
+ * triggered when it arrives, starts the container). Service link variables (service-env.ts,
+ * cluster mode) come last, each only when the container does not define the name itself, and
+ * `$(VAR)` in a value may name one. Values are never logged.
  */
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import type { KeyValue } from '../../src/shared/cri/cri-types.js';
 import type { ConfigMapContents, ObjectLookup, PodApiObjects, SecretContents } from '../../src/shared/protocol/api-object-snapshot.js';
 import { podFieldValue, resourceFieldValue, type FieldContext } from './downward-api.js';
 import { containerSpec, podNamespace } from './pod-spec.js';
+import { serviceEnvOf } from './service-env.js';
 
 /** The sandbox's IPs are primary first (empty for host network before the sandbox is known). */
 export interface EnvContext extends FieldContext {
@@ -58,6 +60,8 @@ function objectEntries(ctx: EnvContext, kind: Kind, name: string, optional: bool
 }
 
 export function makeEnvironmentVariables(pod: V1Pod, container: V1Container, ctx: EnvContext): EnvResult {
+  const services = serviceEnvOf(ctx.objects);
+  if (!services.ok) return { ok: false, message: services.message };
   const resolved = new Map<string, string>();
   for (const src of container.envFrom ?? []) {
     const ref = src.configMapRef ?? src.secretRef;
@@ -73,7 +77,7 @@ export function makeEnvironmentVariables(pod: V1Pod, container: V1Container, ctx
   for (const e of container.env ?? []) {
     const vf = e.valueFrom;
     if (!vf) {
-      resolved.set(e.name, expand(e.value ?? '', (name) => resolved.get(name)));
+      resolved.set(e.name, expand(e.value ?? '', (name) => resolved.get(name) ?? services.vars.get(name)));
       continue;
     }
     if (vf.fieldRef) {
@@ -102,7 +106,9 @@ export function makeEnvironmentVariables(pod: V1Pod, container: V1Container, ctx
       return { ok: false, message: `couldn't resolve env var ${e.name}: valueFrom ${Object.keys(vf).join(',').slice(0, 64)} is not supported by shardlet` };
     }
   }
-  return { ok: true, envs: [...resolved].map(([key, value]) => ({ key, value })) };
+  const envs = [...resolved].map(([key, value]) => ({ key, value }));
+  for (const [key, value] of services.vars) if (!resolved.has(key)) envs.push({ key, value });
+  return { ok: true, envs };
 }
 
 /**

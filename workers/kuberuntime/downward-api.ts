@@ -6,7 +6,7 @@
  * - metadata.labels / metadata.annotations (whole maps, volumes only) are formatted as the
  *   kubelet's FormatMap: `key="value"` lines sorted by key, values quoted.
  * - resourceFieldRef: `limits.cpu|memory|ephemeral-storage`, `requests.cpu|memory|ephemeral-storage`
- *   of the named container, divided by `divisor` (default 1) and rounded up; an unset limit
+ *   of the named container, divided by `divisor` (unset or zero: 1) and rounded up; an unset limit
  *   reads as the node's allocatable, which shardlet takes as all cores and all memory (as its
  *   admission does by default; --node-allocatable is not known on worker threads).
  */
@@ -69,8 +69,11 @@ export function resourceFieldValue(container: V1Container | undefined, resource:
   if (!container) return { ok: false, message: 'container not found' };
   if (!RESOURCES.has(resource)) return { ok: false, message: `unsupported container resource : ${resource.slice(0, 64)}` };
   const [kind, name] = resource.split('.') as ['limits' | 'requests', string];
-  const div = parseApproximate(divisor === undefined || divisor === '' ? '1' : divisor);
-  if (div === undefined || div <= 0) return { ok: false, message: `invalid divisor ${JSON.stringify(String(divisor).slice(0, 32))}` };
+  const parsed = parseApproximate(divisor === undefined || divisor === '' ? '1' : divisor);
+  if (parsed === undefined || parsed < 0) return { ok: false, message: `invalid divisor ${JSON.stringify(String(divisor).slice(0, 32))}` };
+  // The kubelet's ExtractContainerResourceValue: a zero divisor (what the API server defaults an
+  // unset one to, "0") means 1.
+  const div = parsed === 0 ? 1 : parsed;
   const set = (kind === 'limits' ? container.resources?.limits : container.resources?.requests)?.[name];
   let v = parseApproximate(set);
   if (v === undefined) v = kind === 'limits' ? allocatable(name) : 0;

@@ -25,6 +25,7 @@ import { killContainer, killPod } from './kill-pod.js';
 import { errorMessage, rethrowIfAborted, type SyncFailure } from './kuberuntime-errors.js';
 import { appContainers, initContainers, isHostNetwork, podUID } from './pod-spec.js';
 import type { StartResult } from './reason-cache.js';
+import { withHostNetworkIPs } from './pod-ips.js';
 import { generatePodSandboxConfig } from './sandbox-config.js';
 
 /** Directory operations for pod log directories (the kubelet creates it; containerd never deletes it). */
@@ -154,7 +155,7 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
     let out = checkCrashBackoff(deps, pod, container, status);
     if (!out) {
       if (await pruneDeadInstances(deps, container.name, status, signal)) derivable = false;
-      out = await startContainer(deps, { pod, container, status, sandboxId, sandboxConfig, podIPs, signal });
+      out = await startContainer(deps, { pod, container, status, sandboxId, sandboxConfig, podIPs: withHostNetworkIPs(pod, podIPs, deps.hostIP), signal });
       // One count per attempt; a failure also counts an error with the kubelet's reason as code.
       if (out.ok) deps.metrics?.startedContainer(containerType);
       else deps.metrics?.startedContainer(containerType, out.failure.reason);

@@ -1,11 +1,12 @@
 /**
  * Cluster-mode wiring (--kubeconfig): the API clients and what talks through them — pod status
- * writes (ApiStatusSync), events, mirror pods, the API pod source, configMaps/secrets/tokens that
- * ride along with pod updates, node registration and status, and the node lease.
+ * writes (ApiStatusSync), events, mirror pods, the API pod source, configMaps/secrets/tokens and
+ * service links (one Service watch) that ride along with pod updates, node registration and
+ * status, and the node lease.
  *
  * Four clients, each with its own connections so one cannot starve another:
  *  - main: rate-limited (--kube-api-qps/--kube-api-burst): pod source, status writes, deletes,
- *    mirror pods, object watches, tokens, reviews;
+ *    mirror pods, object watches, the Service watch, tokens, reviews;
  *  - events: its own throttle (--event-qps/--event-burst), 2 sockets, one retry;
  *  - heartbeats (node status, lease): no token bucket, 10 s timeout, 4 sockets, so a burst of pod
  *    status writes on the main client never delays them.
@@ -14,7 +15,8 @@
  * wrapDispatcher → podSource → startHeartbeats); each phase records what it built before it can
  * fail, so close() after a failed start releases exactly what exists. close() order (unchanged
  * from the agent's): background runs (node status, lease) → mirrors → events and their
- * transport → status sync → tokens → object watches → main transport → heartbeat transport.
+ * transport → status sync → tokens → object watches → Service watch → main transport →
+ * heartbeat transport.
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Clock, Random } from '../../shared/clock/clock.js';
@@ -30,6 +32,8 @@ import type { NodeRef } from '../apiserver/object-roles.js';
 import { TokenBucket } from '../apiserver/token-bucket.js';
 import { ApiObjectDispatcher } from '../config-objects/api-object-dispatcher.js';
 import { ObjectWatches } from '../config-objects/object-watches.js';
+import { ServiceEnvDispatcher } from '../config-objects/service-env-dispatcher.js';
+import { ServiceWatch } from '../config-objects/service-watch.js';
 import { TokenManager } from '../config-objects/token-manager.js';
 import type { PodConfig } from '../config/pod-config.js';
 import { ApiserverPodSource } from '../config/source-apiserver.js';
@@ -76,6 +80,7 @@ export class ClusterMode {
   #mirrors: MirrorPodManager | undefined;
   #tokens: TokenManager | undefined;
   #objectWatches: ObjectWatches | undefined;
+  #services: ServiceWatch | undefined;
   #heartbeatTransport: HttpsTransport | undefined;
   #nodeStatus: NodeStatusManager | undefined;
   #nodeLease: NodeLease | undefined;
@@ -160,13 +165,20 @@ export class ClusterMode {
     return this.#mirrors;
   }
 
-  /** Pods' configMaps, secrets and tokens ride along with their updates to `inner`. */
+  /**
+   * Pods' configMaps, secrets and tokens, and their service environment variables, ride along
+   * with their updates to `inner`. The node's one Service watch starts here (before any pod).
+   */
   wrapDispatcher(inner: PodDispatcher): PodDispatcher {
     const { clock, random, logger } = this.#d;
     let objects: ApiObjectDispatcher | undefined;
+    let serviceEnv: ServiceEnvDispatcher | undefined;
+    const services = (this.#services = new ServiceWatch({ lw: this.client, clock, random, logger, onChange: () => serviceEnv?.servicesChanged() }));
+    serviceEnv = new ServiceEnvDispatcher({ inner, services });
+    services.start();
     const watches = (this.#objectWatches = new ObjectWatches({ lw: this.client, clock, random, logger, onChange: (r, ns, n) => objects?.objectChanged(r, ns, n) }));
     const tokens = (this.#tokens = new TokenManager({ issuer: this.client, clock, logger, onChange: (uid) => objects?.tokenChanged(uid) }));
-    return (objects = new ApiObjectDispatcher({ inner, watches, tokens }));
+    return (objects = new ApiObjectDispatcher({ inner: serviceEnv, watches, tokens }));
   }
 
   /**
@@ -244,6 +256,7 @@ export class ClusterMode {
     await this.apiStatus.close();
     this.#tokens?.close();
     await this.#objectWatches?.close();
+    await this.#services?.close();
     this.#transport.close();
     this.#heartbeatTransport?.close();
   }

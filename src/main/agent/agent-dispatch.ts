@@ -21,7 +21,7 @@ import { PoolDispatcher } from '../dispatch/pool-dispatcher.js';
 import type { EventRecorder } from '../events/event-recorder.js';
 import type { MetricsSystem } from '../metrics/main-metrics.js';
 import type { AgentConfig } from './agent-config.js';
-import { primaryHostIP } from './host-addresses.js';
+import { nodeInternalIP } from './host-addresses.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** Compiled thread entry, relative to dist/src/main/agent/. */
@@ -62,7 +62,7 @@ export function podWorkerThreadConfig(i: PodWorkerConfigInputs): PodWorkerThread
     endpoint: i.endpoint,
     cacheBuffer: i.cacheBuffer,
     nodeName: c.nodeName,
-    hostIP: primaryHostIP(),
+    hostIP: nodeInternalIP(c.nodeIP),
     podLogsDir: c.podLogsDir,
     rootDir: c.rootDir,
     runtimeName: i.runtimeName,

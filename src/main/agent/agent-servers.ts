@@ -21,7 +21,7 @@ import { resourceMetricsText } from '../server/stats-resource-metrics.js';
 import { SummaryProvider, type SummaryProviderOptions } from '../server/stats-summary.js';
 import type { StatusManager } from '../status/status-manager.js';
 import type { AgentConfig } from './agent-config.js';
-import { isLoopbackAddress, primaryHostIP } from './host-addresses.js';
+import { isLoopbackAddress, nodeInternalIP } from './host-addresses.js';
 
 export interface AgentServersDeps {
   config: AgentConfig;
@@ -99,7 +99,7 @@ export class AgentServers {
             return resourceMetricsText(undefined);
           }),
         },
-        nodeAddresses: [primaryHostIP()],
+        nodeAddresses: [nodeInternalIP(c.nodeIP)],
         clock,
         logger,
       });

@@ -22,6 +22,7 @@ import * as sm from '../../shared/metrics/shardlet-metrics.js';
 import { createPodCache } from '../../shared/pod-cache/pod-cache-create.js';
 import os from 'node:os';
 import { admitWithUsage } from '../admission/admit-pod.js';
+import { admitPodOS } from '../admission/pod-os.js';
 import { admitStaticPodRefs } from '../admission/static-pod-refs.js';
 import { admitSecurity, hostAppArmorEnabled } from '../admission/security-admit.js';
 import { SysctlAllowlist } from '../admission/sysctl-allowlist.js';
@@ -50,7 +51,7 @@ import { startAgentHeapPolicy } from './agent-heap.js';
 import { startAgentPleg } from './agent-pleg.js';
 import { AgentServers } from './agent-servers.js';
 import { createManifestSources } from './agent-sources.js';
-import { primaryHostIP } from './host-addresses.js';
+import { nodeInternalIP } from './host-addresses.js';
 import { podCacheSize } from './pod-cache-size.js';
 import { RuntimeHealth } from './runtime-health.js';
 
@@ -193,12 +194,15 @@ export class Agent {
         admit: (pod, active) => {
           const refs = admitStaticPodRefs(pod);
           if (!refs.admit) return refs;
+          const podOS = admitPodOS(pod);
+          if (!podOS.admit) return podOS;
           const security = admitSecurity(pod, securityAdmit);
           return security.admit ? admitWithUsage(pod, active.count, active.used, node, c.maxPods) : security;
         },
       },
       sourcesReady: () => podConfig.sourcesReady(),
       cache: cache.reader,
+      ...(recorder ? { onPodRejected: (pod, reason, message) => recorder.record({ kind: 'Pod', namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid ?? '' }, 'Warning', reason, message) } : {}),
       onOrphan: () => metrics.main.orphanedRuntimePods.inc(),
       networkError: () => runtimeHealth.networkError(),
     });
@@ -252,7 +256,7 @@ export class Agent {
     for (const s of this.#sources) s.start();
     if (cluster && apiSource) {
       await cluster.startHeartbeats({
-        resources, runtime: cri, runtimeVersion: version, runtimeHealth, hostIP: primaryHostIP(),
+        resources, runtime: cri, runtimeVersion: version, runtimeHealth, hostIP: nodeInternalIP(c.nodeIP),
         kubeletPort: servers.secureAddress?.port ?? c.port,
         apiSource,
         addSource: (s) => this.#sources.push(s),

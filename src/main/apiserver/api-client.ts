@@ -11,7 +11,7 @@
  */
 import type { Clock } from '../../shared/clock/clock.js';
 import { ApiError, apiErrorCodeOfStatus, isRetriableStatus } from './api-errors.js';
-import type { ObjectListWatchers, TokenIssuer, IssuedToken, NamespacedObjectResource, PodDeleter, PodList, PodListWatcher, PodRef, PodStatusWriter, RequestOptions, TokenRequestSpec, WatchEnd, WatchEvent } from './api-roles.js';
+import type { ObjectListWatchers, ServiceListWatchers, TokenIssuer, IssuedToken, NamespacedObjectResource, PodDeleter, PodList, PodListWatcher, PodRef, PodStatusWriter, RequestOptions, TokenRequestSpec, WatchEnd, WatchEvent } from './api-roles.js';
 import type { ApiRequest, ApiResponse, ApiTransport } from './api-transport.js';
 import type { RequestThrottle } from './token-bucket.js';
 
@@ -55,7 +55,7 @@ function encodeSegment(s: string): string {
   return encodeURIComponent(s);
 }
 
-export class ApiClient implements PodListWatcher, PodStatusWriter, PodDeleter, ObjectListWatchers, TokenIssuer {
+export class ApiClient implements PodListWatcher, PodStatusWriter, PodDeleter, ObjectListWatchers, ServiceListWatchers, TokenIssuer {
   readonly #o: ApiClientOptions;
   readonly #maxRetries: number;
   readonly #timeoutMs: number;
@@ -90,6 +90,14 @@ export class ApiClient implements PodListWatcher, PodStatusWriter, PodDeleter, O
     return {
       listPods: (rv, signal) => this.#list(resource, path, selector, rv, signal),
       watchPods: (rv, timeoutSeconds, onEvent, signal) => this.#watch(resource, path, selector, rv, timeoutSeconds, onEvent, signal),
+    };
+  }
+
+  /** A list-watcher of every Service, all namespaces (the kubelet's service informer: no selector). */
+  serviceListWatcher(): PodListWatcher {
+    return {
+      listPods: (rv, signal) => this.#list('services', '/api/v1/services', '', rv, signal),
+      watchPods: (rv, timeoutSeconds, onEvent, signal) => this.#watch('services', '/api/v1/services', '', rv, timeoutSeconds, onEvent, signal),
     };
   }
 

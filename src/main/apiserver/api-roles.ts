@@ -60,6 +60,11 @@ export interface ObjectListWatchers {
   objectListWatcher(resource: NamespacedObjectResource, namespace: string, name: string): PodListWatcher;
 }
 
+/** List + watch of every Service in every namespace (the kubelet's service informer, for service links). */
+export interface ServiceListWatchers {
+  serviceListWatcher(): PodListWatcher;
+}
+
 export interface TokenRequestSpec {
   namespace: string;
   serviceAccountName: string;

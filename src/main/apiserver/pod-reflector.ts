@@ -46,6 +46,8 @@ export interface ReflectorDeps {
   onState?: (s: ReflectorState) => void;
   /** Watch events within this many ms of a batch's first one end that batch (default 50; 0: per arrival). */
   batchWindowMs?: number;
+  /** What its log lines call it (default "api pod source"). */
+  name?: string;
 }
 
 export const REFLECTOR_DEFAULTS = Object.freeze({
@@ -69,9 +71,11 @@ export class PodReflector {
   #done: Promise<void> | undefined;
 
   readonly #batchWindowMs: number;
+  readonly #name: string;
 
   constructor(deps: ReflectorDeps) {
     this.#d = deps;
+    this.#name = deps.name ?? 'api pod source';
     this.#batchWindowMs = deps.batchWindowMs ?? REFLECTOR_DEFAULTS.batchWindowMs;
     if (!(Number.isFinite(this.#batchWindowMs) && this.#batchWindowMs >= 0 && this.#batchWindowMs <= 10_000)) throw new RangeError(`PodReflector: batchWindowMs must be within [0, 10000], got ${deps.batchWindowMs}`);
   }
@@ -142,12 +146,12 @@ export class PodReflector {
       this.#rv = list.resourceVersion;
       this.#listed = true;
       this.#backoffMs = REFLECTOR_DEFAULTS.backoffInitialMs;
-      this.#d.logger.v(2).info('api pod source: listed', { pods: list.items.length, resourceVersion: list.resourceVersion });
+      this.#d.logger.v(2).info(`${this.#name}: listed`, { pods: list.items.length, resourceVersion: list.resourceVersion });
       this.#d.onList(list.items);
       this.#d.onBatchEnd();
       return true;
     } catch (err) {
-      if (!signal.aborted && !isAborted(err)) this.#d.logger.error('api pod source: list failed', { error: apiErrorMessage(err), backoffMs: this.#backoffMs });
+      if (!signal.aborted && !isAborted(err)) this.#d.logger.error(`${this.#name}: list failed`, { error: apiErrorMessage(err), backoffMs: this.#backoffMs });
       return false;
     }
   }
@@ -171,7 +175,7 @@ export class PodReflector {
             const code = ev.object['code'];
             if (code === 410) gone = true;
             else failed = true;
-            this.#d.logger.info('api pod source: watch error event', { code: typeof code === 'number' ? code : null, message: String(ev.object['message'] ?? '').slice(0, 200) });
+            this.#d.logger.info(`${this.#name}: watch error event`, { code: typeof code === 'number' ? code : null, message: String(ev.object['message'] ?? '').slice(0, 200) });
             ac.abort();
             return;
           }
@@ -197,7 +201,7 @@ export class PodReflector {
         if (end.status === 410) gone = true;
         else {
           failed = true;
-          this.#d.logger.error('api pod source: watch refused', { status: end.status, backoffMs: this.#backoffMs });
+          this.#d.logger.error(`${this.#name}: watch refused`, { status: end.status, backoffMs: this.#backoffMs });
         }
       }
     } catch (err) {
@@ -205,7 +209,7 @@ export class PodReflector {
       if (isGone(err)) gone = true;
       else if (!(isAborted(err) && (gone || failed))) {
         failed = true;
-        this.#d.logger.error('api pod source: watch failed', { error: apiErrorMessage(err), backoffMs: this.#backoffMs });
+        this.#d.logger.error(`${this.#name}: watch failed`, { error: apiErrorMessage(err), backoffMs: this.#backoffMs });
       }
     } finally {
       signal.removeEventListener('abort', onStop);
@@ -213,7 +217,7 @@ export class PodReflector {
     // A watch that delivered shows the server works: the next failure starts the backoff over.
     if (delivered > 0) this.#backoffMs = REFLECTOR_DEFAULTS.backoffInitialMs;
     if (gone) {
-      this.#d.logger.info('api pod source: resourceVersion expired (410), relisting', { resourceVersion: this.#rv });
+      this.#d.logger.info(`${this.#name}: resourceVersion expired (410), relisting`, { resourceVersion: this.#rv });
       return 'relist';
     }
     if (failed) return 'backoff';

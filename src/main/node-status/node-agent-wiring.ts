@@ -42,7 +42,7 @@ export interface NodeStatusWiring {
   runtime: Pick<ImageService, 'listImages'>;
   runtimeVersion: RuntimeVersion;
   runtimeHealth: Pick<RuntimeHealth, 'errors' | 'networkErrors'>;
-  /** Detected InternalIP when --node-ip is not given. */
+  /** The InternalIP: --node-ip, else the detected address (host-addresses.ts nodeInternalIP). */
   hostIP: string;
   kubeletPort: number;
   onStatusSync?: (result: 'patched' | 'unchanged' | 'failed') => void;
@@ -52,7 +52,7 @@ export interface NodeStatusWiring {
 export function startNodeStatus(w: NodeStatusWiring): NodeStatusManager {
   const c = w.config;
   const addresses: NodeAddress[] = [
-    { type: 'InternalIP', address: c.nodeIP ?? w.hostIP },
+    { type: 'InternalIP', address: w.hostIP },
     { type: 'Hostname', address: c.nodeName },
   ];
   return new NodeStatusManager({

@@ -12,7 +12,9 @@
  *   Succeeded/Failed, a non-terminal status is ignored.
  * - Writes are strategic-merge PATCHes of pods/NAME/status carrying metadata.uid (no GET first,
  *   no resourceVersion): a pod deleted and recreated under the same name answers 422 (and a
- *   deleted one 404); the record is then dropped and never written again.
+ *   deleted one 404); the record is then dropped and never written again. The body is
+ *   status-patch.ts's: only the conditions the kubelet owns are compared and written (another
+ *   client's, e.g. a readiness gate's, are never touched).
  * - Priority: `concurrency` senders each take a token from the client's throttle first and only
  *   then pick work, high queue first: a pod's first Running status, terminal statuses and final
  *   DELETEs are high; refreshes are normal. So under the QPS budget a starting pod is reported
@@ -34,6 +36,7 @@ import { apiErrorMessage, isAborted, isConflict, isInvalid, isNotFound } from '.
 import type { PodDeleter, PodRef, PodStatusWriter } from '../apiserver/api-roles.js';
 import type { RequestPriority, RequestThrottle } from '../apiserver/token-bucket.js';
 import { changedFields, isTerminalPhaseName, normalizeStatus, phaseOf, statusUnchanged, type ApiPodStatus } from './status-normalize.js';
+import { statusPatchBody, withOwnedConditions } from './status-patch.js';
 
 /** What the status manager forwards for API pods. */
 export interface ApiStatusSink {
@@ -137,7 +140,7 @@ export class ApiStatusSync implements ApiStatusSink {
     const rec = this.#record(pod);
     if (rec === undefined || rec.dropped || rec.deleted) return;
     rec.pod = pod;
-    const next = normalizeStatus(status);
+    const next = withOwnedConditions(normalizeStatus(status));
     const base = rec.writing ?? rec.sent ?? rec.api;
     if (!isTerminalPhaseName(phaseOf(next)) && isTerminalPhaseName(phaseOf(rec.latest))) {
       this.#d.logger.v(3).info('ignoring a non-terminal status for a terminal pod', { ...podFields(pod), phase: phaseOf(next) ?? '' });
@@ -181,7 +184,7 @@ export class ApiStatusSync implements ApiStatusSink {
     if (uid === '' || ns === '' || name === '') return undefined;
     let rec = this.#records.get(uid);
     if (rec === undefined) {
-      const api = normalizeStatus(pod.status);
+      const api = withOwnedConditions(normalizeStatus(pod.status));
       rec = {
         ref: { namespace: ns, name, uid }, pod, api, sent: undefined, pending: undefined, writing: undefined, latest: api, pendingSinceMs: undefined,
         runningReported: phaseOf(api) === 'Running', terminated: false, deleted: false, dropped: false, queued: undefined, inFlight: false,
@@ -271,9 +274,7 @@ export class ApiStatusSync implements ApiStatusSink {
     rec.pending = undefined;
     rec.pendingSinceMs = undefined;
     rec.writing = status;
-    const body: Record<string, unknown> = { ...status };
-    // Fields this agent wrote before and no longer reports are cleared (two-way merge semantics).
-    for (const k of Object.keys(rec.sent ?? {})) if (!(k in body)) body[k] = null;
+    const body = statusPatchBody(status, rec.sent);
     try {
       await this.#d.writer.patchPodStatus(rec.ref, body, { tokenHeld: true, signal });
       rec.writing = undefined;

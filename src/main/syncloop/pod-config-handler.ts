@@ -12,6 +12,7 @@ import type { PodManager } from '../pod-manager/pod-manager.js';
 import type { StatusManager } from '../status/status-manager.js';
 import type { PodAdmitter } from './pod-admitter.js';
 import type { PodWorkerMirrors } from './pod-worker-mirrors.js';
+import { readinessGatesChanged } from './readiness-gates.js';
 import type { WorkQueue } from './work-queue.js';
 
 /** Role: admit and start pods (also used when a pod re-added during its kill may start again). */
@@ -27,6 +28,7 @@ export interface PodConfigHandlerDeps {
   admitter: PodAdmitter;
   workers: Pick<PodWorkerMirrors, 'get' | 'active' | 'startAdmitted' | 'kill' | 'send' | 'sendKill'>;
   onPodStarted?: (pod: V1Pod) => void;
+  onPodRejected?: (pod: V1Pod, reason: string, message: string) => void;
 }
 
 /** The status of a pod re-added while an earlier instance (same uid) is still being killed. */
@@ -65,7 +67,9 @@ export class PodConfigHandler implements PodAdditions {
         for (const pod of u.pods) this.#handleRemove(pod);
         return;
       case 'RECONCILE':
-        // Only the status differs from the source's view; the status manager owns status.
+        // Only the status differs from the source's view; the status manager owns status, but the
+        // pod's readiness gates are read from it (the kubelet's HandlePodReconcile).
+        for (const pod of u.pods) this.#handleReconcile(pod);
         return;
       default: {
         const never: never = u.op;
@@ -111,7 +115,9 @@ export class PodConfigHandler implements PodAdditions {
       const verdict = this.#d.admitter.admit(pod, workers.active);
       if (!verdict.admit) {
         this.#d.logger.error('pod rejected by admission', { ...podFields(pod), reason: verdict.reason, message: verdict.message });
-        this.#d.statusManager.setStatus(pod, { phase: 'Failed', reason: verdict.reason, message: verdict.message });
+        // The kubelet's rejectPod: a Warning event, and the status message prefixed "Pod was rejected: ".
+        this.#d.onPodRejected?.(pod, verdict.reason, verdict.message);
+        this.#d.statusManager.setStatus(pod, { phase: 'Failed', reason: verdict.reason, message: `Pod was rejected: ${verdict.message}` });
         continue;
       }
       this.#d.logger.v(2).info('pod admitted', podFields(pod));
@@ -130,6 +136,16 @@ export class PodConfigHandler implements PodAdditions {
     // Being terminated (a terminal pod, a pod already killed): an update never resumes syncing.
     else if (w.kill) this.#d.workers.sendKill(uid, pod, w.kill);
     else this.#d.workers.send(pod, 'update');
+  }
+
+  /** A status-only change: kept as the desired pod; a readiness gate's change syncs its worker. */
+  #handleReconcile(pod: V1Pod): void {
+    this.#d.podManager.addOrUpdate(pod);
+    const w = this.#d.workers.get(pod.metadata?.uid ?? '');
+    if (!w) return;
+    const before = w.pod;
+    w.pod = pod;
+    if (!w.kill && readinessGatesChanged(before, pod)) this.#d.workers.send(pod, 'sync');
   }
 
   #handleRemove(pod: V1Pod): void {

@@ -44,6 +44,8 @@ export interface PodLifecycleDeps {
   cache: { get(uid: string): CacheEntry | undefined };
   onOrphan?: () => void;
   onPodStarted?: (pod: V1Pod) => void;
+  /** A pod refused at admission (the kubelet's rejectPod records a Warning event with the reason). */
+  onPodRejected?: (pod: V1Pod, reason: string, message: string) => void;
   /**
    * Why the pod network is not ready (the runtime's NetworkReady=false), or undefined. Stamped
    * on every sync handed to a worker (PodUpdateMessage.networkNotReady): the syncer then holds
@@ -66,7 +68,7 @@ export class PodLifecycle {
     this.#clock = clock;
     this.#workQueue = workQueue;
     const workers = (this.#workers = new PodWorkerMirrors({ logger, dispatcher: d.dispatcher, podManager, ...(d.networkError ? { networkError: d.networkError } : {}) }));
-    this.#config = new PodConfigHandler({ logger, podManager, statusManager, workQueue, admitter: d.admitter, workers, ...(d.onPodStarted ? { onPodStarted: d.onPodStarted } : {}) });
+    this.#config = new PodConfigHandler({ logger, podManager, statusManager, workQueue, admitter: d.admitter, workers, ...(d.onPodStarted ? { onPodStarted: d.onPodStarted } : {}), ...(d.onPodRejected ? { onPodRejected: d.onPodRejected } : {}) });
     const housekeeping = (this.#housekeeping = new PodHousekeeping({ logger, sourcesReady: d.sourcesReady, cache: d.cache, podManager, workers, ...(d.onOrphan ? { onOrphan: d.onOrphan } : {}) }));
     const returnWindow = new RuntimeReturnWindow(clock);
     this.#pleg = new PlegEventHandler({ logger, runtimePods: housekeeping, workers, workQueue, returnWindow });

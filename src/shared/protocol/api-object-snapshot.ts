@@ -42,10 +42,25 @@ export interface ServiceAccountToken {
   expirationTimestamp: string;
 }
 
+/**
+ * The service environment variables of a pod (the kubelet's getServiceEnvVarMap, computed on the
+ * main thread from its one Service watch: src/main/config-objects/service-env.ts), in the order
+ * they are appended after the container's own variables.
+ */
+export interface ServiceEnv {
+  vars: ReadonlyArray<{ readonly key: string; readonly value: string }>;
+}
+
 export interface PodApiObjects {
   configMaps: Map<string, ObjectLookup<ConfigMapContents>>;
   secrets: Map<string, ObjectLookup<SecretContents>>;
   tokens: Map<string, ObjectLookup<ServiceAccountToken>>;
+  /**
+   * Cluster mode only: 'found' with the variables, or 'pending' while the services were not
+   * listed yet (the kubelet then refuses to build the environment of a non-static pod).
+   * Absent: no service variables (standalone, as a kubelet without an API server).
+   */
+  serviceEnv?: ObjectLookup<ServiceEnv>;
 }
 
 /** The key of a projected serviceAccountToken source: its audience and lifetime. */

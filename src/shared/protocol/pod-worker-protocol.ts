@@ -109,9 +109,10 @@ export interface PodUpdateMessage {
    */
   plegOnly?: boolean;
   /**
-   * The configMaps, secrets and service-account tokens the pod refers to, as the main thread
-   * resolved them (cluster mode; see src/shared/protocol/api-object-snapshot.ts for why they are
-   * pushed). Absent: unchanged since the last update (or none referenced).
+   * The configMaps, secrets and service-account tokens the pod refers to, and its service
+   * environment variables, as the main thread resolved them (cluster mode: every non-kill update;
+   * see src/shared/protocol/api-object-snapshot.ts for why they are pushed). Absent: unchanged
+   * since the last update (standalone: none).
    */
   apiObjects?: PodApiObjects;
 }

@@ -53,7 +53,7 @@ test('additions are admitted in creation order; a rejected pod is Failed with th
   assert.deepEqual(sent.map((m) => [m.uid, m.updateType]), [['a', 'create'], ['b', 'create']]);
   assert.equal(statusManager.get('c')?.phase, 'Failed');
   assert.equal(statusManager.get('c')?.reason, 'OutOfpods');
-  assert.match(statusManager.get('c')?.message ?? '', /used: 2, capacity: 2/);
+  assert.equal(statusManager.get('c')?.message, "Pod was rejected: Node didn't have enough resource: pods, requested: 1, used: 2, capacity: 2", 'the kubelet\'s rejectPod message');
   lc.handleConfigUpdate({ op: 'UPDATE', source: 'file', pods: [pod('c')] });
   assert.equal(sent.length, 2, 'updates of a rejected pod are not dispatched');
 });
