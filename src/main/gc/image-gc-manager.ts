@@ -9,8 +9,11 @@
  * after start records "first detected" as unknown-in-the-past (time 0), as the kubelet's
  * initial detection does, so images already present are not protected by the minimum age. An
  * image is in use while any container (running or not) references it (CRI Container.imageRef /
- * imageId), and the sandbox image (--pod-infra-container-image, resolved with ImageStatus) is
- * always in use. Records of images no longer listed are dropped.
+ * imageId), and the sandbox image is always in use: --pod-infra-container-image, and the
+ * `sandboxImage` of the runtime's own config when its verbose Status reports one (containerd's
+ * CRI config; 1.6 does not pin its sandbox image, so a node whose flag names another image
+ * would otherwise lose the pause image and fail every RunPodSandbox), each resolved with
+ * ImageStatus. Records of images no longer listed are dropped.
  *
  * A pass (GarbageCollect):
  *   1. the eviction order: images not in use and not pinned (Image.pinned: containerd pins its
@@ -39,7 +42,7 @@ import type { ImageService, RuntimeService } from '../../shared/cri/runtime-serv
 import type { Logger } from '../../shared/logging/logger.js';
 import { imageFsStats, type FsCapacitySource } from './image-fs-stats.js';
 
-export type ImageGcRuntime = Pick<ImageService, 'listImages' | 'removeImage' | 'imageFsInfo' | 'imageStatus'> & Pick<RuntimeService, 'listContainers'>;
+export type ImageGcRuntime = Pick<ImageService, 'listImages' | 'removeImage' | 'imageFsInfo' | 'imageStatus'> & Pick<RuntimeService, 'listContainers' | 'status'>;
 
 export interface ImageGcPolicy {
   highThresholdPercent: number;
@@ -279,12 +282,13 @@ export class ImageGcManager {
       if (c.imageId) inUse.add(c.imageId);
     }
     // The sandbox image is always in use (the kubelet's "pod sandbox image in use").
-    if (this.#d.sandboxImage !== '') {
+    for (const ref of new Set([this.#d.sandboxImage, await this.#runtimeSandboxImage()])) {
+      if (ref === '') continue;
       try {
-        const st = await runtime.imageStatus({ image: this.#d.sandboxImage, annotations: {} });
+        const st = await runtime.imageStatus({ image: ref, annotations: {} });
         if (st.image?.id) inUse.add(st.image.id);
       } catch (err) {
-        this.#d.logger.v(2).info('cannot resolve the sandbox image; it is kept only if in use or pinned', { image: this.#d.sandboxImage, err: err instanceof Error ? err.message : String(err) });
+        this.#d.logger.v(2).info('cannot resolve the sandbox image; it is kept only if in use or pinned', { image: ref, err: err instanceof Error ? err.message : String(err) });
       }
     }
     const firstDetected = this.#initialized ? detectTime : 0;
@@ -305,6 +309,19 @@ export class ImageGcManager {
     for (const id of this.#records.keys()) if (!current.has(id)) this.#records.delete(id);
     this.#initialized = true;
     return inUse;
+  }
+
+  /** The sandbox image the runtime's verbose Status names in its config (containerd: info.config.sandboxImage); '' when none. */
+  async #runtimeSandboxImage(): Promise<string> {
+    try {
+      const st = await this.#d.runtime.status({ verbose: true });
+      const raw = st.info['config'];
+      if (raw === undefined || raw.length > 1_000_000) return '';
+      const cfg = JSON.parse(raw) as { sandboxImage?: unknown };
+      return typeof cfg.sandboxImage === 'string' && cfg.sandboxImage.length <= 4096 ? cfg.sandboxImage : '';
+    } catch {
+      return '';
+    }
   }
 
   /** Stops the timer and waits for a pass in flight. Idempotent. */

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
 import { CriError } from '../../../src/shared/cri/cri-errors.js';
-import type { Container, Image, ImageFsInfoResponse, ImageSpec, ImageStatusResponse } from '../../../src/shared/cri/cri-types.js';
+import type { Container, Image, ImageFsInfoResponse, ImageSpec, ImageStatusResponse, StatusResponse } from '../../../src/shared/cri/cri-types.js';
 import { silentLogger } from '../../../src/shared/logging/logger.js';
 import type { FsCapacitySource } from '../../../src/main/gc/image-fs-stats.js';
 import { ImageGcManager, type ImageGcDeps, type ImageGcRuntime } from '../../../src/main/gc/image-gc-manager.js';
@@ -35,6 +35,10 @@ class ImageFake implements ImageGcRuntime {
     if (this.failRemove.has(spec.image)) throw new CriError('ERR_CRI_UNKNOWN', 'RemoveImage', `cannot remove ${spec.image}`);
     this.removed.push(spec.image);
     this.images = this.images.filter((i) => i.id !== spec.image);
+  }
+  runtimeConfig: string | undefined;
+  async status(): Promise<StatusResponse> {
+    return { status: null, info: this.runtimeConfig === undefined ? {} : { config: this.runtimeConfig } };
   }
   async imageFsInfo(): Promise<ImageFsInfoResponse> {
     return { imageFilesystems: [{ timestamp: '0', fsId: { mountpoint: '/images' }, usedBytes: { value: String(this.used()) }, inodesUsed: null }], containerFilesystems: [] };
@@ -162,4 +166,17 @@ test('runs at start, then every 5 minutes after the previous pass; close() stops
   assert.ok(gc.running);
   await gc.close();
   assert.equal(clock.pendingTimers, 0);
+});
+
+test('the sandbox image named in the runtime\'s verbose Status config (containerd) is kept too', async () => {
+  const { rt, gc } = setup();
+  rt.runtimeConfig = JSON.stringify({ sandboxImage: 'docker.io/local/pause:1', containerd: {} });
+  rt.add('local-pause', 30, { tag: 'docker.io/local/pause:1' }); rt.add('a', 30); rt.add('b', 30); // 90%: free 10 MB
+  const r = await gc.runOnce();
+  assert.deepEqual(r.removed, ['a']);
+  rt.add('c', 10); // 70 + 10 = 80%... push over again with one more
+  rt.add('d', 10); // 90%
+  const r2 = await gc.runOnce();
+  assert.ok(!r2.removed.includes('local-pause'));
+  assert.ok(rt.images.some((i) => i.id === 'local-pause'), 'containerd\'s sandbox image stays');
 });
