@@ -85,6 +85,7 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     logger,
     probeResults: prober.results,
     podLogsDir: config.podLogsDir,
+    pruneAppContainersBeforeStart: config.pruneAppContainersBeforeStart ?? true,
     nodeName: config.nodeName,
     hostIP: config.hostIP,
     runtimeName: config.runtimeName,

@@ -49,6 +49,8 @@ export interface KubeRuntimeSyncerDeps {
   probeResults?: ProbeResultsReader;
   /** Root of pod log directories (default /var/log/pods). */
   podLogsDir?: string;
+  /** Prune an app container's older dead instances before restarting it (default true; sync-pod.ts). */
+  pruneAppContainersBeforeStart?: boolean;
   /** The `<runtime>://` prefix of container IDs (default "containerd"). */
   runtimeName?: string;
   /** CrashLoopBackOff and image pull backoff: initial delay (default 10 s) and cap (default 5 min). */
@@ -83,6 +85,7 @@ export interface KubeRuntimeSyncerDeps {
 
 export const KUBERUNTIME_DEFAULTS = Object.freeze({
   podLogsDir: '/var/log/pods',
+  pruneAppContainersBeforeStart: true,
   runtimeName: 'containerd',
   backoffInitialMs: 10_000,
   backoffMaxMs: 300_000,
@@ -108,6 +111,7 @@ export function resolveDeps(deps: KubeRuntimeSyncerDeps): ResolvedDeps {
   const r: ResolvedDeps = {
     ...deps,
     podLogsDir: deps.podLogsDir || KUBERUNTIME_DEFAULTS.podLogsDir,
+    pruneAppContainersBeforeStart: deps.pruneAppContainersBeforeStart ?? KUBERUNTIME_DEFAULTS.pruneAppContainersBeforeStart,
     runtimeName: deps.runtimeName || KUBERUNTIME_DEFAULTS.runtimeName,
     backoffInitialMs: deps.backoffInitialMs ?? KUBERUNTIME_DEFAULTS.backoffInitialMs,
     backoffMaxMs: deps.backoffMaxMs ?? KUBERUNTIME_DEFAULTS.backoffMaxMs,

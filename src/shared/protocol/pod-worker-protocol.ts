@@ -236,6 +236,12 @@ export interface PodWorkerThreadConfig {
   metricsBuffer: SharedArrayBuffer;
   /** Cluster mode: send pod events to the main thread (standalone: none are built). */
   recordEvents?: boolean;
+  /**
+   * Prune an app container's older dead instances right before restarting it (sync-pod.ts);
+   * absent = true. The agent turns it off when the container GC's policy would keep more than
+   * that prune keeps (agent-dispatch.ts).
+   */
+  pruneAppContainersBeforeStart?: boolean;
 }
 
 /** The same update as a full sync: without `plegOnly` (another reason to sync joined it). */

@@ -52,3 +52,12 @@ test('bad values are refused naming the flag, with the kubelet\'s messages for t
   bad(['--maximum-dead-containers=99999999999'], /^--maximum-dead-containers: must be a 32-bit integer/);
   bad(['--minimum-image-ttl-duration', 'soon'], /^--minimum-image-ttl-duration: must be a duration/);
 });
+
+test('the workers prune app containers at restart only while that removes no more than the GC would', async () => {
+  const { pruneMatchesGcPolicy } = await import('../../../src/main/agent/agent-dispatch.js');
+  assert.equal(pruneMatchesGcPolicy(parse([])), true);
+  assert.equal(pruneMatchesGcPolicy(parse(['--maximum-dead-containers-per-container', '0'])), true);
+  assert.equal(pruneMatchesGcPolicy(parse(['--maximum-dead-containers-per-container', '2'])), false);
+  assert.equal(pruneMatchesGcPolicy(parse(['--maximum-dead-containers-per-container=-1'])), false);
+  assert.equal(pruneMatchesGcPolicy(parse(['--minimum-container-ttl-duration', '1m'])), false);
+});
