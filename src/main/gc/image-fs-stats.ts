@@ -69,7 +69,8 @@ function num(v: { value?: unknown } | null | undefined): number | undefined {
 }
 
 async function fsStatsOf(u: FilesystemUsage, capacity: FsCapacitySource, clock: Clock): Promise<FsStats> {
-  const tsNs = u.timestamp && u.timestamp !== '0' ? BigInt(u.timestamp) / 1_000_000n : undefined;
+  // Runtime data: a timestamp that is not a decimal count of ns is ignored (now is used).
+  const tsNs = /^[1-9]\d{0,20}$/.test(u.timestamp ?? '') ? BigInt(u.timestamp) / 1_000_000n : undefined;
   const out: FsStats = { time: new Date(tsNs !== undefined ? Number(tsNs) : clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z') };
   const used = num(u.usedBytes);
   const inodesUsed = num(u.inodesUsed);
