@@ -88,6 +88,7 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     podLogsDir: config.podLogsDir,
     seccompProfileRoot: path.join(config.rootDir, 'seccomp'),
     seccompDefault: config.seccompDefault === true,
+    pruneAppContainersBeforeStart: config.pruneAppContainersBeforeStart ?? true,
     nodeName: config.nodeName,
     hostIP: config.hostIP,
     runtimeName: config.runtimeName,

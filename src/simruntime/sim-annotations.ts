@@ -19,6 +19,8 @@
  *   ignore-sigterm  "true": SIGTERM is ignored; StopContainer kills after its timeout (137).
  *   log-lines-per-second  the process writes this many numbered stdout lines per second while
  *                   it runs (sim-log-chatter.ts); `log-line-bytes` sets their size (default 100).
+ *   writable-layer-bytes  the container's writable layer size, reported in ContainerStats and
+ *                   ImageFsInfo's containerFilesystems (sim-image-fs.ts; default 4096).
  */
 import type { StringMap } from '../shared/cri/cri-types.js';
 
@@ -33,7 +35,8 @@ export type SimAnnotationKey =
   | 'oom-after-ms'
   | 'ignore-sigterm'
   | 'log-lines-per-second'
-  | 'log-line-bytes';
+  | 'log-line-bytes'
+  | 'writable-layer-bytes';
 
 export interface AnnotationSources {
   own: StringMap | undefined;

@@ -7,10 +7,11 @@
  *  - ImageStatus: `image: null` when absent — not an error.
  *  - RemoveImage: OK when absent (idempotent).
  *  - ListImages: all, or those matching the filter's image.
- *  - ImageFsInfo: one image filesystem (the overlayfs snapshotter dir under --root) with the
- *    images' total size; no container filesystems (1.6 reports none).
+ *  - ImageFsInfo: the image filesystem (the overlayfs snapshotter dir under --root) and the
+ *    containers' writable layers on it (sim-image-fs.ts, where tests set usage).
+ *  - RemoveImage removes an image even while containers use it, as containerd does (the kubelet
+ *    never asks for that); a removed image is gone from ListImages and ImageStatus.
  */
-import path from 'node:path';
 import type { Clock } from '../shared/clock/clock.js';
 import { CriError } from '../shared/cri/cri-errors.js';
 import type { Image, ImageFsInfoResponse, ImageSpec, PullImageRequest } from '../shared/cri/cri-types.js';
@@ -18,6 +19,7 @@ import { simFlag, simNumber } from './sim-annotations.js';
 import { normalizeImageRef, type SimImage, type SimImageStore } from './sim-images.js';
 import { msToNs } from './sim-views.js';
 import { criImageUserOf } from './sim-image-users.js';
+import type { SimImageFs } from './sim-image-fs.js';
 
 export function toCriImage(img: SimImage): Image {
   const user = criImageUserOf(img.repoTags[0] ?? '');
@@ -36,12 +38,12 @@ export function toCriImage(img: SimImage): Image {
 export class SimImageService {
   readonly #store: SimImageStore;
   readonly #clock: Clock;
-  readonly #root: string;
+  readonly #fs: SimImageFs;
 
-  constructor(deps: { store: SimImageStore; clock: Clock; root: string }) {
+  constructor(deps: { store: SimImageStore; clock: Clock; fs: SimImageFs }) {
     this.#store = deps.store;
     this.#clock = deps.clock;
-    this.#root = deps.root;
+    this.#fs = deps.fs;
   }
 
   listImages(filter: ImageSpec | null | undefined): Image[] {
@@ -81,17 +83,6 @@ export class SimImageService {
   }
 
   imageFsInfo(): ImageFsInfoResponse {
-    const images = this.#store.list();
-    return {
-      imageFilesystems: [
-        {
-          timestamp: msToNs(this.#clock.now()),
-          fsId: { mountpoint: path.join(this.#root, 'io.containerd.snapshotter.v1.overlayfs') },
-          usedBytes: { value: String(images.reduce((s, i) => s + i.size, 0)) },
-          inodesUsed: { value: String(images.length * 150) },
-        },
-      ],
-      containerFilesystems: [],
-    };
+    return this.#fs.imageFsInfo(this.#clock.now());
   }
 }

@@ -7,6 +7,7 @@
  */
 import type { ContainerRecord, SandboxRecord } from './sim-state.js';
 import { msToNs } from './sim-views.js';
+import { writableLayerBytes } from './sim-image-fs.js';
 
 const CPU_NS_PER_RUNNING_MS = 2_000; // 2 ms CPU per s
 
@@ -29,7 +30,7 @@ export function containerStatsOf(c: ContainerRecord, nowMs: number): unknown {
       pageFaults: { value: '1200' },
       majorPageFaults: { value: '0' },
     },
-    writableLayer: { timestamp: ts, fsId: { mountpoint: '/var/lib/containerd/io.containerd.snapshotter.v1.overlayfs' }, usedBytes: { value: '4096' }, inodesUsed: { value: '3' } },
+    writableLayer: { timestamp: ts, fsId: { mountpoint: '/var/lib/containerd/io.containerd.snapshotter.v1.overlayfs' }, usedBytes: { value: String(writableLayerBytes(c)) }, inodesUsed: { value: '3' } },
   };
 }
 

@@ -26,6 +26,7 @@ import { SimEventHub } from './sim-events.js';
 import { FaultInjector, type FaultConfig } from './sim-faults.js';
 import { SimImageService } from './sim-image-service.js';
 import { SimImageStore } from './sim-images.js';
+import { SimImageFs, type SimImageFsSettings } from './sim-image-fs.js';
 import { LatencyModel, ZERO_PROFILE, type LatencyProfile } from './sim-latency.js';
 import { containerToJson, readStateFile, writeStateFile, type StateDocument } from './sim-persistence.js';
 import { SimRuntimeCore } from './sim-runtime.js';
@@ -53,6 +54,8 @@ export interface SimulatedRuntimeOptions {
   containerEvents?: boolean;
   /** Images present at start (like images imported into containerd beforehand). */
   preloadImages?: readonly string[];
+  /** The simulated image filesystem's size and extra usage (sim-image-fs.ts). */
+  imageFs?: Partial<SimImageFsSettings>;
   /** Receives unexpected internal errors (default: stderr). */
   reportError?: (msg: string) => void;
 }
@@ -72,6 +75,8 @@ export class SimulatedRuntime {
   readonly socketPath: string;
   readonly core: SimRuntimeCore;
   readonly images: SimImageStore;
+  /** The simulated image filesystem: tests set its capacity and extra usage (set()) and read its figures(). */
+  readonly imageFs: SimImageFs;
   readonly latency: LatencyModel;
   readonly #opts: SimulatedRuntimeOptions;
   readonly #clock: Clock;
@@ -101,6 +106,13 @@ export class SimulatedRuntime {
     const events = new SimEventHub();
     this.#events = events;
     this.core = new SimRuntimeCore({ clock: this.#clock, images: this.images, events });
+    const core = this.core;
+    this.imageFs = new SimImageFs({
+      mountpoint: path.join(opts.root ?? SIM_RUNTIME_DEFAULTS.root, 'io.containerd.snapshotter.v1.overlayfs'),
+      images: () => this.images.list(),
+      containers: () => core.store.allContainers(),
+      ...(opts.imageFs ? { settings: opts.imageFs } : {}),
+    });
     this.latency = new LatencyModel(this.#clock, opts.profile ?? ZERO_PROFILE);
     this.#faults = new FaultInjector(opts.random ?? realRandom, opts.faults ?? {});
     const proto = loadCriProto();
@@ -108,7 +120,7 @@ export class SimulatedRuntime {
     this.#handlers = buildHandlers({
       runtimeDefinition,
       core: this.core,
-      images: new SimImageService({ store: this.images, clock: this.#clock, root: opts.root ?? SIM_RUNTIME_DEFAULTS.root }),
+      images: new SimImageService({ store: this.images, clock: this.#clock, fs: this.imageFs }),
       events,
       latency: this.latency,
       faults: this.#faults,

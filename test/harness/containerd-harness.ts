@@ -32,6 +32,14 @@ export interface StartContainerdOptions {
   readonly logLevel?: 'info' | 'warn' | 'debug';
   /** How long to wait for the socket + CRI Version + readiness (default 30 s). */
   readonly startTimeoutMs?: number;
+  /**
+   * containerd's root (content store, snapshots, metadata: what CRI ImageFsInfo measures) on a
+   * tmpfs of this many bytes, so a test can fill the image filesystem for real (image GC).
+   * Unmounted with everything else by stop().
+   */
+  readonly rootTmpfsBytes?: number;
+  /** More OCI image-layout tars imported after the two local images. */
+  readonly extraImageTars?: readonly string[];
 }
 
 export interface ContainerdInstance {
@@ -214,6 +222,10 @@ export async function startContainerd(opts: StartContainerdOptions = {}): Promis
   let instance: Instance | undefined;
   try {
     for (const d of [layout.rootDir, layout.stateDir, layout.runcRoot, layout.cniConfDir, layout.cniDataDir]) fs.mkdirSync(d, { recursive: true });
+    if (opts.rootTmpfsBytes !== undefined) {
+      const m = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${Math.floor(opts.rootTmpfsBytes)},mode=0711`, 'tmpfs', layout.rootDir], { encoding: 'utf8' });
+      if (m.status !== 0) throw new ContainerdHarnessError('ERR_HARNESS_START', `mount tmpfs on ${layout.rootDir} failed: ${m.error?.message ?? m.stderr}`);
+    }
     fs.writeFileSync(layout.configPath, renderContainerdConfig({ layout, sandboxImage: images.pause.name, logLevel: opts.logLevel ?? 'info' }));
     fs.writeFileSync(path.join(layout.cniConfDir, '10-shardlet-bridge.conflist'), renderBridgeConflist(slot, layout));
     const spawned = spawnContainerd(layout);
@@ -223,10 +235,12 @@ export async function startContainerd(opts: StartContainerdOptions = {}): Promis
     await waitReady(layout, c, opts.startTimeoutMs ?? 30_000);
     importImage(layout.socketPath, images.pause.tarPath, layout.logPath);
     importImage(layout.socketPath, images.busybox.tarPath, layout.logPath);
+    for (const tar of opts.extraImageTars ?? []) importImage(layout.socketPath, tar, layout.logPath);
     return instance;
   } catch (err) {
     if (instance) await instance.stop();
     else {
+      unmountUnder(tmpDir);
       slot.release();
       fs.rmSync(tmpDir, { recursive: true, force: true });
     }

@@ -53,6 +53,8 @@ export interface KubeRuntimeSyncerDeps {
   seccompProfileRoot?: string;
   /** --seccomp-default: RuntimeDefault for containers without a profile (default false: Unconfined). */
   seccompDefault?: boolean;
+  /** Prune an app container's older dead instances before restarting it (default true; sync-pod.ts). */
+  pruneAppContainersBeforeStart?: boolean;
   /** The `<runtime>://` prefix of container IDs (default "containerd"). */
   runtimeName?: string;
   /** CrashLoopBackOff and image pull backoff: initial delay (default 10 s) and cap (default 5 min). */
@@ -89,6 +91,7 @@ export const KUBERUNTIME_DEFAULTS = Object.freeze({
   podLogsDir: '/var/log/pods',
   seccompProfileRoot: '/var/lib/shardlet/seccomp',
   seccompDefault: false,
+  pruneAppContainersBeforeStart: true,
   runtimeName: 'containerd',
   backoffInitialMs: 10_000,
   backoffMaxMs: 300_000,
@@ -114,6 +117,7 @@ export function resolveDeps(deps: KubeRuntimeSyncerDeps): ResolvedDeps {
   const r: ResolvedDeps = {
     ...deps,
     podLogsDir: deps.podLogsDir || KUBERUNTIME_DEFAULTS.podLogsDir,
+    pruneAppContainersBeforeStart: deps.pruneAppContainersBeforeStart ?? KUBERUNTIME_DEFAULTS.pruneAppContainersBeforeStart,
     runtimeName: deps.runtimeName || KUBERUNTIME_DEFAULTS.runtimeName,
     seccompProfileRoot: deps.seccompProfileRoot || KUBERUNTIME_DEFAULTS.seccompProfileRoot,
     seccompDefault: deps.seccompDefault ?? KUBERUNTIME_DEFAULTS.seccompDefault,

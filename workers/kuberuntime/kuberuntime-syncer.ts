@@ -66,7 +66,7 @@ export class KubeRuntimeSyncer implements PodSyncer {
       runtime: d.runtime, clock: d.clock, logger: d.logger, nodeName: d.nodeName, hostIP: d.hostIP,
       crashBackoff: this.#crashBackoff, puller: this.#puller,
       seccomp: { profileRoot: d.seccompProfileRoot, defaultRuntimeProfile: d.seccompDefault },
-      podLogsDir: d.podLogsDir, logDirs: d.logDirs, probes: d.probeResults, metrics: d.metrics,
+      podLogsDir: d.podLogsDir, pruneAppContainers: d.pruneAppContainersBeforeStart, logDirs: d.logDirs, probes: d.probeResults, metrics: d.metrics,
       ...(d.events ? { events: d.events } : {}),
       ...(deps.publishProgress ? { publishProgress: deps.publishProgress } : {}),
     };

@@ -6,7 +6,9 @@
  * purge init containers) or the containers to kill; 3 create the sandbox (RunPodSandbox,
  * then PodSandboxStatus for the pod IPs); 4 start the next init container and stop there;
  * or 5 start app containers in spec order (a failure of one does not stop the others).
- * Before each start, older dead instances of that container are pruned.
+ * Before each start, older dead instances of that container are pruned (init containers always,
+ * as the kubelet's pruneInitContainersBeforeStart; app containers unless `pruneAppContainers` is
+ * false, when the container GC's policy keeps more: see container-prune.ts).
  *
  * Returns the start results (for the reason cache), every failure, and when to sync again.
  * Throws only when `signal` aborts.
@@ -34,6 +36,8 @@ import type { PodLogDirs } from './pod-log-dirs.js';
 
 export interface SyncRunDeps extends StartDeps {
   podLogsDir: string;
+  /** Prune an app container's older dead instances before restarting it (default true). */
+  pruneAppContainers?: boolean;
   logDirs: PodLogDirs;
   probes?: ProbeResultsReader | undefined;
   metrics?: KuberuntimeMetrics | undefined;
@@ -154,7 +158,8 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
     rethrowIfAborted(signal);
     let out = checkCrashBackoff(deps, pod, container, status);
     if (!out) {
-      if (await pruneDeadInstances(deps, container.name, status, signal)) derivable = false;
+      const prune = containerType === 'init_container' || deps.pruneAppContainers !== false;
+      if (prune && (await pruneDeadInstances(deps, container.name, status, signal))) derivable = false;
       out = await startContainer(deps, { pod, container, status, sandboxId, sandboxConfig, podIPs: withHostNetworkIPs(pod, podIPs, deps.hostIP), signal });
       // One count per attempt; a failure also counts an error with the kubelet's reason as code.
       if (out.ok) deps.metrics?.startedContainer(containerType);

@@ -16,8 +16,9 @@ import { computeNodeResources, NodeResourcesError } from '../node-status/node-re
 import { NodeLabelError, parseTaints, validateNodeLabels, type Taint } from '../node-status/node-labels.js';
 import { defaultWorkerThreads } from './worker-threads-policy.js';
 import { SysctlAllowlist, SysctlAllowlistError } from '../admission/sysctl-allowlist.js';
+import { GC_DEFAULTS, GC_FIELDS, GC_KEY_OF, GC_USAGE, gcConfigProblem, type GcConfig } from '../gc/gc-config.js';
 
-export interface AgentConfig {
+export interface AgentConfig extends GcConfig {
   podManifestPath: string | undefined;
   manifestURL: string | undefined;
   /** Cluster mode: the kubeconfig to reach the API server with; undefined = standalone. */
@@ -162,6 +163,7 @@ export const AGENT_DEFAULTS: Readonly<AgentConfig> = Object.freeze({
   nodeLeaseDurationSeconds: 40,
   eventRecordQPS: 50,
   eventBurst: 100,
+  ...GC_DEFAULTS,
 });
 
 /** flag name → [config-file key, kind]. */
@@ -217,9 +219,10 @@ const FIELDS = {
   'node-lease-duration-seconds': ['nodeLeaseDurationSeconds', 'int'],
   'event-qps': ['eventRecordQPS', 'number'],
   'event-burst': ['eventBurst', 'int'],
+  ...GC_FIELDS,
 } as const satisfies Record<string, readonly [string, FieldKind]>;
 
-type FieldKind = 'string' | 'int' | 'number' | 'duration' | 'map' | 'bool' | 'bytes' | 'list';
+type FieldKind = 'string' | 'int' | 'signed-int' | 'number' | 'duration' | 'map' | 'bool' | 'bytes' | 'list';
 
 type FlagName = keyof typeof FIELDS;
 
@@ -288,7 +291,7 @@ Cluster mode (--kubeconfig): the Node, its Lease, mirror pods and events
   --event-qps N                      events/s of the events client; 0 = unlimited (default 50)
   --event-burst N                    burst of the events client (default 100)
   -h, --help                         this help
-`;
+${GC_USAGE}`;
 
 function fail(where: string, msg: string): never {
   throw new ConfigError(`${where}: ${msg}`);
@@ -302,6 +305,11 @@ function convert(where: string, kind: FieldKind, raw: unknown): string | number 
     case 'int': {
       const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : NaN;
       if (!Number.isSafeInteger(n) || n < 0) fail(where, `must be a non-negative integer, got ${JSON.stringify(raw)}`);
+      return n;
+    }
+    case 'signed-int': {
+      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : NaN;
+      if (!Number.isSafeInteger(n)) fail(where, `must be an integer, got ${JSON.stringify(raw)}`);
       return n;
     }
     case 'number': {
@@ -402,6 +410,7 @@ const KEY_OF: Record<string, keyof AgentConfig> = {
   nodeLeaseDurationSeconds: 'nodeLeaseDurationSeconds',
   eventRecordQPS: 'eventRecordQPS',
   eventBurst: 'eventBurst',
+  ...GC_KEY_OF,
 };
 
 const BOOL_FLAGS = new Set(Object.entries(FIELDS).filter(([, [, kind]]) => kind === 'bool').map(([flag]) => `--${flag}`));
@@ -440,7 +449,7 @@ export function parseAgentConfig(argv: readonly string[], readFile: (p: string) 
       if (key === 'kind' || key === 'apiVersion') continue;
       const kind = known.get(key);
       if (!kind) fail(`--config ${configPath}`, `unknown field ${JSON.stringify(key)}`);
-      const v = (kind === 'int' || kind === 'number' || kind === 'bytes') && typeof raw === 'number' ? raw : kind === 'map' || kind === 'bool' || kind === 'list' ? raw : kind === 'int' ? String(raw) : raw;
+      const v = (kind === 'int' || kind === 'signed-int' || kind === 'number' || kind === 'bytes') && typeof raw === 'number' ? raw : kind === 'map' || kind === 'bool' || kind === 'list' ? raw : kind === 'int' || kind === 'signed-int' ? String(raw) : raw;
       cfg[KEY_OF[key]!] = convert(`${configPath}: ${key}`, kind, v);
     }
   }
@@ -514,4 +523,6 @@ function validate(c: AgentConfig): void {
   if (c.nodeLeaseDurationSeconds < 4 || c.nodeLeaseDurationSeconds > 3600) fail('--node-lease-duration-seconds', `must be in [4, 3600], got ${c.nodeLeaseDurationSeconds}`);
   if (c.eventRecordQPS > 100_000) fail('--event-qps', `must be at most 100000, got ${c.eventRecordQPS}`);
   if (c.eventBurst < 1 || c.eventBurst > 100_000) fail('--event-burst', `must be in [1, 100000], got ${c.eventBurst}`);
+  const gc = gcConfigProblem(c);
+  if (gc) fail(gc.flag, gc.message);
 }

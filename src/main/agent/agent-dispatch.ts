@@ -72,7 +72,18 @@ export function podWorkerThreadConfig(i: PodWorkerConfigInputs): PodWorkerThread
     metricsBuffer: i.metricsBuffer,
     recordEvents: i.recordEvents,
     seccompDefault: c.seccompDefault,
+    pruneAppContainersBeforeStart: pruneMatchesGcPolicy(c),
   };
+}
+
+/**
+ * Whether the workers' prune before a restart (one dead instance kept per container) removes
+ * only what the container GC would remove anyway: the GC keeps at most one (≤ 1 per container)
+ * and has no minimum age. Otherwise the GC alone decides for app containers (init containers are
+ * always pruned to one before a start, as the kubelet's pruneInitContainersBeforeStart).
+ */
+export function pruneMatchesGcPolicy(c: Pick<AgentConfig, 'maxDeadContainersPerContainer' | 'minimumContainerTTLMs'>): boolean {
+  return c.maxDeadContainersPerContainer >= 0 && c.maxDeadContainersPerContainer <= 1 && c.minimumContainerTTLMs === 0;
 }
 
 export interface PodDispatcherDeps {

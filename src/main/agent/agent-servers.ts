@@ -19,6 +19,8 @@ import type { SecureServer } from '../server/secure-server.js';
 import { procNodeStats } from '../server/stats-node.js';
 import { resourceMetricsText } from '../server/stats-resource-metrics.js';
 import { SummaryProvider, type SummaryProviderOptions } from '../server/stats-summary.js';
+import { imageFsStats, statfsCapacity } from '../gc/image-fs-stats.js';
+import type { ImageService } from '../../shared/cri/runtime-service.js';
 import type { StatusManager } from '../status/status-manager.js';
 import type { AgentConfig } from './agent-config.js';
 import { isLoopbackAddress, nodeInternalIP } from './host-addresses.js';
@@ -27,7 +29,7 @@ export interface AgentServersDeps {
   config: AgentConfig;
   clock: Clock;
   logger: Logger;
-  runtime: SecurePortDeps['runtime'] & SummaryProviderOptions['runtime'];
+  runtime: SecurePortDeps['runtime'] & SummaryProviderOptions['runtime'] & Pick<ImageService, 'imageFsInfo'>;
   metrics: MetricsSystem;
   podManager: Pick<PodManager, 'pods' | 'getByFullName'>;
   statusManager: Pick<StatusManager, 'podsWithStatus'>;
@@ -83,6 +85,10 @@ export class AgentServers {
     const readOnlySources = this.#readOnlySources();
     if (c.port !== 0) {
       const summary = new SummaryProvider({ runtime, pods: () => [...podManager.pods()], node: procNodeStats, nodeName: c.nodeName, clock, startedAtMs: clock.now(),
+        runtimeFs: () => imageFsStats(runtime, statfsCapacity, clock).catch((err: unknown) => {
+          logger.v(2).info('stats: image filesystem figures unavailable', { err: err instanceof Error ? err.message : String(err) });
+          return undefined;
+        }),
         onSandboxStatsError: (err) => logger.info('ListPodSandboxStats failed; pod stats are the sums of their containers', { err: err instanceof Error ? err.message : String(err) }),
       });
       this.#secureServer = createSecurePort({

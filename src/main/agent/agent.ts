@@ -7,6 +7,7 @@
  *   agent-pleg.ts      the PLEG thread, its events, relist policy and health check
  *   agent-sources.ts   manifest file / URL sources and their decoder thread
  *   agent-servers.ts   secure and read-only HTTP ports
+ *   agent-gc.ts        container/sandbox GC and image GC (the kubelet's StartGarbageCollection)
  *
  * Lifecycle: 'new' → start() → 'running' → stop() → 'stopped'. stop() (SIGTERM) ends loops and
  * threads within a few seconds and leaves pods running, as the kubelet does; a restarted agent
@@ -45,6 +46,7 @@ import { SyncLoop } from '../syncloop/sync-loop.js';
 import { WorkQueue } from '../syncloop/work-queue.js';
 import type { AgentConfig } from './agent-config.js';
 import { ClusterMode } from './agent-cluster.js';
+import { createAgentGc, type AgentGc } from './agent-gc.js';
 import { createPodDispatcher, podWorkerThreadConfig, workerMessageRoutes } from './agent-dispatch.js';
 import { closeAgentMetrics, createAgentMetrics, observeAtCollect } from './agent-metrics.js';
 import { startAgentHeapPolicy } from './agent-heap.js';
@@ -82,6 +84,7 @@ export class Agent {
   #logRotation: ContainerLogRotation | undefined;
   #runtimeHealth: RuntimeHealth | undefined;
   #podLogGc: PodLogGc | undefined;
+  #gc: AgentGc | undefined;
   #quietGc: QuietCollector | undefined;
   #fatal: (err: Error) => void = () => {};
   /** Settles with an error that ends the agent (a refused node registration); never resolves otherwise. */
@@ -253,6 +256,8 @@ export class Agent {
     this.#loopDone = loop.run(this.#stop.signal);
     cluster?.apiStatus.start();
     this.#logRotation?.start();
+    this.#gc = createAgentGc({ config: c, clock, logger, runtime: cri, metrics, recorder, sourcesReady: () => podConfig.sourcesReady(), isPodGone: (uid) => pods.isPodGone(uid) });
+    this.#gc.start();
     for (const s of this.#sources) s.start();
     if (cluster && apiSource) {
       await cluster.startHeartbeats({
@@ -279,6 +284,7 @@ export class Agent {
     this.#podLogGc?.close();
     this.#quietGc?.stop();
     await this.#logRotation?.close();
+    await this.#gc?.close();
     await Promise.allSettled([this.#dispatcher?.close(), this.#pleg?.close(), this.#servers?.close()]);
     if (this.#metrics !== undefined) closeAgentMetrics(this.#metrics);
     this.#cri?.close();

@@ -12,6 +12,7 @@ import type { ContainerStats, PodSandboxStats } from '../../shared/cri/cri-types
 import type { RuntimeService } from '../../shared/cri/runtime-service.js';
 import { KubernetesContainerNameLabel, KubernetesPodUIDLabel } from '../../shared/kubetypes/kubelet-labels.js';
 import type { NodeStats, NodeStatsReader } from './stats-node.js';
+import type { FsStats } from '../gc/image-fs-stats.js';
 
 export interface CpuStats {
   time: string;
@@ -45,8 +46,14 @@ export interface PodSummary {
 }
 
 export interface Summary {
-  node: { nodeName: string; startTime: string; cpu: CpuStats; memory: MemoryStats; systemContainers: [] };
+  node: { nodeName: string; startTime: string; cpu: CpuStats; memory: MemoryStats; systemContainers: []; runtime?: RuntimeFsStats };
   pods: PodSummary[];
+}
+
+/** node.runtime: the image filesystem and the containers' writable layers (image-fs-stats.ts). */
+export interface RuntimeFsStats {
+  imageFs: FsStats;
+  containerFs: FsStats;
 }
 
 type StatsRuntime = Pick<RuntimeService, 'listContainerStats' | 'listPodSandboxStats' | 'listContainers'>;
@@ -59,6 +66,8 @@ export interface SummaryProviderOptions {
   clock: Clock;
   /** Wall-clock ms the node (agent) started: the node's startTime. */
   startedAtMs: number;
+  /** node.runtime's figures; absent, or failing (logged by the caller), leaves node.runtime out. */
+  runtimeFs?: () => Promise<RuntimeFsStats | undefined>;
   /** Told once when ListPodSandboxStats fails (pod figures then sum the containers'). */
   onSandboxStatsError?: (err: unknown) => void;
 }
@@ -114,7 +123,7 @@ export class SummaryProvider {
   async summary(): Promise<Summary> {
     const o = this.#o;
     const time = isoOf(o.clock.now());
-    const [sandboxStats, containerStats, containers, node] = await Promise.all([
+    const [sandboxStats, containerStats, containers, node, runtimeFs] = await Promise.all([
       // Runtimes without pod-level stats (containerd 1.6 answers Unimplemented): pod figures are
       // then the sum of the pod's containers (see below).
       o.runtime.listPodSandboxStats().catch((err: unknown) => {
@@ -127,6 +136,7 @@ export class SummaryProvider {
       o.runtime.listContainerStats(),
       o.runtime.listContainers({ state: { state: 'CONTAINER_RUNNING' } }),
       o.node.read(),
+      o.runtimeFs?.().catch(() => undefined),
     ]);
     const startedNs = new Map(containers.map((c) => [c.id, c.createdAt]));
     const sandboxByUid = new Map<string, PodSandboxStats>();
@@ -176,7 +186,9 @@ export class SummaryProvider {
       }
       pods.push(entry);
     }
-    return { node: nodeSummary(o, node, time), pods };
+    const nodeOut = nodeSummary(o, node, time);
+    if (runtimeFs !== undefined) nodeOut.runtime = runtimeFs;
+    return { node: nodeOut, pods };
   }
 }
 

@@ -92,6 +92,15 @@ export class PodHousekeeping implements RuntimePodTracker {
     if (this.#d.podManager.has(uid) || this.#d.workers.has(uid)) return true;
     return hasRuntimeObjects(this.#d.cache.get(uid));
   }
+
+  /**
+   * The kubelet's ShouldPodContentBeRemoved for the container GC: no source wants the pod and no
+   * worker holds it (its dead containers and sandboxes may all go). Meaningful once the sources
+   * are ready; the GC asks only then.
+   */
+  isPodGone(uid: string): boolean {
+    return !this.#d.podManager.has(uid) && !this.#d.workers.has(uid);
+  }
 }
 
 /**

@@ -115,6 +115,11 @@ export class PodLifecycle {
     return this.#housekeeping.isPodKnown(uid);
   }
 
+  /** No source wants the pod and no worker holds it (the container GC's "pod is gone"). */
+  isPodGone(uid: string): boolean {
+    return this.#housekeeping.isPodGone(uid);
+  }
+
   /** Admitted pods not yet terminal or terminating (what admission counts). */
   activePods(): V1Pod[] {
     return this.#workers.activePods();

@@ -29,12 +29,17 @@ export function containerLogFileOf(containerName: string, restartCount: number):
  * still confirms the file exists before relying on it.
  */
 export function listedContainerLogPath(podLogsDir: string, labels: Readonly<Record<string, string>> | undefined, annotations: Readonly<Record<string, string>> | undefined): string | null {
-  const ns = labels?.[KubernetesPodNamespaceLabel];
-  const name = labels?.[KubernetesPodNameLabel];
-  const uid = labels?.[KubernetesPodUIDLabel];
-  const container = labels?.[KubernetesContainerNameLabel];
   const restarts = annotations?.[ContainerRestartCountLabel];
-  if (!isPathSegment(ns) || !isPathSegment(name) || !isPathSegment(uid) || !isPathSegment(container)) return null;
   if (restarts === undefined || !/^\d{1,9}$/.test(restarts)) return null;
-  return path.join(podLogsDirectoryOf(podLogsDir, ns, name, uid), containerLogFileOf(container, Number(restarts)));
+  return containerLogPathOf(podLogsDir, labels?.[KubernetesPodNamespaceLabel], labels?.[KubernetesPodNameLabel], labels?.[KubernetesPodUIDLabel], labels?.[KubernetesContainerNameLabel], Number(restarts));
+}
+
+/**
+ * The log file of a container instance from its parts as runtime data tells them (a relist's
+ * pod status); null when any part could climb out of `podLogsDir` or is missing.
+ */
+export function containerLogPathOf(podLogsDir: string, namespace: string | undefined, name: string | undefined, uid: string | undefined, container: string | undefined, restartCount: number): string | null {
+  if (!isPathSegment(namespace) || !isPathSegment(name) || !isPathSegment(uid) || !isPathSegment(container)) return null;
+  if (!Number.isSafeInteger(restartCount) || restartCount < 0) return null;
+  return path.join(podLogsDirectoryOf(podLogsDir, namespace, name, uid), containerLogFileOf(container, restartCount));
 }

@@ -6,8 +6,9 @@
 import { KUBELET_METRICS } from './kubelet-metrics.js';
 import type { MetricDefinition } from './metric-definition.js';
 import { SHARDLET_METRICS } from './shardlet-metrics.js';
+import { GC_METRICS } from './gc-metrics.js';
 
-export const METRIC_CATALOG: readonly MetricDefinition[] = Object.freeze([...KUBELET_METRICS, ...SHARDLET_METRICS]);
+export const METRIC_CATALOG: readonly MetricDefinition[] = Object.freeze([...KUBELET_METRICS, ...SHARDLET_METRICS, ...GC_METRICS]);
 
 const indexByName = new Map<string, number>();
 METRIC_CATALOG.forEach((d, i) => {

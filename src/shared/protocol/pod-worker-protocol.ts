@@ -239,6 +239,12 @@ export interface PodWorkerThreadConfig {
   recordEvents?: boolean;
   /** --seccomp-default: containers without a seccomp profile get RuntimeDefault (absent: Unconfined). */
   seccompDefault?: boolean;
+  /**
+   * Prune an app container's older dead instances right before restarting it (sync-pod.ts);
+   * absent = true. The agent turns it off when the container GC's policy would keep more than
+   * that prune keeps (agent-dispatch.ts).
+   */
+  pruneAppContainersBeforeStart?: boolean;
 }
 
 /** The same update as a full sync: without `plegOnly` (another reason to sync joined it). */
