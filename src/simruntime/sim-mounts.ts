@@ -62,11 +62,17 @@ const MAX_CAT_BYTES = 16 * 1024 * 1024;
  * busybox `cat FILE...` inside the container: the files' bytes on stdout, or busybox's message
  * on stderr and exit 1 for a file that does not exist (or is a directory).
  */
-export function simCat(mounts: readonly Mount[], files: readonly string[]): { stdout: Buffer; stderr: Buffer; exitCode: number } {
+export function simCat(mounts: readonly Mount[], files: readonly string[], virtual?: (path: string) => string | undefined): { stdout: Buffer; stderr: Buffer; exitCode: number } {
   const out: Buffer[] = [];
   let err = '';
   let code = 0;
   for (const f of files) {
+    // Files no mount provides (e.g. /proc/self/cgroup, sim-cgroup.ts), when the caller has them.
+    const text = virtual?.(f);
+    if (text !== undefined) {
+      out.push(Buffer.from(text));
+      continue;
+    }
     const host = f.startsWith('/') ? hostPathOf(mounts, f) : undefined;
     try {
       if (host === undefined) throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });

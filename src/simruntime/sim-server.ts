@@ -11,6 +11,8 @@
  * Ownership: hung calls and open event streams are tracked here so `closeCalls()` can end
  * them when the runtime shuts down.
  */
+import { simSandboxVerboseInfo, simVirtualFile } from './sim-cgroup.js';
+import { SIMULATED_RUNTIME_NAME } from '../shared/cri/simulated-runtime-name.js';
 import * as grpc from '@grpc/grpc-js';
 import { CriError, grpcStatusOf } from '../shared/cri/cri-errors.js';
 import type * as T from '../shared/cri/cri-types.js';
@@ -129,7 +131,7 @@ export function buildHandlers(d: SimServerDeps): SimHandlers {
   const containerFrames = new ListFrameCache<ContainerRecord>((c) => encodeContainers({ containers: [toCriContainer(c)] }), (c) => c.state);
   const sandboxFrames = new ListFrameCache<SandboxRecord>((s) => encodeSandboxes({ items: [toCriSandbox(s)] }), (s) => s.state);
   const runtimeOps: Record<string, Op> = {
-    Version: () => ({ version: '0.1.0', runtimeName: 'shardlet-sim', runtimeVersion: d.runtimeVersion, runtimeApiVersion: 'v1' }),
+    Version: () => ({ version: '0.1.0', runtimeName: SIMULATED_RUNTIME_NAME, runtimeVersion: d.runtimeVersion, runtimeApiVersion: 'v1' }),
     Status: (r) => ({
       status: {
         conditions: [
@@ -142,7 +144,11 @@ export function buildHandlers(d: SimServerDeps): SimHandlers {
     RunPodSandbox: (r) => ({ podSandboxId: core.runPodSandbox(r as unknown as T.RunPodSandboxRequest) }),
     StopPodSandbox: (r) => (core.stopPodSandbox(str(r['podSandboxId'])), {}),
     RemovePodSandbox: (r) => (core.removePodSandbox(str(r['podSandboxId'])), {}),
-    PodSandboxStatus: (r) => core.podSandboxStatus(str(r['podSandboxId'])),
+    PodSandboxStatus: (r) => {
+      const res = core.podSandboxStatus(str(r['podSandboxId']));
+      const sb = r['verbose'] === true ? core.store.findSandbox(str(r['podSandboxId'])) : undefined;
+      return sb?.ok ? { ...res, info: { ...res.info, ...simSandboxVerboseInfo(sb.value.id, sb.value.config) } } : res;
+    },
     ListPodSandbox: (r) => sandboxFrames.encode(core.listPodSandboxRecords(r['filter'] as T.PodSandboxFilter | null)),
     CreateContainer: (r) => ({ containerId: core.createContainer(r as unknown as T.CreateContainerRequest) }),
     StartContainer: (r) => (core.startContainer(str(r['containerId'])), {}),
@@ -156,7 +162,10 @@ export function buildHandlers(d: SimServerDeps): SimHandlers {
       const c = core.execTarget(str(r['containerId']));
       const cmd = Array.isArray(r['cmd']) ? (r['cmd'] as unknown[]).map(String) : [];
       const files = catArgs(cmd);
-      if (files) return simCat(c.config.mounts ?? [], files);
+      if (files) {
+        const sb = core.store.findSandbox(c.sandboxId);
+        return simCat(c.config.mounts ?? [], files, (p) => simVirtualFile(p, sb.ok ? sb.value.config : undefined, c.id));
+      }
       return simExecSync(d.clock, cmd, Math.max(0, int(r['timeout'])), c.env);
     },
     ContainerStats: (r) => {

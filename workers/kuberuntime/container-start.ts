@@ -51,6 +51,8 @@ export interface StartDeps {
   nodeName: string;
   hostIP: string;
   events?: PodEventRecorder;
+  /** The container's oom_score_adj (oom-score-adj.ts); absent: left to the runtime. */
+  oomScoreAdjOf?: ((pod: V1Pod, container: V1Container) => number) | undefined;
 }
 
 export interface StartInput {
@@ -153,6 +155,7 @@ export async function startContainer(deps: StartDeps, input: StartInput): Promis
   const cfg = generateContainerConfig({
     pod, container, restartCount, imageRef: image.imageRef,
     env: { nodeName: deps.nodeName, hostIP: deps.hostIP, podIPs: input.podIPs, objects: deps.apiObjects },
+    ...(deps.oomScoreAdjOf ? { oomScoreAdj: deps.oomScoreAdjOf(pod, container) } : {}),
   });
   if (!cfg.ok) return fail('CreateContainerConfigError', cfg.message);
   if (deps.mountsFor) {

@@ -23,6 +23,8 @@ export const PodEventReason = Object.freeze({
   Unhealthy: 'Unhealthy',
   ProbeWarning: 'ProbeWarning',
   FailedMount: 'FailedMount',
+  /** The kubelet's events.FailedToCreatePodContainer (the pod cgroup could not be made). */
+  FailedCreatePodContainer: 'FailedCreatePodContainer',
 });
 
 /** The kubelet's container reference field path. */

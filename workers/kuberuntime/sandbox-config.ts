@@ -6,8 +6,11 @@
  * POD for shareProcessNamespace, else CONTAINER; ipc NODE for hostIPC else POD (the kubelet
  * shares IPC across the pod's containers, so shardlet does too).
  *
- * Not generated (yet): DNS config (resolv.conf from the node and dnsPolicy), cgroupParent (the
- * QoS cgroup hierarchy), sysctls, seccomp/apparmor. containerd applies its defaults for these.
+ * cgroupParent: the pod cgroup (`<qos parent>/pod<uid>` in the driver's spelling) when
+ * --cgroups-per-qos is on (workers/cgroups/pod-cgroups.ts); absent otherwise.
+ *
+ * Not generated (yet): DNS config (resolv.conf from the node and dnsPolicy), sysctls,
+ * seccomp/apparmor. containerd applies its defaults for these.
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { NamespaceOption, PodSandboxConfig, PortMapping } from '../../src/shared/cri/cri-types.js';
@@ -63,6 +66,8 @@ export function portMappingsForPod(pod: V1Pod): PortMapping[] {
 
 export interface SandboxConfigOptions {
   podLogsDir: string;
+  /** --cgroups-per-qos: names the pod cgroup (linux.cgroupParent). */
+  podCgroups?: { parentOf(pod: V1Pod): string | undefined } | undefined;
 }
 
 /** `attempt` is the previous sandbox's attempt + 1 (0 for the first sandbox of the pod). */
@@ -79,6 +84,8 @@ export function generatePodSandboxConfig(pod: V1Pod, attempt: number, opts: Sand
       },
     },
   };
+  const cgroupParent = opts.podCgroups?.parentOf(pod);
+  if (cgroupParent !== undefined) config.linux!.cgroupParent = cgroupParent;
   const hostname = podHostname(pod);
   if (hostname !== undefined) config.hostname = hostname;
   const ports = portMappingsForPod(pod);

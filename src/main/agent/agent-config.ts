@@ -15,6 +15,7 @@ import { parseDurationMs } from '../../shared/clock/go-duration.js';
 import { computeNodeResources, NodeResourcesError } from '../node-status/node-resources.js';
 import { NodeLabelError, parseTaints, validateNodeLabels, type Taint } from '../node-status/node-labels.js';
 import { defaultWorkerThreads } from './worker-threads-policy.js';
+import { CGROUP_DRIVERS, CgroupNameError, parseCgroupRoot, type CgroupDriver } from '../../shared/cgroups/cgroup-name.js';
 
 export interface AgentConfig {
   podManifestPath: string | undefined;
@@ -94,6 +95,14 @@ export interface AgentConfig {
   /** Events client rate limit (0 = unlimited) and burst. */
   eventRecordQPS: number;
   eventBurst: number;
+  /** --cgroups-per-qos: the kubepods/QoS/pod cgroup hierarchy (node-cgroups.ts); false opts out. */
+  cgroupsPerQOS: boolean;
+  /** --cgroup-driver: how cgroup names are spelled (and, with real runtimes, made). */
+  cgroupDriver: CgroupDriver;
+  /** --cgroup-root: the parent of `kubepods`. */
+  cgroupRoot: string;
+  /** --enforce-node-allocatable: [] or ['pods'] (the kubepods cgroup limited to allocatable). */
+  enforceNodeAllocatable: string[];
 }
 
 export class ConfigError extends Error {
@@ -149,6 +158,10 @@ export const AGENT_DEFAULTS: Readonly<AgentConfig> = Object.freeze({
   nodeLeaseDurationSeconds: 40,
   eventRecordQPS: 50,
   eventBurst: 100,
+  cgroupsPerQOS: true,
+  cgroupDriver: 'cgroupfs',
+  cgroupRoot: '/',
+  enforceNodeAllocatable: Object.freeze(['pods']) as unknown as string[],
 });
 
 /** flag name → [config-file key, kind]. */
@@ -200,9 +213,13 @@ const FIELDS = {
   'node-lease-duration-seconds': ['nodeLeaseDurationSeconds', 'int'],
   'event-qps': ['eventRecordQPS', 'number'],
   'event-burst': ['eventBurst', 'int'],
+  'cgroups-per-qos': ['cgroupsPerQOS', 'bool'],
+  'cgroup-driver': ['cgroupDriver', 'string'],
+  'cgroup-root': ['cgroupRoot', 'string'],
+  'enforce-node-allocatable': ['enforceNodeAllocatable', 'list'],
 } as const satisfies Record<string, readonly [string, FieldKind]>;
 
-type FieldKind = 'string' | 'int' | 'number' | 'duration' | 'map' | 'bool' | 'bytes';
+type FieldKind = 'string' | 'int' | 'number' | 'duration' | 'map' | 'bool' | 'bytes' | 'list';
 
 type FlagName = keyof typeof FIELDS;
 
@@ -265,6 +282,13 @@ Cluster mode (--kubeconfig): the Node, its Lease, mirror pods and events
   --node-lease-duration-seconds N    lease duration; renewed every quarter of it (default 40)
   --event-qps N                      events/s of the events client; 0 = unlimited (default 50)
   --event-burst N                    burst of the events client (default 100)
+
+QoS cgroups (README, Resources and QoS)
+  --cgroups-per-qos[=BOOL]           kubepods/burstable/besteffort/pod<uid> cgroups with pod limits; needs root and a
+                                     writable cgroupfs with real runtimes; false opts out (default true)
+  --cgroup-driver cgroupfs|systemd   how cgroup names are spelled; must match the runtime's (default cgroupfs)
+  --cgroup-root PATH                 parent of the kubepods cgroup (default /)
+  --enforce-node-allocatable LIST    pods: kubepods limited to allocatable; none (or "") disables (default pods)
   -h, --help                         this help
 `;
 
@@ -272,7 +296,7 @@ function fail(where: string, msg: string): never {
   throw new ConfigError(`${where}: ${msg}`);
 }
 
-function convert(where: string, kind: FieldKind, raw: unknown): string | number | boolean | Record<string, string> {
+function convert(where: string, kind: FieldKind, raw: unknown): string | number | boolean | Record<string, string> | string[] {
   switch (kind) {
     case 'string':
       if (typeof raw !== 'string' || raw === '') fail(where, `must be a non-empty string, got ${JSON.stringify(raw)}`);
@@ -314,6 +338,12 @@ function convert(where: string, kind: FieldKind, raw: unknown): string | number 
         for (const [k, v] of Object.entries(raw)) out[k] = String(v);
       } else fail(where, `expected key=value pairs, got ${JSON.stringify(raw)}`);
       return out;
+    }
+    case 'list': {
+      // A flag's comma-separated words, or a YAML list of strings; "" is the empty list.
+      if (typeof raw === 'string') return raw.split(',').map((w) => w.trim()).filter((w) => w !== '');
+      if (Array.isArray(raw) && raw.every((w) => typeof w === 'string')) return raw.map((w: string) => w.trim()).filter((w) => w !== '');
+      fail(where, `expected a comma-separated list or a list of strings, got ${JSON.stringify(raw)}`);
     }
     default: {
       const never: never = kind;
@@ -370,6 +400,10 @@ const KEY_OF: Record<string, keyof AgentConfig> = {
   nodeLeaseDurationSeconds: 'nodeLeaseDurationSeconds',
   eventRecordQPS: 'eventRecordQPS',
   eventBurst: 'eventBurst',
+  cgroupsPerQOS: 'cgroupsPerQOS',
+  cgroupDriver: 'cgroupDriver',
+  cgroupRoot: 'cgroupRoot',
+  enforceNodeAllocatable: 'enforceNodeAllocatable',
 };
 
 const BOOL_FLAGS = new Set(Object.entries(FIELDS).filter(([, [, kind]]) => kind === 'bool').map(([flag]) => `--${flag}`));
@@ -391,7 +425,7 @@ export function parseAgentConfig(argv: readonly string[], readFile: (p: string) 
   }
   const values = parsed.values as Record<string, string | boolean | undefined>;
   if (values['help']) return 'help';
-  const cfg: Record<string, unknown> = { ...AGENT_DEFAULTS, nodeAllocatable: {}, nodeLabels: {}, registerWithTaints: [], systemReserved: {}, kubeReserved: {} };
+  const cfg: Record<string, unknown> = { ...AGENT_DEFAULTS, nodeAllocatable: {}, nodeLabels: {}, registerWithTaints: [], systemReserved: {}, kubeReserved: {}, enforceNodeAllocatable: [...AGENT_DEFAULTS.enforceNodeAllocatable] };
   const configPath = values['config'];
   if (typeof configPath === 'string') {
     let doc: unknown;
@@ -475,4 +509,31 @@ function validate(c: AgentConfig): void {
   if (c.nodeLeaseDurationSeconds < 4 || c.nodeLeaseDurationSeconds > 3600) fail('--node-lease-duration-seconds', `must be in [4, 3600], got ${c.nodeLeaseDurationSeconds}`);
   if (c.eventRecordQPS > 100_000) fail('--event-qps', `must be at most 100000, got ${c.eventRecordQPS}`);
   if (c.eventBurst < 1 || c.eventBurst > 100_000) fail('--event-burst', `must be in [1, 100000], got ${c.eventBurst}`);
+  validateCgroupFlags(c);
+}
+
+/** --cgroup-driver, --cgroup-root, --enforce-node-allocatable and --cgroups-per-qos, together. */
+function validateCgroupFlags(c: AgentConfig): void {
+  if (!(CGROUP_DRIVERS as readonly string[]).includes(c.cgroupDriver)) fail('--cgroup-driver', `must be cgroupfs or systemd, got ${JSON.stringify(c.cgroupDriver)}`);
+  try {
+    parseCgroupRoot(c.cgroupDriver, c.cgroupRoot);
+  } catch (err) {
+    fail('--cgroup-root', err instanceof CgroupNameError ? err.message.replace(/^--cgroup-root: /, '') : String(err));
+  }
+  const enforce = c.enforceNodeAllocatable;
+  for (const v of enforce) {
+    if (v === 'pods') continue;
+    if (v === 'none') {
+      if (enforce.length > 1) fail('--enforce-node-allocatable', 'may not contain additional enforcements when "none" is specified');
+      continue;
+    }
+    if (['system-reserved', 'kube-reserved', 'system-reserved-compressible', 'kube-reserved-compressible'].includes(v)) {
+      fail('--enforce-node-allocatable', `${JSON.stringify(v)} is not supported by shardlet (it needs --system-reserved-cgroup / --kube-reserved-cgroup, which shardlet does not have); valid: pods, none`);
+    }
+    fail('--enforce-node-allocatable', `invalid option ${JSON.stringify(v)}; valid options are "pods" and "none"`);
+  }
+  c.enforceNodeAllocatable = enforce.filter((v) => v !== 'none');
+  if (!c.cgroupsPerQOS && c.enforceNodeAllocatable.length > 0) {
+    fail('--enforce-node-allocatable', 'is not supported unless --cgroups-per-qos is turned on (as in the kubelet); with --cgroups-per-qos=false also set --enforce-node-allocatable=none');
+  }
 }

@@ -50,6 +50,8 @@ import { createManifestSources } from './agent-sources.js';
 import { primaryHostIP } from './host-addresses.js';
 import { podCacheSize } from './pod-cache-size.js';
 import { RuntimeHealth } from './runtime-health.js';
+import { NodeCgroups } from '../cgroups/node-cgroups.js';
+import { SIMULATED_RUNTIME_NAME } from '../../shared/cri/simulated-runtime-name.js';
 
 export interface AgentDeps {
   config: AgentConfig;
@@ -79,6 +81,7 @@ export class Agent {
   #runtimeHealth: RuntimeHealth | undefined;
   #podLogGc: PodLogGc | undefined;
   #quietGc: QuietCollector | undefined;
+  #nodeCgroups: NodeCgroups | undefined;
   #fatal: (err: Error) => void = () => {};
   /** Settles with an error that ends the agent (a refused node registration); never resolves otherwise. */
   readonly fatal: Promise<Error> = new Promise<Error>((resolve) => (this.#fatal = resolve));
@@ -165,16 +168,26 @@ export class Agent {
       ...(mirrors ? { staticSink: mirrors } : {}),
     });
     // One allocatable for the Node status and for admission (reserved resources subtracted).
-    const resources = computeNodeResources(detectMachine(c.rootDir), {
+    const machine = detectMachine(c.rootDir);
+    const resources = computeNodeResources(machine, {
       maxPods: c.maxPods, systemReserved: c.systemReserved, kubeReserved: c.kubeReserved, allocatableOverride: c.nodeAllocatable,
     });
     const node = resources.admission;
+    // --cgroups-per-qos: kubepods and the QoS cgroups before any pod worker (node-cgroups.ts).
+    const nodeCgroups = (this.#nodeCgroups = await NodeCgroups.start({
+      config: c, simulatedRuntime: version.runtimeName === SIMULATED_RUNTIME_NAME, clock, logger,
+      capacity: { cpuMillis: machine.cpus * 1000, memoryBytes: machine.memoryBytes },
+      allocatable: { cpuMillis: node.cpuMillis, memoryBytes: node.memoryBytes },
+    }));
     const podConfig = (this.#podConfig = new PodConfig({ clock, logger }));
 
     // The pod workers (threads or inline); in cluster mode pods' API objects ride along.
     const dispatcher = (this.#dispatcher = createPodDispatcher({
       workers: c.workers,
-      threadConfig: podWorkerThreadConfig({ config: c, endpoint: cri.endpoint, runtimeName: version.runtimeName, cacheBuffer: cache.buffer, metricsBuffer: metrics.arena.buffer, recordEvents: recorder !== undefined }),
+      threadConfig: podWorkerThreadConfig({
+        config: c, endpoint: cri.endpoint, runtimeName: version.runtimeName, cacheBuffer: cache.buffer, metricsBuffer: metrics.arena.buffer, recordEvents: recorder !== undefined,
+        podCgroups: nodeCgroups?.settings, memoryCapacityBytes: machine.memoryBytes,
+      }),
       events: workerMessageRoutes({ lifecycle: () => lifecycle, loop: () => this.#loop, recorder }),
       metrics, cache, clock, random, logger,
     }));
@@ -214,7 +227,10 @@ export class Agent {
       updates: podConfig,
       lifecycle,
       runtimeErrors: () => runtimeHealth.errors(),
-      onHousekeeping: () => void podLogGc.maybeRun(),
+      onHousekeeping: () => {
+        void podLogGc.maybeRun();
+        nodeCgroups?.maybeUpdate(() => pods.activePods());
+      },
       onIteration: (s) => metrics.main.syncLoopIteration.observe(s),
       onPlegEventsHandled: (s) => plegMainSeconds.inc({}, s),
     }));
@@ -269,6 +285,7 @@ export class Agent {
     this.#podLogGc?.close();
     this.#quietGc?.stop();
     await this.#logRotation?.close();
+    await this.#nodeCgroups?.settled();
     await Promise.allSettled([this.#dispatcher?.close(), this.#pleg?.close(), this.#servers?.close()]);
     if (this.#metrics !== undefined) closeAgentMetrics(this.#metrics);
     this.#cri?.close();
