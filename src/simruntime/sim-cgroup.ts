@@ -10,11 +10,12 @@
  *
  * What the container reads at /proc/self/cgroup (ExecSync `cat /proc/self/cgroup`) is the one
  * cgroup v2 line "0::<path>", as on a v2 host without a cgroup namespace (the simulated
- * container is no process, so nothing is created on the host). Also the sandbox's verbose
+ * container is no process, so nothing is created on the host); /proc/self/oom_score_adj is the
+ * oomScoreAdj it was created with. Also the sandbox's verbose
  * status info: the config it received (cgroupParent included) and the cgroups path its pause
  * container would have. Pure; never imports agent code.
  */
-import type { PodSandboxConfig } from '../shared/cri/cri-types.js';
+import type { ContainerConfig, PodSandboxConfig } from '../shared/cri/cri-types.js';
 
 /** The path containerd would give a container (or the sandbox's pause container) `id`. */
 export function simCgroupsPath(cgroupParent: string | undefined, id: string): string {
@@ -30,10 +31,22 @@ export function simProcSelfCgroup(cgroupParent: string | undefined, containerId:
   return `0::${simCgroupsPath(cgroupParent, containerId)}\n`;
 }
 
-/** Virtual files a container reads that no mount provides; undefined for any other path. */
-export function simVirtualFile(path: string, sandboxConfig: PodSandboxConfig | undefined, containerId: string): string | undefined {
-  if (path === '/proc/self/cgroup' || path === '/proc/1/cgroup') return simProcSelfCgroup(sandboxConfig?.linux?.cgroupParent, containerId);
-  return undefined;
+/**
+ * Virtual files a container reads that no mount provides; undefined for any other path.
+ * /proc/self/oom_score_adj is what CreateContainer asked for (the runtime default 0 when
+ * unset), unclamped (the sim has no restrict_oom_score_adj).
+ */
+export function simVirtualFile(path: string, sandboxConfig: PodSandboxConfig | undefined, container: { id: string; config: ContainerConfig }): string | undefined {
+  switch (path) {
+    case '/proc/self/cgroup':
+    case '/proc/1/cgroup':
+      return simProcSelfCgroup(sandboxConfig?.linux?.cgroupParent, container.id);
+    case '/proc/self/oom_score_adj':
+    case '/proc/1/oom_score_adj':
+      return `${Number(container.config.linux?.resources?.oomScoreAdj ?? 0)}\n`;
+    default:
+      return undefined;
+  }
 }
 
 /** PodSandboxStatus verbose info (containerd's "info" key: JSON with the config and the spec's cgroupsPath). */

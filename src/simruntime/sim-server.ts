@@ -164,7 +164,7 @@ export function buildHandlers(d: SimServerDeps): SimHandlers {
       const files = catArgs(cmd);
       if (files) {
         const sb = core.store.findSandbox(c.sandboxId);
-        return simCat(c.config.mounts ?? [], files, (p) => simVirtualFile(p, sb.ok ? sb.value.config : undefined, c.id));
+        return simCat(c.config.mounts ?? [], files, (p) => simVirtualFile(p, sb.ok ? sb.value.config : undefined, c));
       }
       return simExecSync(d.clock, cmd, Math.max(0, int(r['timeout'])), c.env);
     },

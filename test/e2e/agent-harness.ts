@@ -12,6 +12,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { CriClient } from '../../src/shared/cri/cri-client.js';
 import { removeAgentRoot, removeAgentRootWhenIdle } from '../harness/agent-root.js';
 import { pollUntil } from '../harness/poll.js';
+import { agentCgroupRootFor } from '../harness/test-cgroups.js';
 
 export { removeAgentRoot };
 import { shardletMainPath } from '../harness/sim-runtime-harness.js';
@@ -75,6 +76,8 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
     '--root-dir', root,
     '--pod-logs-dir', path.join(root, 'pods'),
     '--file-check-frequency', '2s',
+    // A private QoS cgroup tree per runtime, removed by the containerd harness (test-cgroups.ts).
+    '--cgroup-root', agentCgroupRootFor(o.endpoint),
     '-v', '2',
     ...(o.extraArgs ?? []),
   ];

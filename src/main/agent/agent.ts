@@ -22,6 +22,7 @@ import * as sm from '../../shared/metrics/shardlet-metrics.js';
 import { createPodCache } from '../../shared/pod-cache/pod-cache-create.js';
 import { admitWithUsage } from '../admission/admit-pod.js';
 import { admitStaticPodRefs } from '../admission/static-pod-refs.js';
+import { admitResourceFields } from '../admission/pod-resource-fields.js';
 import type { ThreadManifestDecoder } from '../config/manifest-decode-thread-client.js';
 import { PodConfig } from '../config/pod-config.js';
 import type { PodDispatcher } from '../dispatch/pod-dispatcher.js';
@@ -201,7 +202,9 @@ export class Agent {
       admitter: {
         admit: (pod, active) => {
           const refs = admitStaticPodRefs(pod);
-          return refs.admit ? admitWithUsage(pod, active.count, active.used, node, c.maxPods) : refs;
+          if (!refs.admit) return refs;
+          const fields = admitResourceFields(pod);
+          return fields.admit ? admitWithUsage(pod, active.count, active.used, node, c.maxPods) : fields;
         },
       },
       sourcesReady: () => podConfig.sourcesReady(),

@@ -20,6 +20,9 @@ export type CgroupLayout =
       readonly mounts: Readonly<Record<string, string>>;
     };
 
+/** The kernel's cgroup v1 controllers (a super option naming one marks its hierarchy). */
+const V1_CONTROLLERS = new Set(['cpu', 'cpuacct', 'cpuset', 'memory', 'devices', 'freezer', 'net_cls', 'net_prio', 'blkio', 'perf_event', 'hugetlb', 'pids', 'rdma', 'misc']);
+
 /** statfs f_type of a cgroup2 mount (CGROUP2_SUPER_MAGIC). */
 const CGROUP2_SUPER_MAGIC = 0x63677270;
 
@@ -40,8 +43,8 @@ export function v1MountsFromMountinfo(text: string): Record<string, string> {
     const mountPoint = (pre[4] ?? '').replace(/\\040/g, ' ');
     if (mountPoint === '') continue;
     for (const opt of (post[2] ?? '').split(',')) {
-      if (opt === 'rw' || opt === 'ro' || opt === '') continue;
-      if (!/^(name=)?[a-z_0-9]+$/.test(opt)) continue;
+      // Super options also carry mount flags (rw, xattr, noprefix, release_agent=...).
+      if (!V1_CONTROLLERS.has(opt) && !/^name=[a-z_0-9.-]+$/.test(opt)) continue;
       if (!(opt in out)) out[opt] = mountPoint;
     }
   }

@@ -219,8 +219,8 @@ export class CriClient implements RuntimeService, ContainerLogService, ImageServ
     await this.#rt('RemovePodSandbox', { podSandboxId }, opts);
   }
 
-  podSandboxStatus(podSandboxId: string, opts?: CallOptions): Promise<T.PodSandboxStatusResponse> {
-    return this.#rt('PodSandboxStatus', { podSandboxId, verbose: false }, opts);
+  podSandboxStatus(podSandboxId: string, opts?: CallOptions & { verbose?: boolean }): Promise<T.PodSandboxStatusResponse> {
+    return this.#rt('PodSandboxStatus', { podSandboxId, verbose: opts?.verbose === true }, opts);
   }
 
   async listPodSandbox(filter?: T.PodSandboxFilter, opts?: CallOptions): Promise<T.PodSandbox[]> {
