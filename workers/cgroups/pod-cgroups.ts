@@ -18,7 +18,9 @@ import { CgroupNameError, podCgroupName, qosCgroupNames, type CgroupName, type Q
 import { isCgroupError } from '../../src/shared/cgroups/cgroup-errors.js';
 import type { CgroupManager } from '../../src/shared/cgroups/cgroup-manager.js';
 import { resourceConfigForPod } from '../../src/shared/cgroups/cgroup-resources.js';
-import { podQOSClass } from '../../src/shared/resources/pod-qos.js';
+import { podQOSClass, type QOSClass } from '../../src/shared/resources/pod-qos.js';
+
+const QOS_CLASSES: readonly QOSClass[] = ['Guaranteed', 'Burstable', 'BestEffort'];
 
 export interface PodCgroupsOptions {
   manager: CgroupManager;
@@ -82,11 +84,23 @@ export class PodCgroups {
     }
   }
 
-  /** Removes the pod cgroup; a busy one is retried `removeAttempts` times, `removeRetryMs` apart. */
+  /**
+   * Removes the pod cgroup under every QoS parent (an orphan's pod object may carry no spec, so
+   * its QoS class is not known); gone already is success. A busy one is retried
+   * `removeAttempts` times, `removeRetryMs` apart.
+   */
   async remove(pod: V1Pod, signal?: AbortSignal): Promise<PodCgroupResult> {
-    const name = this.nameOf(pod);
+    const uid = pod.metadata?.uid ?? '';
     // A UID that cannot name a cgroup never had one.
-    if (typeof name === 'string') return undefined;
+    if (typeof this.nameOf(pod) === 'string') return undefined;
+    for (const qos of QOS_CLASSES) {
+      const err = await this.#destroy(podCgroupName(this.#names, qos, uid), signal);
+      if (err !== undefined) return err;
+    }
+    return undefined;
+  }
+
+  async #destroy(name: CgroupName, signal: AbortSignal | undefined): Promise<PodCgroupResult> {
     let last = '';
     for (let attempt = 1; attempt <= this.#removeAttempts; attempt++) {
       try {

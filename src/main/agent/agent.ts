@@ -233,6 +233,7 @@ export class Agent {
       onHousekeeping: () => {
         void podLogGc.maybeRun();
         nodeCgroups?.maybeUpdate(() => pods.activePods());
+        nodeCgroups?.maybeSweep((uid) => pods.isPodKnown(uid), () => podConfig.sourcesReady());
       },
       onIteration: (s) => metrics.main.syncLoopIteration.observe(s),
       onPlegEventsHandled: (s) => plegMainSeconds.inc({}, s),

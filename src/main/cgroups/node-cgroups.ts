@@ -6,6 +6,7 @@
  *             creates `<cgroup-root>/kubepods` (cpu shares and memory limit of the node's
  *             allocatable with --enforce-node-allocatable=pods, else of its capacity),
  *             `kubepods/burstable` and `kubepods/besteffort` (minimum cpu shares).
+ *   maybeSweep(): housekeeping; removes the pod cgroups of pods the node does not know.
  *   maybeUpdate(): housekeeping; the Burstable cgroup's cpu shares follow the summed cpu
  *             requests of the active Burstable pods (UpdateCgroups), written when the value
  *             changed, checked when the active pod count changed or a minute passed (the
@@ -26,15 +27,17 @@ import { CgroupError, cgroupErrorFrom } from '../../shared/cgroups/cgroup-errors
 import { nodeCgroupFs, type CgroupFs } from '../../shared/cgroups/cgroup-fs.js';
 import { detectCgroupLayout, DEFAULT_CGROUP_MOUNT, type CgroupLayout } from '../../shared/cgroups/cgroup-layout.js';
 import type { CgroupManager } from '../../shared/cgroups/cgroup-manager.js';
-import { parseCgroupRoot, qosCgroupNames, type CgroupDriver, type QOSCgroupNames } from '../../shared/cgroups/cgroup-name.js';
+import { parseCgroupRoot, podUIDOfComponent, qosCgroupNames, type CgroupDriver, type QOSCgroupNames } from '../../shared/cgroups/cgroup-name.js';
 import { MIN_CPU_SHARES, milliCPUToShares, type ResourceConfig } from '../../shared/cgroups/cgroup-resources.js';
 import { cgroupManagerFor, SYSTEMD_HOST_UNSUPPORTED, type PodCgroupSettings } from '../../shared/cgroups/pod-cgroup-settings.js';
 import { REQUIRED_CONTROLLERS } from '../../shared/cgroups/cgroupfs-manager.js';
 import { podQOSClass } from '../../shared/resources/pod-qos.js';
 import { podRequests } from '../../shared/resources/pod-requests.js';
 
-/** The kubelet's periodicQOSCgroupUpdateInterval. */
+/** The kubelet's periodicQOSCgroupUpdateInterval (also the orphaned pod cgroup sweep's period). */
 export const QOS_UPDATE_INTERVAL_MS = 60_000;
+/** Orphaned pod cgroups removed per sweep at most (each is a few rmdirs per hierarchy). */
+export const SWEEP_MAX_PER_PASS = 100;
 
 export interface NodeCgroupsConfig {
   cgroupsPerQOS: boolean;
@@ -71,6 +74,8 @@ export class NodeCgroups {
   #lastPodCount = -1;
   #lastShares = -1;
   #inFlight: Promise<void> | undefined;
+  #lastSweepMs = -Infinity;
+  #sweeping: Promise<void> | undefined;
 
   private constructor(settings: PodCgroupSettings, manager: CgroupManager, clock: Clock, logger: Logger) {
     this.settings = settings;
@@ -136,9 +141,49 @@ export class NodeCgroups {
     this.#inFlight = this.#write(shares).finally(() => (this.#inFlight = undefined));
   }
 
-  /** Resolves once an update in flight (if any) is done (tests, shutdown). */
+  /**
+   * Housekeeping: the pod cgroups of pods this node does not know (gone while the agent was down,
+   * or a cleanup that never finished) are removed, at most {@link SWEEP_MAX_PER_PASS} a pass,
+   * once a minute, and only once every source has been seen (the kubelet's
+   * cleanupOrphanedPodCgroups). One still holding processes is busy and left for the next pass
+   * (an orphaned pod's containers are killed and removed by its own cleanup). Never throws.
+   */
+  maybeSweep(isPodKnown: (uid: string) => boolean, sourcesReady: () => boolean): void {
+    if (!this.#manager.writesHost || this.#sweeping) return;
+    const now = this.#clock.monotonic();
+    if (now - this.#lastSweepMs < QOS_UPDATE_INTERVAL_MS || !sourcesReady()) return;
+    this.#lastSweepMs = now;
+    this.#sweeping = this.#sweep(isPodKnown).finally(() => (this.#sweeping = undefined));
+  }
+
+  /** Resolves once the work in flight (if any) is done (tests, shutdown). */
   async settled(): Promise<void> {
-    await this.#inFlight;
+    await Promise.all([this.#inFlight, this.#sweeping]);
+  }
+
+  async #sweep(isPodKnown: (uid: string) => boolean): Promise<void> {
+    let removed = 0;
+    for (const parent of [this.names.kubepods, this.names.burstable, this.names.besteffort]) {
+      let children: string[];
+      try {
+        children = await this.#manager.children(parent);
+      } catch (err) {
+        this.#logger.error('Failed to list pod cgroups', { parent: this.#manager.name(parent), error: err instanceof Error ? err.message : String(err) });
+        continue;
+      }
+      for (const child of children) {
+        const uid = podUIDOfComponent(child);
+        if (uid === undefined || isPodKnown(uid)) continue;
+        if (removed >= SWEEP_MAX_PER_PASS) return;
+        removed++;
+        try {
+          await this.#manager.destroy([...parent, child]);
+          this.#logger.v(2).info('Removed the cgroup of an orphaned pod', { podUID: uid });
+        } catch (err) {
+          this.#logger.v(2).info('Orphaned pod cgroup not removed yet', { podUID: uid, error: err instanceof Error ? err.message : String(err) });
+        }
+      }
+    }
   }
 
   async #write(shares: number): Promise<void> {

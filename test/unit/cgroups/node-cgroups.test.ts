@@ -110,3 +110,36 @@ test('housekeeping: Burstable cpu shares follow the active Burstable pods, on ch
   await nc.settled();
   assert.equal(fs.read(file), '1024');
 });
+
+test('housekeeping sweep: cgroups of unknown pods go once sources are ready, busy ones stay, once a minute', async (t) => {
+  const fs = new TempCgroupFs('v2');
+  t.after(() => fs.remove());
+  const d = deps(fs);
+  const clock = d.clock as FakeClock;
+  const nc = (await NodeCgroups.start(d))!;
+  for (const dir of ['kubepods/podknown1', 'kubepods/burstable/podgone1', 'kubepods/besteffort/podgone2', 'kubepods/besteffort/podbusy1', 'kubepods/besteffort/notapod']) {
+    await fs.mkdir(`${fs.dir}/${dir}`);
+  }
+  fs.addProcess('kubepods/besteffort/podbusy1', 99);
+  const known = (uid: string): boolean => uid === 'known1';
+  let ready = false;
+  nc.maybeSweep(known, () => ready);
+  await nc.settled();
+  assert.equal(fs.has('kubepods/burstable/podgone1'), true, 'nothing before the sources are ready');
+  ready = true;
+  nc.maybeSweep(known, () => ready);
+  await nc.settled();
+  assert.equal(fs.has('kubepods/podknown1'), true);
+  assert.equal(fs.has('kubepods/burstable/podgone1'), false);
+  assert.equal(fs.has('kubepods/besteffort/podgone2'), false);
+  assert.equal(fs.has('kubepods/besteffort/podbusy1'), true, 'busy: left for later');
+  assert.equal(fs.has('kubepods/besteffort/notapod'), true, 'not a pod cgroup');
+  fs.clearProcesses('kubepods/besteffort/podbusy1');
+  nc.maybeSweep(known, () => ready);
+  await nc.settled();
+  assert.equal(fs.has('kubepods/besteffort/podbusy1'), true, 'within the minute: no pass');
+  clock.step(QOS_UPDATE_INTERVAL_MS);
+  nc.maybeSweep(known, () => ready);
+  await nc.settled();
+  assert.equal(fs.has('kubepods/besteffort/podbusy1'), false);
+});

@@ -74,6 +74,17 @@ test('remove retries a busy cgroup on the clock, bounded, then reports it', asyn
   assert.match((await failing) ?? '', /busy .*after 3 attempts/);
 });
 
+test('an orphan (a pod object without its spec) has its cgroup removed whatever its QoS class was', async (t) => {
+  const fs = new TempCgroupFs('v2');
+  t.after(() => fs.remove());
+  const pc = new PodCgroups({ manager: new CgroupfsManager({ fs, layout: fs.layout }), root: [], clock: new FakeClock(0) });
+  await pc.ensure(pod(UID, { requests: { cpu: '100m' } }));
+  assert.equal(fs.has(`kubepods/burstable/pod${UID}`), true);
+  const orphan: V1Pod = { metadata: { name: 'p', namespace: 'default', uid: UID } };
+  assert.equal(await pc.remove(orphan), undefined);
+  assert.equal(fs.has(`kubepods/burstable/pod${UID}`), false);
+});
+
 test('names-only manager (simulated runtime): the driver spelling, nothing created', async () => {
   const pc = new PodCgroups({ manager: new NamesOnlyCgroupManager('systemd'), root: [], clock: new FakeClock(0) });
   const p = pod(UID, { requests: { cpu: '100m' } });

@@ -62,7 +62,7 @@ test('burstable pod: cgroup before RunPodSandbox, cgroupParent, limits, oom_scor
   await h.syncer.terminatePod({ pod, runtimeStatus: h.rt.podStatus(UID), gracePeriodSeconds: 1, signal: new AbortController().signal });
   calls.length = 0;
   assert.deepEqual(await h.syncer.cleanupPod({ pod, runtimeStatus: h.rt.podStatus(UID), signal: new AbortController().signal }), {});
-  assert.deepEqual(calls, [`cgroup destroy /kubepods/burstable/pod${UID}`]);
+  assert.deepEqual(calls, [`cgroup destroy /kubepods/pod${UID}`, `cgroup destroy /kubepods/burstable/pod${UID}`, `cgroup destroy /kubepods/besteffort/pod${UID}`]);
   assert.equal(fs.has(`kubepods/burstable/pod${UID}`), false);
   assert.equal(fs.has('kubepods/burstable'), true);
 });
