@@ -1,6 +1,6 @@
 /**
  * Removing what is left of a pod once it is gone from the config: every container, every sandbox,
- * the pod cgroup (--cgroups-per-qos, once no sandbox is left) and the pod's log directory (containerd does not delete log files), unless the caller keeps it
+ * the pod cgroup (--cgroups-per-qos, once no sandbox is left; best effort, see below) and the pod's log directory (containerd does not delete log files), unless the caller keeps it
  * (orphans: the kubelet leaves their logs to its garbage collection).
  *
  * What to remove is the union of the cached runtime status and what the runtime lists under the
@@ -67,11 +67,13 @@ export async function cleanupPod(deps: CleanupDeps, pod: V1Pod, status: RuntimeP
       note(err, `RemovePodSandbox ${id}`);
     }
   }
-  // Only with every sandbox gone: a live one still holds processes in the cgroup.
+  // Only with every sandbox gone: a live one still holds processes in the cgroup. A cgroup that
+  // cannot be removed does not hold the pod back (it would never be forgotten): the main
+  // thread's housekeeping sweep removes the cgroups of pods it no longer knows (node-cgroups.ts).
   if (first === undefined && deps.podCgroups) {
     const err = await deps.podCgroups.remove(pod, signal);
     rethrowIfAborted(signal);
-    if (err !== undefined) note(new Error(err), 'remove pod cgroup');
+    if (err !== undefined) deps.logger.error('cleanup: remove pod cgroup failed; the housekeeping sweep retries it', { err });
   }
   if (opts.keepLogs) return first;
   try {

@@ -17,7 +17,7 @@ import { container, makeHarness, makePod } from './kuberuntime-harness.js';
 const GiB = 1024 ** 3;
 const UID = 'aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee';
 
-function setup(t: { after(fn: () => void): void }, version: 'v1' | 'v2' = 'v2') {
+function setup(t: { after(fn: () => void): void }, version: 'v1' | 'v2' = 'v2', removeAttempts = 5) {
   const fs = new TempCgroupFs(version);
   t.after(() => fs.remove());
   const calls: string[] = [];
@@ -32,7 +32,7 @@ function setup(t: { after(fn: () => void): void }, version: 'v1' | 'v2' = 'v2') 
     create: async (n, r) => (calls.push(`cgroup create ${real.name(n)}`), real.create(n, r)),
     destroy: async (n) => (calls.push(`cgroup destroy ${real.name(n)}`), real.destroy(n)),
   };
-  const h = makeHarness({ podCgroups: new PodCgroups({ manager, root: [], clock: new FakeClock(0) }), memoryCapacityBytes: 8 * GiB });
+  const h = makeHarness({ podCgroups: new PodCgroups({ manager, root: [], clock: new FakeClock(0), removeAttempts }), memoryCapacityBytes: 8 * GiB });
   t.after(h.cleanup);
   h.rt.addImage('busybox:1');
   const log = (): string[] => {
@@ -100,4 +100,16 @@ test('a pod UID unfit for a path: refused before anything is made, naming metada
   assert.equal(h.rt.sandboxCount, 0);
   assert.match(out.error?.message ?? '', /metadata\.uid "..\/..\/escape" cannot name a pod cgroup/);
   assert.deepEqual(fs.calls, []);
+});
+
+test('a pod cgroup that cannot be removed does not hold the pod back: logged, left for the sweep', async (t) => {
+  const { fs, h } = setup(t, 'v2', 1);
+  const pod = makePod({ containers: [container('app')] }, { uid: UID });
+  await h.sync(pod);
+  await h.syncer.terminatePod({ pod, runtimeStatus: h.rt.podStatus(UID), gracePeriodSeconds: 1, signal: new AbortController().signal });
+  fs.addProcess(`kubepods/besteffort/pod${UID}`, 1234);
+  assert.deepEqual(await h.syncer.cleanupPod({ pod, runtimeStatus: h.rt.podStatus(UID), signal: new AbortController().signal }), {});
+  assert.equal(h.rt.sandboxCount, 0);
+  assert.equal(fs.has(`kubepods/besteffort/pod${UID}`), true);
+  assert.ok(h.logLines.some((l) => l.includes('remove pod cgroup failed') && l.includes('busy')), 'the failure is logged');
 });
