@@ -102,7 +102,7 @@ export interface AgentConfig {
   /** --cgroup-root: the parent of `kubepods`. */
   cgroupRoot: string;
   /** --enforce-node-allocatable: [] or ['pods'] (the kubepods cgroup limited to allocatable). */
-  enforceNodeAllocatable: string[];
+  enforceNodeAllocatable: readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -161,7 +161,7 @@ export const AGENT_DEFAULTS: Readonly<AgentConfig> = Object.freeze({
   cgroupsPerQOS: true,
   cgroupDriver: 'cgroupfs',
   cgroupRoot: '/',
-  enforceNodeAllocatable: Object.freeze(['pods']) as unknown as string[],
+  enforceNodeAllocatable: Object.freeze(['pods']),
 });
 
 /** flag name → [config-file key, kind]. */

@@ -35,12 +35,7 @@ function setup(t: { after(fn: () => void): void }, version: 'v1' | 'v2' = 'v2', 
   const h = makeHarness({ podCgroups: new PodCgroups({ manager, root: [], clock: new FakeClock(0), removeAttempts }), memoryCapacityBytes: 8 * GiB });
   t.after(h.cleanup);
   h.rt.addImage('busybox:1');
-  const log = (): string[] => {
-    const out = [...calls, ...h.take()];
-    calls.length = 0;
-    return out;
-  };
-  return { fs, h, calls, log };
+  return { fs, h, calls };
 }
 
 test('burstable pod: cgroup before RunPodSandbox, cgroupParent, limits, oom_score_adj; cleanup removes it', async (t) => {
