@@ -62,6 +62,7 @@ export async function freePort(): Promise<number> {
 export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> {
   const root = o.rootDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-agent-'));
   const httpPort = await freePort();
+  const cgroupRoot = agentCgroupRootFor(o.endpoint);
   const args = [
     shardletMainPath(),
     'agent',
@@ -77,7 +78,7 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
     '--pod-logs-dir', path.join(root, 'pods'),
     '--file-check-frequency', '2s',
     // A private QoS cgroup tree per runtime, removed by the containerd harness (test-cgroups.ts).
-    '--cgroup-root', agentCgroupRootFor(o.endpoint),
+    ...(cgroupRoot !== undefined ? ['--cgroup-root', cgroupRoot] : []),
     '-v', '2',
     ...(o.extraArgs ?? []),
   ];

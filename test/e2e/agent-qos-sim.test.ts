@@ -5,7 +5,7 @@
  */
 import { after, before, test } from 'node:test';
 import { startSimRuntime, type SimRuntimeInstance } from '../harness/sim-runtime-harness.js';
-import { agentCgroupRootFor } from '../harness/test-cgroups.js';
+import { cgroupRootForSocket } from '../harness/test-cgroups.js';
 import { runQosScenario } from './qos-scenario.js';
 
 let sim: SimRuntimeInstance | undefined;
@@ -19,5 +19,5 @@ after(async () => {
 });
 
 test('QoS classes, pod cgroup paths, cgroupParent and oom_score_adj on the simulated runtime', { timeout: 180_000 }, async () => {
-  await runQosScenario({ endpoint: sim!.endpoint, hostCgroups: false, effectiveOOMScoreAdj: (v) => v, cgroupRoot: agentCgroupRootFor(sim!.endpoint) });
+  await runQosScenario({ endpoint: sim!.endpoint, hostCgroups: false, effectiveOOMScoreAdj: (v) => v, cgroupRoot: cgroupRootForSocket(sim!.socketPath) });
 });

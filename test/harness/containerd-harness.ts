@@ -27,7 +27,7 @@ import { pollUntil } from './poll.js';
 import { ensurePackages, PrepareError } from './apt-packages.js';
 import { CONTAINERD_REQUIREMENTS } from './prepare.js';
 import { teardownAllPods } from './cri-teardown.js';
-import { agentCgroupRootFor, removeTestCgroupRoot } from './test-cgroups.js';
+import { cgroupRootForSocket, removeTestCgroupRoot } from './test-cgroups.js';
 
 export interface StartContainerdOptions {
   /** containerd log level (default `info`). */
@@ -141,7 +141,7 @@ function unmountUnder(dir: string): void {
 function reclaimStaleInstance(staleTmpDir: string): void {
   if (!path.basename(staleTmpDir).startsWith('shardlet-ctrd-')) return; // only ever our own dirs
   killInstanceProcessesNow(containerdLayout(staleTmpDir));
-  removeTestCgroupRoot(agentCgroupRootFor(containerdLayout(staleTmpDir).socketPath));
+  removeTestCgroupRoot(cgroupRootForSocket(containerdLayout(staleTmpDir).socketPath));
   unmountUnder(staleTmpDir);
   fs.rmSync(staleTmpDir, { recursive: true, force: true, maxRetries: 3 });
 }
@@ -169,7 +169,7 @@ class Instance implements ContainerdInstance {
     this.pid = child.pid ?? -1;
     this.network = { bridge: slot.bridge, subnet: slot.subnet, gateway: slot.gateway };
     this.images = images;
-    this.agentCgroupRoot = agentCgroupRootFor(layout.socketPath);
+    this.agentCgroupRoot = cgroupRootForSocket(layout.socketPath);
     this.#child = child;
     this.#exited = exited;
     this.#slot = slot;

@@ -10,10 +10,15 @@ import path from 'node:path';
 
 const PREFIX = 'shardlet-e2e-';
 
-/** --cgroup-root for an agent on `endpoint` (unix:///dir/x.sock or /dir/x.sock). */
-export function agentCgroupRootFor(endpoint: string): string {
+/** --cgroup-root for an agent on `endpoint` (unix:///dir/x.sock or /dir/x.sock); undefined for `embedded`. */
+export function agentCgroupRootFor(endpoint: string): string | undefined {
   const socket = endpoint.replace(/^unix:\/\//, '');
-  const dir = path.basename(path.dirname(socket)).replace(/[^A-Za-z0-9_.-]/g, '_');
+  return socket.startsWith('/') ? cgroupRootForSocket(socket) : undefined;
+}
+
+/** The test cgroup root of the runtime listening on `socketPath` (an absolute path). */
+export function cgroupRootForSocket(socketPath: string): string {
+  const dir = path.basename(path.dirname(socketPath)).replace(/[^A-Za-z0-9_.-]/g, '_');
   return `/${PREFIX}${dir}`;
 }
 
