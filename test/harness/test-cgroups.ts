@@ -22,7 +22,7 @@ export function cgroupRootForSocket(socketPath: string): string {
   return `/${PREFIX}${dir}`;
 }
 
-/** Mount points of the host's cgroup hierarchies (v2: /sys/fs/cgroup; v1: each controller mount). */
+/** Mount points of the host's cgroup hierarchies (v2: /sys/fs/cgroup; v1: each controller mount and a hybrid host's cgroup2 one). */
 export function cgroupHierarchies(): string[] {
   const text = fs.readFileSync('/proc/self/mountinfo', 'utf8');
   const out = new Set<string>();
@@ -31,7 +31,7 @@ export function cgroupHierarchies(): string[] {
     if (sep < 0) continue;
     const fstype = line.slice(sep + 3).split(' ')[0];
     const mp = line.slice(0, sep).split(' ')[4];
-    if (mp && (fstype === 'cgroup' || (fstype === 'cgroup2' && mp === '/sys/fs/cgroup'))) out.add(mp);
+    if (mp && (fstype === 'cgroup' || fstype === 'cgroup2')) out.add(mp);
   }
   return [...out];
 }

@@ -16,7 +16,10 @@ export type CgroupLayout =
   | { readonly version: 'v2'; readonly root: string }
   | {
       readonly version: 'v1';
-      /** Mount point of each v1 hierarchy, keyed by one of its controllers or `name=...`. */
+      /**
+       * Mount point of each v1 hierarchy, keyed by one of its controllers or `name=...`, and a
+       * hybrid host's cgroup2 tree as `unified` (created and removed like the others, no limits).
+       */
       readonly mounts: Readonly<Record<string, string>>;
     };
 
@@ -28,9 +31,13 @@ const CGROUP2_SUPER_MAGIC = 0x63677270;
 
 export const DEFAULT_CGROUP_MOUNT = '/sys/fs/cgroup';
 
+/** The key of a hybrid host's cgroup2 mount among the v1 mounts. */
+export const UNIFIED_KEY = 'unified';
+
 /**
  * The v1 hierarchies in a mountinfo text: fstype `cgroup`, each controller (or `name=x`) of its
- * super options mapped to the mount point. The first mount of a hierarchy wins.
+ * super options mapped to the mount point, and a cgroup2 mount (hybrid hosts) as `unified`.
+ * The first mount of a hierarchy wins.
  */
 export function v1MountsFromMountinfo(text: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -39,9 +46,14 @@ export function v1MountsFromMountinfo(text: string): Record<string, string> {
     if (sep < 0) continue;
     const pre = line.slice(0, sep).split(' ');
     const post = line.slice(sep + 3).split(' ');
-    if (post[0] !== 'cgroup') continue;
     const mountPoint = (pre[4] ?? '').replace(/\\040/g, ' ');
     if (mountPoint === '') continue;
+    // A hybrid host's cgroup2 tree (/sys/fs/cgroup/unified): runc puts containers there too.
+    if (post[0] === 'cgroup2') {
+      if (!(UNIFIED_KEY in out)) out[UNIFIED_KEY] = mountPoint;
+      continue;
+    }
+    if (post[0] !== 'cgroup') continue;
     for (const opt of (post[2] ?? '').split(',')) {
       // Super options also carry mount flags (rw, xattr, noprefix, release_agent=...).
       if (!V1_CONTROLLERS.has(opt) && !/^name=[a-z_0-9.-]+$/.test(opt)) continue;

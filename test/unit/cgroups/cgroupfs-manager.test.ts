@@ -33,7 +33,7 @@ test('v1: the cgroup is made in every hierarchy; cpu files in cpu, memory files 
   t.after(() => fs.remove());
   const m = new CgroupfsManager({ fs, layout: fs.layout });
   await m.create(NAME, { cpuShares: 512, cpuQuotaUs: 25_000, cpuPeriodUs: 100_000, memoryLimitBytes: 1 << 30 });
-  for (const h of ['cpu,cpuacct', 'memory', 'pids']) assert.equal(fs.has(`${h}/kubepods/burstable/pod1234`), true, h);
+  for (const h of ['cpu,cpuacct', 'memory', 'pids', 'unified']) assert.equal(fs.has(`${h}/kubepods/burstable/pod1234`), true, h);
   assert.equal(fs.read('cpu,cpuacct/kubepods/burstable/pod1234/cpu.shares'), '512');
   assert.equal(fs.read('cpu,cpuacct/kubepods/burstable/pod1234/cpu.cfs_period_us'), '100000');
   assert.equal(fs.read('cpu,cpuacct/kubepods/burstable/pod1234/cpu.cfs_quota_us'), '25000');
@@ -42,8 +42,9 @@ test('v1: the cgroup is made in every hierarchy; cpu files in cpu, memory files 
   assert.deepEqual(order.map((c) => c.split('/').pop()), ['cpu.cfs_period_us', 'cpu.cfs_quota_us'], 'period before quota');
   // The runtime's container cgroup (runc leaves an empty one behind at worst) goes first.
   await fs.mkdir(`${fs.dir}/memory/kubepods/burstable/pod1234/ctr`);
+  await fs.mkdir(`${fs.dir}/unified/kubepods/burstable/pod1234/ctr`);
   await m.destroy(NAME);
-  for (const h of ['cpu,cpuacct', 'memory', 'pids']) assert.equal(fs.has(`${h}/kubepods/burstable/pod1234`), false, h);
+  for (const h of ['cpu,cpuacct', 'memory', 'pids', 'unified']) assert.equal(fs.has(`${h}/kubepods/burstable/pod1234`), false, h);
 });
 
 test('errors carry the cause as a code: busy, permission, read-only, missing controller', async (t) => {
@@ -66,7 +67,7 @@ test('errors carry the cause as a code: busy, permission, read-only, missing con
   await assert.rejects(m2.destroy([]), (e: unknown) => isCgroupError(e, 'ERR_CGROUP_CONFIG'));
 });
 
-test('v1 hierarchies are read from mountinfo (combined mounts, named hierarchies, cgroup2 ignored)', () => {
+test('v1 hierarchies are read from mountinfo (combined mounts, named hierarchies, a hybrid host\'s cgroup2 tree)', () => {
   const text = [
     '25 20 0:22 / /sys/fs/cgroup ro,nosuid - tmpfs tmpfs ro,mode=755',
     '26 25 0:23 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw',
@@ -75,6 +76,6 @@ test('v1 hierarchies are read from mountinfo (combined mounts, named hierarchies
     '29 25 0:26 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory',
   ].join('\n');
   assert.deepEqual(v1MountsFromMountinfo(text), {
-    'name=systemd': '/sys/fs/cgroup/systemd', cpu: '/sys/fs/cgroup/cpu,cpuacct', cpuacct: '/sys/fs/cgroup/cpu,cpuacct', memory: '/sys/fs/cgroup/memory',
+    unified: '/sys/fs/cgroup/unified', 'name=systemd': '/sys/fs/cgroup/systemd', cpu: '/sys/fs/cgroup/cpu,cpuacct', cpuacct: '/sys/fs/cgroup/cpu,cpuacct', memory: '/sys/fs/cgroup/memory',
   });
 });

@@ -32,7 +32,7 @@ export class TempCgroupFs implements CgroupFs {
       this.layout = { version: 'v2', root: this.dir };
     } else {
       const mounts: Record<string, string> = {};
-      for (const [key, sub] of [['cpu', 'cpu,cpuacct'], ['cpuacct', 'cpu,cpuacct'], ['memory', 'memory'], ['pids', 'pids']] as const) {
+      for (const [key, sub] of [['cpu', 'cpu,cpuacct'], ['cpuacct', 'cpu,cpuacct'], ['memory', 'memory'], ['pids', 'pids'], ['unified', 'unified']] as const) {
         fs.mkdirSync(path.join(this.dir, sub), { recursive: true });
         mounts[key] = path.join(this.dir, sub);
       }
