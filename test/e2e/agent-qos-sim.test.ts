@@ -21,3 +21,7 @@ after(async () => {
 test('QoS classes, pod cgroup paths, cgroupParent and oom_score_adj on the simulated runtime', { timeout: 180_000 }, async () => {
   await runQosScenario({ endpoint: sim!.endpoint, hostCgroups: false, effectiveOOMScoreAdj: (v) => v, cgroupRoot: cgroupRootForSocket(sim!.socketPath) });
 });
+
+test('the same with --cgroup-driver=systemd: slice names in cgroupParent, /proc/self/cgroup and the verbose status', { timeout: 180_000 }, async () => {
+  await runQosScenario({ endpoint: sim!.endpoint, hostCgroups: false, effectiveOOMScoreAdj: (v) => v, cgroupRoot: '/shardlet_e2e.slice', driver: 'systemd' });
+});

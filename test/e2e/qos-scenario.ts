@@ -31,6 +31,23 @@ export interface QosRuntime {
   effectiveOOMScoreAdj: (requested: number) => number;
   /** The agent's --cgroup-root (the harness's per-runtime one). */
   cgroupRoot: string;
+  /** --cgroup-driver (default cgroupfs; systemd only where nothing is created on the host). */
+  driver?: 'cgroupfs' | 'systemd';
+}
+
+/** The driver's spelling of `<root>/<parent components>/pod<uid>`, and of a container's cgroup in it. */
+function names(rt: QosRuntime, parent: string, uid: string): { pod: string; child: (id: string) => string } {
+  if (rt.driver === 'systemd') {
+    // A systemd --cgroup-root is a slice path; its last slice names the whole ancestry ("_" is an escaped "-").
+    const last = path.basename(rt.cgroupRoot);
+    const root = rt.cgroupRoot === '/' ? [] : last.slice(0, -'.slice'.length).split('-').map((p) => p.replaceAll('_', '-'));
+    const parts = [...root, ...parent.split('/'), `pod${uid}`];
+    let prefix = '';
+    const pod = parts.map((p) => (prefix = prefix === '' ? p.replaceAll('-', '_') : `${prefix}-${p.replaceAll('-', '_')}`)).map((p) => `/${p}.slice`).join('');
+    return { pod, child: (id) => `${pod}/cri-containerd-${id}.scope` };
+  }
+  const pod = '/' + [...rt.cgroupRoot.split('/').filter((p) => p !== ''), ...parent.split('/'), `pod${uid}`].join('/');
+  return { pod, child: (id) => `${pod}/${id}` };
 }
 
 const PODS = {
@@ -84,7 +101,8 @@ export async function runQosScenario(rt: QosRuntime): Promise<void> {
   let agent: AgentProcess | undefined;
   try {
     for (const k of Object.keys(PODS) as Key[]) writeManifest(dir, k);
-    agent = await startAgent({ endpoint: rt.endpoint, manifestDir: dir, workers: 1 });
+    const driverArgs = rt.driver === 'systemd' ? ['--cgroup-driver', 'systemd', '--cgroup-root', rt.cgroupRoot] : [];
+    agent = await startAgent({ endpoint: rt.endpoint, manifestDir: dir, workers: 1, extraArgs: driverArgs });
     const pods = await pollUntil(async () => {
       const ps = await agent!.pods();
       return ps.length === 3 && ps.every(isRunning) ? ps : undefined;
@@ -97,7 +115,8 @@ export async function runQosScenario(rt: QosRuntime): Promise<void> {
       const pod = byKey(k);
       const uid = pod.metadata!.uid!;
       assert.equal(pod.status?.qosClass, PODS[k].qos, `${k}: status.qosClass in /pods`);
-      const parent = `${rt.cgroupRoot}/${PODS[k].parent}/pod${uid}`;
+      const n = names(rt, PODS[k].parent, uid);
+      const parent = n.pod;
       const [ctr] = await cri.listContainers({ labelSelector: { 'io.kubernetes.pod.uid': uid } });
       assert.ok(ctr, `${k}: a container`);
       const inside = cgroupPathOf(await exec(cri, ctr.id, ['cat', '/proc/self/cgroup']));
@@ -105,11 +124,11 @@ export async function runQosScenario(rt: QosRuntime): Promise<void> {
         // cgroup v2 with a private cgroup namespace (containerd's default there): check from the host.
         assert.ok(fs.existsSync(path.join((layout as { root: string }).root, parent, ctr.id)), `${k}: container cgroup under ${parent}`);
       } else {
-        assert.equal(inside, `${parent}/${ctr.id}`, `${k}: /proc/self/cgroup inside the container`);
+        assert.equal(inside, n.child(ctr.id), `${k}: /proc/self/cgroup inside the container`);
       }
       const sb = await cri.podSandboxStatus(ctr.podSandboxId, { verbose: true });
       const info = JSON.parse(sb.info['info'] ?? '{}') as { runtimeSpec?: { linux?: { cgroupsPath?: string } } };
-      assert.equal(info.runtimeSpec?.linux?.cgroupsPath, `${parent}/${ctr.podSandboxId}`, `${k}: the sandbox's cgroupsPath (verbose status)`);
+      assert.equal(info.runtimeSpec?.linux?.cgroupsPath, n.child(ctr.podSandboxId), `${k}: the sandbox's cgroupsPath (verbose status)`);
       const requested = k === 'g' ? -997 : k === 'e' ? 1000 : 1000 - Math.trunc((1000 * 32 * Mi) / capacity);
       assert.equal(Number((await exec(cri, ctr.id, ['cat', '/proc/self/oom_score_adj'])).trim()), rt.effectiveOOMScoreAdj(requested), `${k}: oom_score_adj`);
     }
