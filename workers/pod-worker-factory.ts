@@ -26,6 +26,9 @@ import { PodApiObjectStore } from './volumes/api-object-store.js';
 import { systemTmpfsMounter } from './volumes/tmpfs-mounter.js';
 import { VolumeManager } from './volumes/volume-manager.js';
 import { defaultVolumePlugins } from './volumes/volume-plugins.js';
+import { PodCgroups } from './cgroups/pod-cgroups.js';
+import { nodeCgroupFs } from '../src/shared/cgroups/cgroup-fs.js';
+import { cgroupManagerFor } from '../src/shared/cgroups/pod-cgroup-settings.js';
 
 export interface PodWorkerEnv {
   config: PodWorkerThreadConfig;
@@ -95,6 +98,8 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     metrics,
     ...(events ? { events } : {}),
     publishProgress: (status) => publishProgress(cache.writer, clock, status),
+    ...(config.podCgroups ? { podCgroups: new PodCgroups({ manager: cgroupManagerFor(config.podCgroups, nodeCgroupFs), root: config.podCgroups.root, clock }) } : {}),
+    ...(config.memoryCapacityBytes !== undefined ? { memoryCapacityBytes: config.memoryCapacityBytes } : {}),
   });
   // The eviction manager's emptyDir sizeLimit check, for this thread's pods. Its kill is the
   // kubelet's killPodFunc: the status first, then a kill with grace 0 through the pod's own loop.

@@ -11,6 +11,8 @@
  * Ownership: hung calls and open event streams are tracked here so `closeCalls()` can end
  * them when the runtime shuts down.
  */
+import { simSandboxVerboseInfo, simVirtualFile } from './sim-cgroup.js';
+import { SIMULATED_RUNTIME_NAME } from '../shared/cri/simulated-runtime-name.js';
 import * as grpc from '@grpc/grpc-js';
 import { CriError, grpcStatusOf } from '../shared/cri/cri-errors.js';
 import type * as T from '../shared/cri/cri-types.js';
@@ -134,7 +136,7 @@ export function buildHandlers(d: SimServerDeps): SimHandlers {
   const containerFrames = new ListFrameCache<ContainerRecord>((c) => encodeContainers({ containers: [toCriContainer(c)] }), (c) => c.state);
   const sandboxFrames = new ListFrameCache<SandboxRecord>((s) => encodeSandboxes({ items: [toCriSandbox(s)] }), (s) => s.state);
   const runtimeOps: Record<string, Op> = {
-    Version: () => ({ version: '0.1.0', runtimeName: 'shardlet-sim', runtimeVersion: d.runtimeVersion, runtimeApiVersion: 'v1' }),
+    Version: () => ({ version: '0.1.0', runtimeName: SIMULATED_RUNTIME_NAME, runtimeVersion: d.runtimeVersion, runtimeApiVersion: 'v1' }),
     Status: (r) => ({
       status: {
         conditions: [
@@ -147,7 +149,12 @@ export function buildHandlers(d: SimServerDeps): SimHandlers {
     RunPodSandbox: (r) => ({ podSandboxId: core.runPodSandbox(r as unknown as T.RunPodSandboxRequest) }),
     StopPodSandbox: (r) => (core.stopPodSandbox(str(r['podSandboxId'])), {}),
     RemovePodSandbox: (r) => (core.removePodSandbox(str(r['podSandboxId'])), {}),
-    PodSandboxStatus: (r) => core.podSandboxStatus(str(r['podSandboxId']), r['verbose'] === true),
+    PodSandboxStatus: (r) => {
+      const verbose = r['verbose'] === true;
+      const res = core.podSandboxStatus(str(r['podSandboxId']), verbose);
+      const sb = verbose ? core.store.findSandbox(str(r['podSandboxId'])) : undefined;
+      return sb?.ok ? { ...res, info: { ...res.info, ...simSandboxVerboseInfo(sb.value.id, sb.value.config) } } : res;
+    },
     ListPodSandbox: (r) => sandboxFrames.encode(core.listPodSandboxRecords(r['filter'] as T.PodSandboxFilter | null)),
     CreateContainer: (r) => ({ containerId: core.createContainer(r as unknown as T.CreateContainerRequest) }),
     StartContainer: (r) => (core.startContainer(str(r['containerId'])), {}),
@@ -164,8 +171,10 @@ export function buildHandlers(d: SimServerDeps): SimHandlers {
       const files = catArgs(cmd);
       if (files) {
         const sb = core.store.findSandbox(c.sandboxId);
-        const sysctls = sb.ok ? sb.value.config.linux?.sysctls : undefined;
-        return simCat(c.config.mounts ?? [], files, (p) => (p === '/proc/self/status' ? procSelfStatus(ctx.security, 'cat', 7) : procSysValue(sysctls, p)));
+        const sandboxConfig = sb.ok ? sb.value.config : undefined;
+        const sysctls = sandboxConfig?.linux?.sysctls;
+        return simCat(c.config.mounts ?? [], files, (p) =>
+          p === '/proc/self/status' ? procSelfStatus(ctx.security, 'cat', 7) : (procSysValue(sysctls, p) ?? simVirtualFile(p, sandboxConfig, c)));
       }
       return simExecSync(d.clock, cmd, Math.max(0, int(r['timeout'])), c.env, ctx);
     },

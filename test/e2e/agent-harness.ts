@@ -12,6 +12,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { CriClient } from '../../src/shared/cri/cri-client.js';
 import { removeAgentRoot, removeAgentRootWhenIdle } from '../harness/agent-root.js';
 import { pollUntil } from '../harness/poll.js';
+import { agentCgroupRootFor } from '../harness/test-cgroups.js';
 
 export { removeAgentRoot };
 import { shardletMainPath } from '../harness/sim-runtime-harness.js';
@@ -61,6 +62,7 @@ export async function freePort(): Promise<number> {
 export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> {
   const root = o.rootDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-agent-'));
   const httpPort = await freePort();
+  const cgroupRoot = agentCgroupRootFor(o.endpoint);
   const args = [
     shardletMainPath(),
     'agent',
@@ -75,6 +77,8 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
     '--root-dir', root,
     '--pod-logs-dir', path.join(root, 'pods'),
     '--file-check-frequency', '2s',
+    // A private QoS cgroup tree per runtime, removed by the containerd harness (test-cgroups.ts).
+    ...(cgroupRoot !== undefined ? ['--cgroup-root', cgroupRoot] : []),
     '-v', '2',
     ...(o.extraArgs ?? []),
   ];

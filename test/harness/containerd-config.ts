@@ -84,6 +84,9 @@ oom_score = 0
       [${cri}.containerd.runtimes.runc.options]
         # The default /run/containerd/runc/k8s.io would be shared with other instances.
         Root = ${q(l.runcRoot)}
+        # The cgroupfs driver, as the agent's default --cgroup-driver (they must match: the agent
+        # names pod cgroups as cgroupParent in that driver's spelling).
+        SystemdCgroup = false
 `;
 }
 

@@ -7,7 +7,8 @@
  * releases addresses and netns mounts go), containerd killed by PID (SIGTERM, then SIGKILL),
  * leftover shims of THIS instance (their `-address` arg is our socket) and their children killed,
  * mounts under the temp dir unmounted, the bridge deleted, ip_forward restored by the last
- * instance (network-slots.ts), and the temp dir removed.
+ * instance (network-slots.ts), the QoS cgroup tree of its agents removed (test-cgroups.ts), and
+ * the temp dir removed.
  *
  * A run killed before stop() (SIGKILL, test timeout) leaves all of that behind; the next
  * startContainerd() on this machine finds the dead owner's network slot and reclaims it
@@ -26,6 +27,7 @@ import { pollUntil } from './poll.js';
 import { ensurePackages, PrepareError } from './apt-packages.js';
 import { CONTAINERD_REQUIREMENTS } from './prepare.js';
 import { teardownAllPods } from './cri-teardown.js';
+import { cgroupRootForSocket, removeTestCgroupRoot } from './test-cgroups.js';
 
 export interface StartContainerdOptions {
   /** containerd log level (default `info`). */
@@ -52,6 +54,8 @@ export interface ContainerdInstance {
   /** Pod network of this instance: bridge name, subnet, gateway. */
   readonly network: { readonly bridge: string; readonly subnet: string; readonly gateway: string };
   readonly images: LocalImages;
+  /** The --cgroup-root the e2e agent harness gives agents on this instance (removed by stop()). */
+  readonly agentCgroupRoot: string;
   /** Tears everything down (see module comment). Idempotent. */
   stop(): Promise<void>;
   /**
@@ -145,6 +149,7 @@ function unmountUnder(dir: string): void {
 function reclaimStaleInstance(staleTmpDir: string): void {
   if (!path.basename(staleTmpDir).startsWith('shardlet-ctrd-')) return; // only ever our own dirs
   killInstanceProcessesNow(containerdLayout(staleTmpDir));
+  removeTestCgroupRoot(cgroupRootForSocket(containerdLayout(staleTmpDir).socketPath));
   unmountUnder(staleTmpDir);
   fs.rmSync(staleTmpDir, { recursive: true, force: true, maxRetries: 3 });
 }
@@ -157,6 +162,7 @@ class Instance implements ContainerdInstance {
   pid: number;
   readonly network: ContainerdInstance['network'];
   readonly images: LocalImages;
+  readonly agentCgroupRoot: string;
   #child: ChildProcess;
   #exited: Promise<void>;
   readonly #slot: NetworkSlot;
@@ -171,6 +177,7 @@ class Instance implements ContainerdInstance {
     this.pid = child.pid ?? -1;
     this.network = { bridge: slot.bridge, subnet: slot.subnet, gateway: slot.gateway };
     this.images = images;
+    this.agentCgroupRoot = cgroupRootForSocket(layout.socketPath);
     this.#child = child;
     this.#exited = exited;
     this.#slot = slot;
@@ -205,6 +212,10 @@ class Instance implements ContainerdInstance {
     }
     const killed = killInstanceProcessesNow(this.#layout);
     await pollUntil(() => (killed.some(isAlive) ? undefined : true), { what: 'leftover shims to exit', timeoutMs: 10_000 });
+    // The QoS/pod cgroups agents on this instance made (their containers are gone now).
+    // Best effort, like the kills: what still holds a process is reported, the teardown goes on.
+    await pollUntil(() => (removeTestCgroupRoot(this.agentCgroupRoot).length === 0 ? true : undefined), { what: `cgroups under ${this.agentCgroupRoot} to be removable`, timeoutMs: 10_000 })
+      .catch((err: unknown) => process.stderr.write(`containerd harness: ${err instanceof Error ? err.message : String(err)}: ${removeTestCgroupRoot(this.agentCgroupRoot).join(' ')}\n`));
     unmountUnder(this.tmpDir);
     this.#slot.release();
     fs.rmSync(this.tmpDir, { recursive: true, force: true, maxRetries: 3 });

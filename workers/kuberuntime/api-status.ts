@@ -17,7 +17,7 @@ import { generateConditions } from './conditions.js';
 import { convertToAPIContainerStatuses } from './container-statuses.js';
 import { getPhase, isTerminalPhase } from './pod-phase.js';
 import { statusPodIPs } from './pod-ips.js';
-import { podQOSClass } from './qos.js';
+import { podQOSClass } from '../../src/shared/resources/pod-qos.js';
 import type { ReasonEntry } from './reason-cache.js';
 
 export interface APIStatusInput {

@@ -1,6 +1,6 @@
 /**
- * Removing what is left of a pod once it is gone from the config: every container, every sandbox
- * and the pod's log directory (containerd does not delete log files), unless the caller keeps it
+ * Removing what is left of a pod once it is gone from the config: every container, every sandbox,
+ * the pod cgroup (--cgroups-per-qos, once no sandbox is left; best effort, see below) and the pod's log directory (containerd does not delete log files), unless the caller keeps it
  * (orphans: the kubelet leaves their logs to its garbage collection).
  *
  * What to remove is the union of the cached runtime status and what the runtime lists under the
@@ -19,12 +19,15 @@ import { errorMessage, rethrowIfAborted, type SyncFailure } from './kuberuntime-
 import { podUID } from './pod-spec.js';
 import { podLogsDirectory } from './sandbox-config.js';
 import type { PodLogDirs } from './sync-pod.js';
+import type { PodCgroups } from '../cgroups/pod-cgroups.js';
 
 export interface CleanupDeps {
   runtime: RuntimeService;
   logger: Logger;
   podLogsDir: string;
   logDirs: PodLogDirs;
+  /** --cgroups-per-qos: the pod cgroup goes once the pod's sandboxes are removed. */
+  podCgroups?: PodCgroups | undefined;
 }
 
 export async function cleanupPod(deps: CleanupDeps, pod: V1Pod, status: RuntimePodStatus, signal: AbortSignal, opts: { keepLogs: boolean } = { keepLogs: false }): Promise<SyncFailure | undefined> {
@@ -63,6 +66,14 @@ export async function cleanupPod(deps: CleanupDeps, pod: V1Pod, status: RuntimeP
     } catch (err) {
       note(err, `RemovePodSandbox ${id}`);
     }
+  }
+  // Only with every sandbox gone: a live one still holds processes in the cgroup. A cgroup that
+  // cannot be removed does not hold the pod back (it would never be forgotten): the main
+  // thread's housekeeping sweep removes the cgroups of pods it no longer knows (node-cgroups.ts).
+  if (first === undefined && deps.podCgroups) {
+    const err = await deps.podCgroups.remove(pod, signal);
+    rethrowIfAborted(signal);
+    if (err !== undefined) deps.logger.error('cleanup: remove pod cgroup failed; the housekeeping sweep retries it', { err });
   }
   if (opts.keepLogs) return first;
   try {

@@ -8,8 +8,8 @@
  * - logPath is relative to the sandbox's logDirectory: `<containerName>/<restartCount>.log`.
  * - resources: cpu shares from the request (or the limit when only a limit is set, min 2),
  *   CFS quota from the limit over a 100 ms period (min 1 ms), memory limit in bytes.
- *   oom_score_adj is left to the runtime (containerd on these machines must be run with
- *   restrict_oom_score_adj anyway).
+ *   oom_score_adj by QoS (oom-score-adj.ts) when the caller computed it (containerd with
+ *   restrict_oom_score_adj raises a lower value to its own).
  */
 import path from 'node:path';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
@@ -22,27 +22,14 @@ import { namespaceOptionsForPod } from './sandbox-config.js';
 import { containerSecurityContext } from './security-context.js';
 import type { ImageUser } from './image-user.js';
 import { verifyRunAsNonRoot } from './run-as-non-root.js';
+import { CPU_QUOTA_PERIOD_US, milliCPUToQuota, milliCPUToShares } from '../../src/shared/cgroups/cgroup-resources.js';
 
-export const MIN_CPU_SHARES = 2;
-export const MAX_CPU_SHARES = 262144;
-export const SHARES_PER_CPU = 1024;
-export const CPU_QUOTA_PERIOD_US = 100_000;
-export const MIN_CPU_QUOTA_US = 1000;
+// The conversions live with the cgroup code (the pod cgroup uses them too); re-exported for callers.
+export { CPU_QUOTA_PERIOD_US, MAX_CPU_SHARES, MIN_CPU_QUOTA_US, MIN_CPU_SHARES, SHARES_PER_CPU, milliCPUToQuota, milliCPUToShares } from '../../src/shared/cgroups/cgroup-resources.js';
 
 /** `<containerName>/<restartCount>.log` (the kubelet's BuildContainerLogsPath). */
 export function containerLogPath(containerName: string, restartCount: number): string {
   return containerLogFileOf(containerName, restartCount);
-}
-
-export function milliCPUToShares(milli: number): number {
-  if (milli === 0) return MIN_CPU_SHARES;
-  const shares = Math.floor((milli * SHARES_PER_CPU) / 1000);
-  return Math.min(MAX_CPU_SHARES, Math.max(MIN_CPU_SHARES, shares));
-}
-
-export function milliCPUToQuota(milli: number, periodUs: number): number {
-  if (milli === 0) return 0;
-  return Math.max(MIN_CPU_QUOTA_US, Math.floor((milli * periodUs) / 1000));
 }
 
 export function linuxContainerResources(container: V1Container): LinuxContainerResources {
@@ -72,6 +59,8 @@ export interface ContainerConfigInput {
   imageUser: ImageUser;
   /** Seccomp settings of the node (security-context.ts). */
   seccomp: { profileRoot: string; defaultRuntimeProfile: boolean };
+  /** The kubelet's GetContainerOOMScoreAdjust (oom-score-adj.ts); absent: left to the runtime. */
+  oomScoreAdj?: number;
 }
 
 /** `spec.containers[i].securityContext` (or initContainers), for messages naming the field. */
@@ -117,6 +106,7 @@ export function generateContainerConfig(input: ContainerConfigInput): ContainerC
       securityContext: security.securityContext,
     },
   };
+  if (input.oomScoreAdj !== undefined) config.linux!.resources!.oomScoreAdj = input.oomScoreAdj;
   if (container.workingDir) config.workingDir = container.workingDir;
   return { ok: true, config };
 }

@@ -53,6 +53,8 @@ export interface StartDeps {
   events?: PodEventRecorder;
   /** Seccomp settings: `<root-dir>/seccomp` and --seccomp-default (default: /var/lib/shardlet/seccomp, off). */
   seccomp?: { profileRoot: string; defaultRuntimeProfile: boolean } | undefined;
+  /** The container's oom_score_adj (oom-score-adj.ts); absent: left to the runtime. */
+  oomScoreAdjOf?: ((pod: V1Pod, container: V1Container) => number) | undefined;
 }
 
 /** Seccomp settings when the deps name none (the agent's default root dir, no --seccomp-default). */
@@ -165,6 +167,7 @@ export async function startContainer(deps: StartDeps, input: StartInput): Promis
   const cfg = generateContainerConfig({
     pod, container, restartCount, imageRef: image.imageRef, imageUser, seccomp: deps.seccomp ?? DEFAULT_SECCOMP,
     env: { nodeName: deps.nodeName, hostIP: deps.hostIP, podIPs: input.podIPs, objects: deps.apiObjects },
+    ...(deps.oomScoreAdjOf ? { oomScoreAdj: deps.oomScoreAdjOf(pod, container) } : {}),
   });
   if (!cfg.ok) return fail('CreateContainerConfigError', cfg.message);
   if (deps.mountsFor) {

@@ -12,6 +12,7 @@ import { nodePodLogDirs, type PodLogDirs } from './pod-log-dirs.js';
 import type { PodEventRecorder } from './pod-events.js';
 import type { PodApiObjects } from '../../src/shared/protocol/api-object-snapshot.js';
 import type { VolumeManager } from '../volumes/volume-manager.js';
+import type { PodCgroups } from '../cgroups/pod-cgroups.js';
 
 /** The pod volume operations the syncer needs (a role slice of VolumeManager). */
 export type PodVolumes = Pick<VolumeManager, 'setUpPod' | 'tearDownPod' | 'forgetPod'>;
@@ -85,6 +86,13 @@ export interface KubeRuntimeSyncerDeps {
    * post-sync status is published (fresh-status.ts).
    */
   publishProgress?: (status: RuntimePodStatus) => void;
+  /**
+   * --cgroups-per-qos: the pod cgroup, created before RunPodSandbox, named in the sandbox's
+   * linux.cgroupParent and removed at cleanup (workers/cgroups/pod-cgroups.ts). Absent: none.
+   */
+  podCgroups?: PodCgroups;
+  /** The machine's memory capacity in bytes: containers get the kubelet's oom_score_adj. Absent: none is set. */
+  memoryCapacityBytes?: number;
 }
 
 export const KUBERUNTIME_DEFAULTS = Object.freeze({
@@ -100,7 +108,7 @@ export const KUBERUNTIME_DEFAULTS = Object.freeze({
   imageViewTtlMs: IMAGE_VIEW_DEFAULTS.ttlMs,
 });
 
-type OptionalDeps = 'probeResults' | 'metrics' | 'onOperation' | 'events' | 'volumes' | 'apiObjects' | 'publishProgress';
+type OptionalDeps = 'probeResults' | 'metrics' | 'onOperation' | 'events' | 'volumes' | 'apiObjects' | 'publishProgress' | 'podCgroups' | 'memoryCapacityBytes';
 export type ResolvedDeps = Required<Omit<KubeRuntimeSyncerDeps, OptionalDeps>> & Pick<KubeRuntimeSyncerDeps, OptionalDeps>;
 
 export function resolveDeps(deps: KubeRuntimeSyncerDeps): ResolvedDeps {
@@ -114,6 +122,7 @@ export function resolveDeps(deps: KubeRuntimeSyncerDeps): ResolvedDeps {
   need(typeof deps.logger?.info === 'function', 'logger', 'must be a Logger');
   need(typeof deps.nodeName === 'string', 'nodeName', 'must be a string');
   need(typeof deps.hostIP === 'string', 'hostIP', 'must be a string');
+  need(deps.memoryCapacityBytes === undefined || (Number.isSafeInteger(deps.memoryCapacityBytes) && deps.memoryCapacityBytes > 0), 'memoryCapacityBytes', 'must be a positive integer');
   const r: ResolvedDeps = {
     ...deps,
     podLogsDir: deps.podLogsDir || KUBERUNTIME_DEFAULTS.podLogsDir,

@@ -38,6 +38,12 @@ import { ReasonCache } from './reason-cache.js';
 import { refreshPodStatus } from './runtime-status-refresh.js';
 import { runSyncPod, type SyncRunDeps } from './sync-pod.js';
 import { applyTerminalDefaults } from './terminal-status.js';
+import { containerOOMScoreAdjust } from './oom-score-adj.js';
+import type { V1Container } from '@kubernetes/client-node';
+
+function oomScoreAdjFor(memoryCapacityBytes: number): (pod: V1Pod, container: V1Container) => number {
+  return (pod, container) => containerOOMScoreAdjust(pod, container, memoryCapacityBytes);
+}
 
 export class KubeRuntimeSyncer implements PodSyncer {
   readonly #d: ResolvedDeps;
@@ -69,6 +75,8 @@ export class KubeRuntimeSyncer implements PodSyncer {
       podLogsDir: d.podLogsDir, pruneAppContainers: d.pruneAppContainersBeforeStart, logDirs: d.logDirs, probes: d.probeResults, metrics: d.metrics,
       ...(d.events ? { events: d.events } : {}),
       ...(deps.publishProgress ? { publishProgress: deps.publishProgress } : {}),
+      ...(d.podCgroups ? { podCgroups: d.podCgroups } : {}),
+      ...(d.memoryCapacityBytes !== undefined ? { oomScoreAdjOf: oomScoreAdjFor(d.memoryCapacityBytes) } : {}),
     };
   }
 

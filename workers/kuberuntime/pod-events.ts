@@ -25,6 +25,8 @@ export const PodEventReason = Object.freeze({
   FailedMount: 'FailedMount',
   FailedPostStartHook: 'FailedPostStartHook',
   FailedPreStopHook: 'FailedPreStopHook',
+  /** The kubelet's events.FailedToCreatePodContainer (the pod cgroup could not be made). */
+  FailedCreatePodContainer: 'FailedCreatePodContainer',
 });
 
 /** The kubelet's container reference field path. */

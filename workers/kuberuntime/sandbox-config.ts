@@ -8,8 +8,11 @@
  *
  * Security context and sysctls: security-context.ts (sandboxSecurity).
  *
- * Not generated (yet): DNS config (resolv.conf from the node and dnsPolicy), cgroupParent (the
- * QoS cgroup hierarchy). containerd applies its defaults for these.
+ * cgroupParent: the pod cgroup (`<qos parent>/pod<uid>` in the driver's spelling) when
+ * --cgroups-per-qos is on (workers/cgroups/pod-cgroups.ts); absent otherwise.
+ *
+ * Not generated (yet): DNS config (resolv.conf from the node and dnsPolicy). containerd applies
+ * its defaults for it.
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { NamespaceOption, PodSandboxConfig, PortMapping } from '../../src/shared/cri/cri-types.js';
@@ -66,6 +69,8 @@ export function portMappingsForPod(pod: V1Pod): PortMapping[] {
 
 export interface SandboxConfigOptions {
   podLogsDir: string;
+  /** --cgroups-per-qos: names the pod cgroup (linux.cgroupParent). */
+  podCgroups?: { parentOf(pod: V1Pod): string | undefined } | undefined;
 }
 
 /** `attempt` is the previous sandbox's attempt + 1 (0 for the first sandbox of the pod). */
@@ -78,6 +83,8 @@ export function generatePodSandboxConfig(pod: V1Pod, attempt: number, opts: Sand
     annotations: newPodAnnotations(pod),
     linux: { securityContext: security.securityContext, sysctls: security.sysctls },
   };
+  const cgroupParent = opts.podCgroups?.parentOf(pod);
+  if (cgroupParent !== undefined) config.linux!.cgroupParent = cgroupParent;
   const hostname = podHostname(pod);
   if (hostname !== undefined) config.hostname = hostname;
   const ports = portMappingsForPod(pod);

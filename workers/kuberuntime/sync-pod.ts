@@ -29,6 +29,8 @@ import { appContainers, initContainers, isHostNetwork, podUID } from './pod-spec
 import type { StartResult } from './reason-cache.js';
 import { withHostNetworkIPs } from './pod-ips.js';
 import { generatePodSandboxConfig } from './sandbox-config.js';
+import { PodEventReason } from './pod-events.js';
+import type { PodCgroups } from '../cgroups/pod-cgroups.js';
 
 /** Directory operations for pod log directories (the kubelet creates it; containerd never deletes it). */
 export type { PodLogDirs } from './pod-log-dirs.js';
@@ -49,6 +51,8 @@ export interface SyncRunDeps extends StartDeps {
    * ContainerStatus call (bulk-pod-status.ts).
    */
   publishProgress?: ((status: RuntimePodStatus) => void) | undefined;
+  /** --cgroups-per-qos: the pod cgroup is ensured before RunPodSandbox and named in its config. */
+  podCgroups?: PodCgroups | undefined;
 }
 
 export interface SyncRunResult {
@@ -107,6 +111,15 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
     rethrowIfAborted(signal);
     deps.metrics?.containersPerPod(appContainers(pod).length);
     const began = deps.clock.monotonic();
+    // The kubelet's syncPod: the pod cgroup exists before the sandbox is created in it.
+    const cgroupError = await deps.podCgroups?.ensure(pod);
+    rethrowIfAborted(signal);
+    if (cgroupError !== undefined) {
+      deps.logger.error('Failed to ensure the pod cgroup', { error: cgroupError });
+      deps.events?.(pod, 'Warning', PodEventReason.FailedCreatePodContainer, `unable to ensure pod container exists: ${cgroupError}`);
+      result.failures.push({ reason: 'CreatePodSandboxError', message: `failed to ensure that the pod: ${podUID(pod)} cgroups exist and are correctly applied: ${cgroupError}` });
+      return result;
+    }
     try {
       await deps.logDirs.mkdir(sandboxConfig.logDirectory ?? '');
     } catch (err) {

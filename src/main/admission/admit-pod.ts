@@ -18,7 +18,7 @@
  * pod), no extended/scalar resources, no node affinity/taint/port predicates.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import { podRequests, type ResourceAmounts } from './pod-requests.js';
+import { podRequests, type ResourceAmounts } from '../../shared/resources/pod-requests.js';
 
 export interface NodeAllocatable {
   cpuMillis: number;

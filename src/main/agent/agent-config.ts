@@ -17,6 +17,7 @@ import { NodeLabelError, parseTaints, validateNodeLabels, type Taint } from '../
 import { defaultWorkerThreads } from './worker-threads-policy.js';
 import { SysctlAllowlist, SysctlAllowlistError } from '../admission/sysctl-allowlist.js';
 import { GC_DEFAULTS, GC_FIELDS, GC_KEY_OF, GC_USAGE, gcConfigProblem, type GcConfig } from '../gc/gc-config.js';
+import { CGROUP_DRIVERS, CgroupNameError, parseCgroupRoot, type CgroupDriver } from '../../shared/cgroups/cgroup-name.js';
 
 export interface AgentConfig extends GcConfig {
   podManifestPath: string | undefined;
@@ -104,6 +105,14 @@ export interface AgentConfig extends GcConfig {
   /** Events client rate limit (0 = unlimited) and burst. */
   eventRecordQPS: number;
   eventBurst: number;
+  /** --cgroups-per-qos: the kubepods/QoS/pod cgroup hierarchy (node-cgroups.ts); false opts out. */
+  cgroupsPerQOS: boolean;
+  /** --cgroup-driver: how cgroup names are spelled (and, with real runtimes, made). */
+  cgroupDriver: CgroupDriver;
+  /** --cgroup-root: the parent of `kubepods`. */
+  cgroupRoot: string;
+  /** --enforce-node-allocatable: [] or ['pods'] (the kubepods cgroup limited to allocatable). */
+  enforceNodeAllocatable: readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -164,6 +173,10 @@ export const AGENT_DEFAULTS: Readonly<AgentConfig> = Object.freeze({
   eventRecordQPS: 50,
   eventBurst: 100,
   ...GC_DEFAULTS,
+  cgroupsPerQOS: true,
+  cgroupDriver: 'cgroupfs',
+  cgroupRoot: '/',
+  enforceNodeAllocatable: Object.freeze(['pods']),
 });
 
 /** flag name → [config-file key, kind]. */
@@ -220,6 +233,10 @@ const FIELDS = {
   'event-qps': ['eventRecordQPS', 'number'],
   'event-burst': ['eventBurst', 'int'],
   ...GC_FIELDS,
+  'cgroups-per-qos': ['cgroupsPerQOS', 'bool'],
+  'cgroup-driver': ['cgroupDriver', 'string'],
+  'cgroup-root': ['cgroupRoot', 'string'],
+  'enforce-node-allocatable': ['enforceNodeAllocatable', 'list'],
 } as const satisfies Record<string, readonly [string, FieldKind]>;
 
 type FieldKind = 'string' | 'int' | 'signed-int' | 'number' | 'duration' | 'map' | 'bool' | 'bytes' | 'list';
@@ -290,6 +307,13 @@ Cluster mode (--kubeconfig): the Node, its Lease, mirror pods and events
   --node-lease-duration-seconds N    lease duration; renewed every quarter of it (default 40)
   --event-qps N                      events/s of the events client; 0 = unlimited (default 50)
   --event-burst N                    burst of the events client (default 100)
+
+QoS cgroups (README, Resources and QoS)
+  --cgroups-per-qos[=BOOL]           kubepods/burstable/besteffort/pod<uid> cgroups with pod limits; needs root and a
+                                     writable cgroupfs with real runtimes; false opts out (default true)
+  --cgroup-driver cgroupfs|systemd   how cgroup names are spelled; must match the runtime's (default cgroupfs)
+  --cgroup-root PATH                 parent of the kubepods cgroup (default /)
+  --enforce-node-allocatable LIST    pods: kubepods limited to allocatable; none (or "") disables (default pods)
   -h, --help                         this help
 ${GC_USAGE}`;
 
@@ -351,6 +375,12 @@ function convert(where: string, kind: FieldKind, raw: unknown): string | number 
       } else fail(where, `expected key=value pairs, got ${JSON.stringify(raw)}`);
       return out;
     }
+    case 'list': {
+      // A flag's comma-separated words, or a YAML list of strings; "" is the empty list.
+      if (typeof raw === 'string') return raw.split(',').map((w) => w.trim()).filter((w) => w !== '');
+      if (Array.isArray(raw) && raw.every((w) => typeof w === 'string')) return raw.map((w: string) => w.trim()).filter((w) => w !== '');
+      fail(where, `expected a comma-separated list or a list of strings, got ${JSON.stringify(raw)}`);
+    }
     default: {
       const never: never = kind;
       return never;
@@ -411,6 +441,10 @@ const KEY_OF: Record<string, keyof AgentConfig> = {
   eventRecordQPS: 'eventRecordQPS',
   eventBurst: 'eventBurst',
   ...GC_KEY_OF,
+  cgroupsPerQOS: 'cgroupsPerQOS',
+  cgroupDriver: 'cgroupDriver',
+  cgroupRoot: 'cgroupRoot',
+  enforceNodeAllocatable: 'enforceNodeAllocatable',
 };
 
 const BOOL_FLAGS = new Set(Object.entries(FIELDS).filter(([, [, kind]]) => kind === 'bool').map(([flag]) => `--${flag}`));
@@ -432,7 +466,7 @@ export function parseAgentConfig(argv: readonly string[], readFile: (p: string) 
   }
   const values = parsed.values as Record<string, string | boolean | undefined>;
   if (values['help']) return 'help';
-  const cfg: Record<string, unknown> = { ...AGENT_DEFAULTS, nodeAllocatable: {}, nodeLabels: {}, registerWithTaints: [], systemReserved: {}, kubeReserved: {} };
+  const cfg: Record<string, unknown> = { ...AGENT_DEFAULTS, nodeAllocatable: {}, nodeLabels: {}, registerWithTaints: [], systemReserved: {}, kubeReserved: {}, enforceNodeAllocatable: [...AGENT_DEFAULTS.enforceNodeAllocatable] };
   const configPath = values['config'];
   if (typeof configPath === 'string') {
     let doc: unknown;
@@ -525,4 +559,31 @@ function validate(c: AgentConfig): void {
   if (c.eventBurst < 1 || c.eventBurst > 100_000) fail('--event-burst', `must be in [1, 100000], got ${c.eventBurst}`);
   const gc = gcConfigProblem(c);
   if (gc) fail(gc.flag, gc.message);
+  validateCgroupFlags(c);
+}
+
+/** --cgroup-driver, --cgroup-root, --enforce-node-allocatable and --cgroups-per-qos, together. */
+function validateCgroupFlags(c: AgentConfig): void {
+  if (!(CGROUP_DRIVERS as readonly string[]).includes(c.cgroupDriver)) fail('--cgroup-driver', `must be cgroupfs or systemd, got ${JSON.stringify(c.cgroupDriver)}`);
+  try {
+    parseCgroupRoot(c.cgroupDriver, c.cgroupRoot);
+  } catch (err) {
+    fail('--cgroup-root', err instanceof CgroupNameError ? err.message.replace(/^--cgroup-root: /, '') : String(err));
+  }
+  const enforce = c.enforceNodeAllocatable;
+  for (const v of enforce) {
+    if (v === 'pods') continue;
+    if (v === 'none') {
+      if (enforce.length > 1) fail('--enforce-node-allocatable', 'may not contain additional enforcements when "none" is specified');
+      continue;
+    }
+    if (['system-reserved', 'kube-reserved', 'system-reserved-compressible', 'kube-reserved-compressible'].includes(v)) {
+      fail('--enforce-node-allocatable', `${JSON.stringify(v)} is not supported by shardlet (it needs --system-reserved-cgroup / --kube-reserved-cgroup, which shardlet does not have); valid: pods, none`);
+    }
+    fail('--enforce-node-allocatable', `invalid option ${JSON.stringify(v)}; valid options are "pods" and "none"`);
+  }
+  c.enforceNodeAllocatable = enforce.filter((v) => v !== 'none');
+  if (!c.cgroupsPerQOS && c.enforceNodeAllocatable.length > 0) {
+    fail('--enforce-node-allocatable', 'is not supported unless --cgroups-per-qos is turned on (as in the kubelet); with --cgroups-per-qos=false also set --enforce-node-allocatable=none');
+  }
 }

@@ -7,6 +7,7 @@
  * A pod-worker thread that dies has its metric totals folded (retireThread) and the pod-cache
  * locks it held recovered before its shard is re-sent (pod-lifecycle handleShardRestarted).
  */
+import type { PodCgroupSettings } from '../../shared/cgroups/pod-cgroup-settings.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Clock, Random } from '../../shared/clock/clock.js';
@@ -53,6 +54,10 @@ export interface PodWorkerConfigInputs {
   cacheBuffer: SharedArrayBuffer;
   metricsBuffer: SharedArrayBuffer;
   recordEvents: boolean;
+  /** --cgroups-per-qos settings (node-cgroups.ts); undefined: no pod cgroups. */
+  podCgroups?: PodCgroupSettings | undefined;
+  /** Machine memory capacity (bytes), for oom_score_adj. */
+  memoryCapacityBytes?: number | undefined;
 }
 
 /** What every pod-worker thread starts with (structured-cloned; the buffers are shared). */
@@ -73,6 +78,8 @@ export function podWorkerThreadConfig(i: PodWorkerConfigInputs): PodWorkerThread
     recordEvents: i.recordEvents,
     seccompDefault: c.seccompDefault,
     pruneAppContainersBeforeStart: pruneMatchesGcPolicy(c),
+    ...(i.podCgroups ? { podCgroups: i.podCgroups } : {}),
+    ...(i.memoryCapacityBytes !== undefined ? { memoryCapacityBytes: i.memoryCapacityBytes } : {}),
   };
 }
 

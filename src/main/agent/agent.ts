@@ -27,6 +27,7 @@ import { admitPodOS } from '../admission/pod-os.js';
 import { admitStaticPodRefs } from '../admission/static-pod-refs.js';
 import { admitSecurity, hostAppArmorEnabled } from '../admission/security-admit.js';
 import { SysctlAllowlist } from '../admission/sysctl-allowlist.js';
+import { admitResourceFields } from '../admission/pod-resource-fields.js';
 import type { ThreadManifestDecoder } from '../config/manifest-decode-thread-client.js';
 import { PodConfig } from '../config/pod-config.js';
 import type { PodDispatcher } from '../dispatch/pod-dispatcher.js';
@@ -56,6 +57,8 @@ import { createManifestSources } from './agent-sources.js';
 import { nodeInternalIP } from './host-addresses.js';
 import { podCacheSize } from './pod-cache-size.js';
 import { RuntimeHealth } from './runtime-health.js';
+import { NodeCgroups } from '../cgroups/node-cgroups.js';
+import { SIMULATED_RUNTIME_NAME } from '../../shared/cri/simulated-runtime-name.js';
 
 export interface AgentDeps {
   config: AgentConfig;
@@ -86,6 +89,7 @@ export class Agent {
   #podLogGc: PodLogGc | undefined;
   #gc: AgentGc | undefined;
   #quietGc: QuietCollector | undefined;
+  #nodeCgroups: NodeCgroups | undefined;
   #fatal: (err: Error) => void = () => {};
   /** Settles with an error that ends the agent (a refused node registration); never resolves otherwise. */
   readonly fatal: Promise<Error> = new Promise<Error>((resolve) => (this.#fatal = resolve));
@@ -172,17 +176,27 @@ export class Agent {
       ...(mirrors ? { staticSink: mirrors } : {}),
     });
     // One allocatable for the Node status and for admission (reserved resources subtracted).
-    const resources = computeNodeResources(detectMachine(c.rootDir), {
+    const machine = detectMachine(c.rootDir);
+    const resources = computeNodeResources(machine, {
       maxPods: c.maxPods, systemReserved: c.systemReserved, kubeReserved: c.kubeReserved, allocatableOverride: c.nodeAllocatable,
     });
     const node = resources.admission;
     const securityAdmit = { sysctls: SysctlAllowlist.forNode(os.release(), c.allowedUnsafeSysctls), appArmorEnabled: hostAppArmorEnabled() };
+    // --cgroups-per-qos: kubepods and the QoS cgroups before any pod worker (node-cgroups.ts).
+    const nodeCgroups = (this.#nodeCgroups = await NodeCgroups.start({
+      config: c, simulatedRuntime: version.runtimeName === SIMULATED_RUNTIME_NAME, clock, logger,
+      capacity: { cpuMillis: machine.cpus * 1000, memoryBytes: machine.memoryBytes },
+      allocatable: { cpuMillis: node.cpuMillis, memoryBytes: node.memoryBytes },
+    }));
     const podConfig = (this.#podConfig = new PodConfig({ clock, logger }));
 
     // The pod workers (threads or inline); in cluster mode pods' API objects ride along.
     const dispatcher = (this.#dispatcher = createPodDispatcher({
       workers: c.workers,
-      threadConfig: podWorkerThreadConfig({ config: c, endpoint: cri.endpoint, runtimeName: version.runtimeName, cacheBuffer: cache.buffer, metricsBuffer: metrics.arena.buffer, recordEvents: recorder !== undefined }),
+      threadConfig: podWorkerThreadConfig({
+        config: c, endpoint: cri.endpoint, runtimeName: version.runtimeName, cacheBuffer: cache.buffer, metricsBuffer: metrics.arena.buffer, recordEvents: recorder !== undefined,
+        podCgroups: nodeCgroups?.settings, memoryCapacityBytes: machine.memoryBytes,
+      }),
       events: workerMessageRoutes({ lifecycle: () => lifecycle, loop: () => this.#loop, recorder }),
       metrics, cache, clock, random, logger,
     }));
@@ -199,6 +213,8 @@ export class Agent {
           if (!refs.admit) return refs;
           const podOS = admitPodOS(pod);
           if (!podOS.admit) return podOS;
+          const fields = admitResourceFields(pod);
+          if (!fields.admit) return fields;
           const security = admitSecurity(pod, securityAdmit);
           return security.admit ? admitWithUsage(pod, active.count, active.used, node, c.maxPods) : security;
         },
@@ -227,7 +243,11 @@ export class Agent {
       updates: podConfig,
       lifecycle,
       runtimeErrors: () => runtimeHealth.errors(),
-      onHousekeeping: () => void podLogGc.maybeRun(),
+      onHousekeeping: () => {
+        void podLogGc.maybeRun();
+        nodeCgroups?.maybeUpdate(() => pods.activePods());
+        nodeCgroups?.maybeSweep((uid) => pods.isPodKnown(uid), () => podConfig.sourcesReady());
+      },
       onIteration: (s) => metrics.main.syncLoopIteration.observe(s),
       onPlegEventsHandled: (s) => plegMainSeconds.inc({}, s),
     }));
@@ -285,6 +305,7 @@ export class Agent {
     this.#quietGc?.stop();
     await this.#logRotation?.close();
     await this.#gc?.close();
+    await this.#nodeCgroups?.settled();
     await Promise.allSettled([this.#dispatcher?.close(), this.#pleg?.close(), this.#servers?.close()]);
     if (this.#metrics !== undefined) closeAgentMetrics(this.#metrics);
     this.#cri?.close();

@@ -3,7 +3,7 @@
  * implementation (src/main/admission/) applies the kubelet's max-pods and resource-fit predicates.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import type { ResourceAmounts } from '../admission/pod-requests.js';
+import type { ResourceAmounts } from '../../shared/resources/pod-requests.js';
 
 export type AdmitResult = { admit: true } | { admit: false; reason: string; message: string };
 

@@ -16,7 +16,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { Logger } from '../../shared/logging/logger.js';
 import { podFields } from '../../shared/logging/logger.js';
 import type { KillOptions, PodUpdateMessage, PodWorkerState } from '../../shared/protocol/pod-worker-protocol.js';
-import { podRequests, ZERO_RESOURCES, type ResourceAmounts } from '../admission/pod-requests.js';
+import { podRequests, ZERO_RESOURCES, type ResourceAmounts } from '../../shared/resources/pod-requests.js';
 import type { PodDispatcher } from '../dispatch/pod-dispatcher.js';
 import type { PodManager } from '../pod-manager/pod-manager.js';
 import { isStaticPod } from '../pod-manager/pod-manager.js';

@@ -23,6 +23,7 @@
  *
  * Everything here is structured-clone safe: plain objects, no classes, errors as WireError.
  */
+import type { PodCgroupSettings } from '../cgroups/pod-cgroup-settings.js';
 import type { MessagePort } from 'node:worker_threads';
 import type { V1Pod, V1PodStatus } from '@kubernetes/client-node';
 import type { WireError } from '../cri/cri-errors.js';
@@ -245,6 +246,10 @@ export interface PodWorkerThreadConfig {
    * that prune keeps (agent-dispatch.ts).
    */
   pruneAppContainersBeforeStart?: boolean;
+  /** --cgroups-per-qos: how pod cgroups are named and made (absent: none, no cgroupParent). */
+  podCgroups?: PodCgroupSettings;
+  /** The machine's memory capacity (bytes), for the containers' oom_score_adj. */
+  memoryCapacityBytes?: number;
 }
 
 /** The same update as a full sync: without `plegOnly` (another reason to sync joined it). */

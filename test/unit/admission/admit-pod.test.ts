@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import { admitPod } from '../../../src/main/admission/admit-pod.js';
-import { podRequests } from '../../../src/main/admission/pod-requests.js';
+import { podRequests } from '../../../src/shared/resources/pod-requests.js';
 import { computeNodeResources, NodeResourcesError } from '../../../src/main/node-status/node-resources.js';
 
 function ctr(name: string, cpu?: string, memory?: string, restartPolicy?: string): V1Container {

@@ -105,6 +105,11 @@ export class FakeRuntime implements RuntimeService, ImageService {
     return this.#containers.get(this.containerIdOf(name))!.config;
   }
 
+  /** The configs RunPodSandbox was given, oldest first. */
+  sandboxConfigs(): PodSandboxConfig[] {
+    return [...this.#sandboxes.values()].sort((a, b) => a.seq - b.seq).map((s) => s.config);
+  }
+
   get sandboxCount(): number {
     return this.#sandboxes.size;
   }

@@ -9,7 +9,7 @@ import { computePodActions, findNextInitContainerToRun, podSandboxChanged } from
 import { hashContainer } from '../../../workers/kuberuntime/container-hash.js';
 import { containersReadyCondition, initializedCondition } from '../../../workers/kuberuntime/conditions.js';
 import { getPhase } from '../../../workers/kuberuntime/pod-phase.js';
-import { podQOSClass } from '../../../workers/kuberuntime/qos.js';
+import { podQOSClass } from '../../../src/shared/resources/pod-qos.js';
 import { assemblePodStatus } from '../../../workers/runtime-status/cri-status-convert.js';
 import { applyDefaultImageTag, pullPolicyOf } from '../../../workers/kuberuntime/image-puller.js';
 import { container, FakeProbeResults, makePod } from './kuberuntime-harness.js';

@@ -3,10 +3,12 @@
  * Guaranteed when every container (init included) has cpu and memory limits and the pod's summed
  * requests equal its summed limits (a request defaults to its limit, as the API server defaults
  * it); BestEffort when no container requests or limits either; Burstable otherwise.
+ *
+ * Shared by the pod workers (status.qosClass, pod cgroup, oom_score_adj) and the main thread
+ * (the Burstable QoS cgroup's cpu shares). Pure.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import { appContainers, initContainers } from './pod-spec.js';
-import { parseApproximate } from '../../src/shared/resources/quantity.js';
+import { parseApproximate } from './quantity.js';
 
 export type QOSClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
 
@@ -16,7 +18,7 @@ export function podQOSClass(pod: V1Pod): QOSClass {
   const requests = new Map<string, number>();
   const limits = new Map<string, number>();
   let guaranteed = true;
-  for (const c of [...appContainers(pod), ...initContainers(pod)]) {
+  for (const c of [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])]) {
     const lim = c.resources?.limits ?? {};
     const req = c.resources?.requests ?? {};
     const limitsFound = new Set<string>();
