@@ -49,8 +49,20 @@ export function simVirtualFile(path: string, sandboxConfig: PodSandboxConfig | u
   }
 }
 
-/** PodSandboxStatus verbose info (containerd's "info" key: JSON with the config and the spec's cgroupsPath). */
-export function simSandboxVerboseInfo(sandboxId: string, config: PodSandboxConfig): Record<string, string> {
+/**
+ * PodSandboxStatus verbose info with the cgroup added (containerd's "info" key: JSON with the
+ * config and the spec): `base` is the info the runtime already built (security settings, sysctls);
+ * this adds `cgroupParent` and `runtimeSpec.linux.cgroupsPath` without dropping any of it.
+ */
+export function simSandboxVerboseInfo(base: Readonly<Record<string, string>>, sandboxId: string, config: PodSandboxConfig): Record<string, string> {
   const cgroupParent = config.linux?.cgroupParent ?? '';
-  return { info: JSON.stringify({ config, cgroupParent, runtimeSpec: { linux: { cgroupsPath: simCgroupsPath(cgroupParent, sandboxId) } } }) };
+  let info: { runtimeSpec?: { linux?: Record<string, unknown> } & Record<string, unknown> } & Record<string, unknown> = {};
+  try {
+    info = JSON.parse(base['info'] ?? '{}') as typeof info;
+  } catch {
+    info = {};
+  }
+  const runtimeSpec = info.runtimeSpec ?? {};
+  const merged = { ...info, config, cgroupParent, runtimeSpec: { ...runtimeSpec, linux: { ...(runtimeSpec.linux ?? {}), cgroupsPath: simCgroupsPath(cgroupParent, sandboxId) } } };
+  return { ...base, info: JSON.stringify(merged) };
 }

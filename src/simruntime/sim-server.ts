@@ -153,7 +153,7 @@ export function buildHandlers(d: SimServerDeps): SimHandlers {
       const verbose = r['verbose'] === true;
       const res = core.podSandboxStatus(str(r['podSandboxId']), verbose);
       const sb = verbose ? core.store.findSandbox(str(r['podSandboxId'])) : undefined;
-      return sb?.ok ? { ...res, info: { ...res.info, ...simSandboxVerboseInfo(sb.value.id, sb.value.config) } } : res;
+      return sb?.ok ? { ...res, info: simSandboxVerboseInfo(res.info, sb.value.id, sb.value.config) } : res;
     },
     ListPodSandbox: (r) => sandboxFrames.encode(core.listPodSandboxRecords(r['filter'] as T.PodSandboxFilter | null)),
     CreateContainer: (r) => ({ containerId: core.createContainer(r as unknown as T.CreateContainerRequest) }),
