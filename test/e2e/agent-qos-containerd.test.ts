@@ -12,6 +12,8 @@ import path from 'node:path';
 import { startContainerd, type ContainerdInstance } from '../harness/containerd-harness.js';
 import { cgroupHierarchies } from '../harness/test-cgroups.js';
 import { runQosScenario } from './qos-scenario.js';
+import { startAgent } from './agent-harness.js';
+import os from 'node:os';
 
 let ctrd: ContainerdInstance | undefined;
 
@@ -31,4 +33,20 @@ test('QoS classes, pod cgroups, their limits and oom_score_adj on containerd', {
   // restrict_oom_score_adj (required on these machines): containerd raises a lower value to its own.
   const own = Number(fs.readFileSync(`/proc/${ctrd.pid}/oom_score_adj`, 'utf8').trim());
   await runQosScenario({ endpoint: ctrd.endpoint, hostCgroups: true, effectiveOOMScoreAdj: (v) => Math.max(v, own), cgroupRoot: ctrd.agentCgroupRoot });
+});
+
+test('cgroups the agent cannot make with this runtime: it does not start, and says why and how to opt out', { timeout: 120_000 }, async () => {
+  assert.ok(ctrd);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-qos-refused-'));
+  try {
+    await assert.rejects(
+      startAgent({ endpoint: ctrd.endpoint, manifestDir: dir, workers: 1, extraArgs: ['--cgroup-driver', 'systemd', '--cgroup-root', '/'] }),
+      (err: unknown) => {
+        const text = err instanceof Error ? err.message : String(err);
+        return /agent failed to start/.test(text) && /--cgroup-driver=systemd/.test(text) && /--cgroups-per-qos=false/.test(text);
+      },
+    );
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
