@@ -16,7 +16,9 @@ test('virtual files and the verbose sandbox info report what the runtime was giv
   assert.equal(simVirtualFile('/proc/self/cgroup', sb, ctr), '0::/kubepods/burstable/podu1/c9\n');
   assert.equal(simVirtualFile('/proc/self/oom_score_adj', sb, ctr), '875\n');
   assert.equal(simVirtualFile('/etc/hosts', sb, ctr), undefined);
-  const info = JSON.parse(simSandboxVerboseInfo('sb1', sb)['info']!) as { cgroupParent: string; config: PodSandboxConfig; runtimeSpec: { linux: { cgroupsPath: string } } };
+  const base = { info: JSON.stringify({ runtimeSpec: { process: { user: { uid: 7 } }, linux: { sysctl: { a: '1' } } } }) };
+  const info = JSON.parse(simSandboxVerboseInfo(base, 'sb1', sb)['info']!) as { cgroupParent: string; config: PodSandboxConfig; runtimeSpec: { process: { user: { uid: number } }; linux: { cgroupsPath: string; sysctl: Record<string, string> } } };
+  assert.deepEqual([info.runtimeSpec.process.user.uid, info.runtimeSpec.linux.sysctl], [7, { a: '1' }], 'what the runtime built is kept');
   assert.equal(info.cgroupParent, '/kubepods/burstable/podu1');
   assert.equal(info.config.linux?.cgroupParent, '/kubepods/burstable/podu1');
   assert.equal(info.runtimeSpec.linux.cgroupsPath, '/kubepods/burstable/podu1/sb1');
