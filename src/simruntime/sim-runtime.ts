@@ -205,7 +205,7 @@ export class SimRuntimeCore {
     if (seccomp?.profileType === 'Localhost' && !config.linux?.securityContext?.privileged) {
       const ref = seccomp.localhostRef ?? '';
       if (!path.isAbsolute(ref) || !fs.existsSync(ref)) {
-        throw new CriError('ERR_CRI_UNKNOWN', op, `failed to generate container "${id}" spec: failed to generate seccomp spec opts: cannot load seccomp profile ${JSON.stringify(ref)}: open ${ref}: no such file or directory`);
+        throw new CriError('ERR_CRI_UNKNOWN', op, `failed to create containerd container: cannot load seccomp profile ${JSON.stringify(ref)}: open ${ref}: no such file or directory`);
       }
     }
     const mkdirError = createMissingSources(id, config.mounts ?? []);

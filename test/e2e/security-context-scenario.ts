@@ -2,9 +2,10 @@
  * The security-context scenario, run by the agent against a runtime (containerd or the simulated
  * one, same manifests, same assertions): static pods asking for a non-root user with groups and
  * fsGroup, dropped and added capabilities with no_new_privs, RuntimeDefault seccomp and a
- * read-only root filesystem, privileged mode, nothing at all, a safe sysctl; and the refusals —
- * runAsNonRoot on a root image (CreateContainerConfigError) and an unsafe sysctl
- * (SysctlForbidden). What each container runs as is read from inside it (ExecSync).
+ * read-only root filesystem, privileged mode, nothing at all, a safe sysctl, a Localhost seccomp
+ * profile from `<root-dir>/seccomp`; and the refusals — runAsNonRoot on a root image
+ * (CreateContainerConfigError), an unsafe sysctl (SysctlForbidden), a Localhost profile that
+ * does not exist (the runtime's CreateContainerError). What each container runs as is read from inside it (ExecSync).
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -33,8 +34,12 @@ const MANIFESTS: Record<string, string> = {
   sysctl: manifest('sysctl', '{sysctls: [{name: kernel.shm_rmid_forced, value: "1"}]}', ''),
   strict: manifest('strict', '{runAsNonRoot: true}', ''),
   unsafe: manifest('unsafe', '{sysctls: [{name: kernel.msgmax, value: "65536"}]}', ''),
+  localhost: manifest('localhost', '', '{seccompProfile: {type: Localhost, localhostProfile: profiles/deny-acct.json}}'),
+  noprofile: manifest('noprofile', '', '{seccompProfile: {type: Localhost, localhostProfile: missing.json}}'),
 };
-const RUNNING = ['plain', 'nonroot', 'locked', 'privileged', 'sysctl'];
+const RUNNING = ['plain', 'nonroot', 'locked', 'privileged', 'sysctl', 'localhost'];
+/** A Localhost profile: everything allowed but acct(2). */
+const DENY_ACCT = JSON.stringify({ defaultAction: 'SCMP_ACT_ALLOW', syscalls: [{ names: ['acct'], action: 'SCMP_ACT_ERRNO' }] });
 
 export interface ScenarioOptions {
   endpoint: string;
@@ -44,25 +49,39 @@ export interface ScenarioOptions {
 
 export async function runSecurityContextScenario(o: ScenarioOptions): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-secctx-'));
+  // The agent's --root-dir, with a Localhost profile under <root-dir>/seccomp.
+  const rootDir = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlet-secctx-root-'));
+  fs.mkdirSync(path.join(rootDir, 'seccomp', 'profiles'), { recursive: true });
+  fs.writeFileSync(path.join(rootDir, 'seccomp', 'profiles', 'deny-acct.json'), DENY_ACCT);
   let agent: AgentProcess | undefined;
   const cri = new CriClient({ endpoint: o.endpoint, timeoutMs: 30_000 });
   try {
     for (const [name, m] of Object.entries(MANIFESTS)) fs.writeFileSync(path.join(dir, `${name}.yaml`), m);
-    agent = await startAgent({ endpoint: o.endpoint, manifestDir: dir, workers: 1, extraArgs: o.extraArgs ?? [] });
+    agent = await startAgent({ endpoint: o.endpoint, manifestDir: dir, workers: 1, rootDir, extraArgs: o.extraArgs ?? [] });
     const byName = (ps: V1Pod[], n: string): V1Pod | undefined => ps.find((p) => p.metadata?.name === `${n}-node-e2e`);
+    let last: V1Pod[] = [];
     const pods = await pollUntil(async () => {
-      const ps = await agent!.pods();
+      const ps = (last = await agent!.pods());
       const ready = RUNNING.every((n) => { const p = byName(ps, n); return p !== undefined && isRunning(p); });
       const strict = byName(ps, 'strict')?.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'CreateContainerConfigError';
       const unsafe = byName(ps, 'unsafe')?.status?.phase === 'Failed';
-      return ready && strict && unsafe ? ps : undefined;
-    }, { what: 'the security-context pods running or refused', timeoutMs: 120_000, intervalMs: 250 });
+      const noprofile = byName(ps, 'noprofile')?.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'CreateContainerError';
+      return ready && strict && unsafe && noprofile ? ps : undefined;
+    }, { what: 'the security-context pods running or refused', timeoutMs: 120_000, intervalMs: 250 }).catch((err: unknown) => {
+      const states = last.map((p) => `${p.metadata?.name}: ${p.status?.phase} ${JSON.stringify(p.status?.containerStatuses?.[0]?.state ?? {})}`);
+      const logs = agent?.logs.filter((l) => l.includes('"level":"error"') && !l.includes('runtime not ready')).slice(-10) ?? [];
+      throw new Error(`${err instanceof Error ? err.message : String(err)}; last seen:\n${states.join('\n')}\nagent errors:\n${logs.join('\n')}`);
+    });
 
     // Refusals, as the kubelet words them.
     const strict = byName(pods, 'strict')!.status!.containerStatuses![0]!.state!.waiting!;
     assert.equal(strict.message, `container has runAsNonRoot and image will run as root (pod: "strict-node-e2e_default(${byName(pods, 'strict')!.metadata!.uid})", container: main)`);
     const unsafe = byName(pods, 'unsafe')!.status!;
     assert.deepEqual([unsafe.reason, unsafe.message], ['SysctlForbidden', 'forbidden sysctl: "kernel.msgmax" not allowlisted']);
+
+    // A Localhost profile that is not there: the runtime refuses to create the container.
+    const missing = byName(pods, 'noprofile')!.status!.containerStatuses![0]!.state!.waiting!.message ?? '';
+    assert.ok(missing.includes(`cannot load seccomp profile "${path.join(rootDir, 'seccomp', 'missing.json')}"`), missing);
 
     const view = await runtimeView(o.endpoint);
     const ctr = (n: string): string => {
@@ -84,6 +103,10 @@ export async function runSecurityContextScenario(o: ScenarioOptions): Promise<vo
     assert.ok((priv.capEff & capBit(CAP.SYS_ADMIN)) !== 0n && (priv.capEff & DEFAULT_CAPS) === DEFAULT_CAPS, `privileged CapEff ${priv.capEff.toString(16)}`);
     assert.equal(priv.seccomp, 0);
 
+    // The Localhost profile from <root-dir>/seccomp is loaded: a filter is installed.
+    const local = parseProcStatus((await exec(cri, ctr('localhost'), ['cat', '/proc/self/status'])).stdout);
+    assert.deepEqual([local.seccomp, local.capEff.toString(16)], [2, DEFAULT_CAPS.toString(16)]);
+
     const sysctl = await exec(cri, ctr('sysctl'), ['cat', '/proc/sys/kernel/shm_rmid_forced']);
     assert.deepEqual([sysctl.code, sysctl.stdout], [0, '1\n'], `the safe sysctl is set in the pod: ${sysctl.stderr}`);
 
@@ -95,5 +118,6 @@ export async function runSecurityContextScenario(o: ScenarioOptions): Promise<vo
     cri.close();
     await agent?.kill();
     fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(rootDir, { recursive: true, force: true });
   }
 }

@@ -14,6 +14,7 @@
  * adopts them (same UIDs → same sandboxes; see pod-workers and the syncer). stop() releases
  * whatever a failed start() had built.
  */
+import os from 'node:os';
 import type { Clock, Random } from '../../shared/clock/clock.js';
 import type { QuietCollector } from '../../shared/heap/quiet-collector.js';
 import { CriClient } from '../../shared/cri/cri-client.js';
@@ -21,7 +22,6 @@ import type { Logger } from '../../shared/logging/logger.js';
 import type { PodSource } from '../../shared/manifest/pod-update.js';
 import * as sm from '../../shared/metrics/shardlet-metrics.js';
 import { createPodCache } from '../../shared/pod-cache/pod-cache-create.js';
-import os from 'node:os';
 import { admitWithUsage } from '../admission/admit-pod.js';
 import { admitPodOS } from '../admission/pod-os.js';
 import { admitStaticPodRefs } from '../admission/static-pod-refs.js';

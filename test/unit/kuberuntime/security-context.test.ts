@@ -162,7 +162,20 @@ test('wired: CreateContainer carries the security context; a root image with run
     assert.equal(st?.reason, 'CreateContainerConfigError');
     assert.equal(st?.message, 'container has runAsNonRoot and image will run as root (pod: "strict_default(uid-strict)", container: app)');
 
+    // A pod that reached the worker unvalidated (no API server): an escaping Localhost profile.
+    const escape = makePod({ containers: [container('app', { securityContext: { seccompProfile: { type: 'Localhost', localhostProfile: '../../../etc/passwd' } } })] }, { name: 'escape' });
+    const esc = await h.sync(escape);
+    assert.deepEqual(h.take().filter((c) => c.startsWith('CreateContainer')), [], 'nothing is created');
+    assert.equal(esc.apiStatus.containerStatuses?.[0]?.state?.waiting?.reason, 'CreateContainerConfigError');
+    assert.match(esc.apiStatus.containerStatuses?.[0]?.state?.waiting?.message ?? '', /^spec\.containers\[0\]\.securityContext\.seccompProfile\.localhostProfile "\.\.\/\.\.\/\.\.\/etc\/passwd" must be a path below the seccomp profile root "\/srv\/agent\/seccomp"$/);
+
+    h.rt.imageUsers.set('busybox:1', { username: 'nginx' });
+    h.clock.step(60_000);
+    const named = await h.sync(bad);
+    assert.equal(named.apiStatus.containerStatuses?.[0]?.state?.waiting?.message, 'container has runAsNonRoot and image has non-numeric user (nginx), cannot verify user is non-root (pod: "strict_default(uid-strict)", container: app)');
+
     h.rt.imageUsers.set('busybox:1', { uid: 1000 });
+    h.take();
     h.clock.step(60_000); // past the image view's TTL: ImageStatus is asked again
     await h.sync(bad);
     assert.deepEqual(h.take().filter((c) => /^(ImageStatus|CreateContainer|StartContainer) /.test(c)), ['ImageStatus busybox:1', 'CreateContainer app', 'StartContainer app'], 'a non-root image starts');
