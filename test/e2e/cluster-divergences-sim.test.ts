@@ -61,6 +61,10 @@ test('cluster mode on the sim: service links, host-network IPs, readiness gates,
   const r = (f.rec = new PodWatchRecorder(cp.adminKubeconfig, NS));
   await r.start();
   const agent = (f.agent = await startClusterAgent({ cp, nodeName: NODE, endpoint: f.endpoint, manifestDir, extraArgs: ['--node-ip', NODE_IP] }));
+  // On a failure, the agent's last log lines say why.
+  t.after(() => {
+    if (agent.logs.length > 0) t.diagnostic(`agent log tail:\n${agent.logs.slice(-60).join('\n')}`);
+  });
   const running = async (uid: string, what: string): Promise<V1Pod> =>
     r.waitFor(() => { const p = r.pods.get(uid); return p && isApiRunning(p) ? p : undefined; }, what, 120_000);
 
