@@ -56,11 +56,13 @@ test('cluster mode on the sim: service links, host-network IPs, readiness gates,
   const web = await core.createNamespacedService({ namespace: NS, body: { metadata: { name: 'web-front' }, spec: { ports: [{ name: 'http', port: 80, protocol: 'TCP' }, { name: 'dns', port: 53, protocol: 'UDP' }] } } });
   await core.createNamespacedService({ namespace: NS, body: { metadata: { name: 'headless' }, spec: { clusterIP: 'None', ports: [{ port: 80 }] } } });
 
-  // The static pod with spec.os windows waits in the agent's manifest directory.
-  writePodManifest(manifestDir, 'win', { extraYaml: '  os:\n    name: windows\n' });
   const r = (f.rec = new PodWatchRecorder(cp.adminKubeconfig, NS));
   await r.start();
   const agent = (f.agent = await startClusterAgent({ cp, nodeName: NODE, endpoint: f.endpoint, manifestDir, extraArgs: ['--node-ip', NODE_IP] }));
+  // On a failure, the agent's last log lines say why.
+  t.after(() => {
+    if (agent.logs.length > 0) t.diagnostic(`agent log tail:\n${agent.logs.slice(-60).join('\n')}`);
+  });
   const running = async (uid: string, what: string): Promise<V1Pod> =>
     r.waitFor(() => { const p = r.pods.get(uid); return p && isApiRunning(p) ? p : undefined; }, what, 120_000);
 
@@ -147,9 +149,11 @@ test('cluster mode on the sim: service links, host-network IPs, readiness gates,
   assert.notEqual(withIP.status?.podIP, NODE_IP, 'a pod-network IP, not the node\'s');
   assert.equal(done.status?.podIP, withIP.status?.podIP);
   assert.equal(final.status?.podIP, withIP.status?.podIP, 'podIP kept once the sandbox is stopped');
-  assert.deepEqual(final.status?.podIPs, [{ ip: withIP.status!.podIP! }]);
+  assert.deepEqual(final.status?.podIPs?.map((x) => x.ip), [withIP.status!.podIP!]);
 
-  // 5. OS admission.
+  // 5. OS admission. The static pod with spec.os windows arrives in the agent's manifest
+  // directory now (not at its start, when its manifest decoder competes with everything else).
+  writePodManifest(manifestDir, 'win', { extraYaml: '  os:\n    name: windows\n' });
   const [labelled] = await createPods(core, [{ ...apiPod('win-label', NS, NODE), metadata: { name: 'win-label', namespace: NS, labels: { 'kubernetes.io/os': 'windows' } } }]);
   const lUid = labelled!.metadata!.uid!;
   const rejected = await r.waitFor(() => { const p = r.pods.get(lUid); return p?.status?.phase === 'Failed' ? p : undefined; }, 'the windows-labelled pod Failed', 60_000);
@@ -158,7 +162,14 @@ test('cluster mode on the sim: service links, host-network IPs, readiness gates,
   const ev = await pollUntil(async () => (await core.listNamespacedEvent({ namespace: NS })).items.find((e) => e.involvedObject.uid === lUid && e.reason === 'PodOSSelectorNodeLabelDoesNotMatch'), { what: 'the rejection event', timeoutMs: 30_000, intervalMs: 250 });
   assert.equal(ev.type, 'Warning');
   assert.equal(ev.message, "Failed to admit pod as the `kubernetes.io/os` label doesn't match node label");
-  const win = await pollUntil(async () => (await agent.pods()).find((p) => p.metadata?.name?.startsWith('win-') && p.metadata.namespace === 'default' && p.status?.phase === 'Failed'), { what: 'the spec.os windows static pod Failed', timeoutMs: 60_000, intervalMs: 250 });
+  let lastSeen = '';
+  const win = await pollUntil(async () => {
+    const all = await agent.pods();
+    lastSeen = all.map((p) => `${p.metadata?.namespace}/${p.metadata?.name}:${p.status?.phase}`).join(' ');
+    return all.find((p) => p.metadata?.name?.startsWith('win-') && p.metadata.namespace === 'default' && p.status?.phase === 'Failed');
+  }, { what: 'the spec.os windows static pod Failed', timeoutMs: 60_000, intervalMs: 250 }).catch((err: unknown) => {
+    throw new Error(`${err instanceof Error ? err.message : String(err)}; /pods: ${lastSeen}`);
+  });
   assert.equal(win.status?.reason, 'PodOSNotSupported');
   assert.equal(win.status?.message, "Pod was rejected: Failed to admit pod as the OS field doesn't match node OS");
   const view = await runtimeView(f.endpoint);

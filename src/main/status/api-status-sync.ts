@@ -274,7 +274,7 @@ export class ApiStatusSync implements ApiStatusSink {
     rec.pending = undefined;
     rec.pendingSinceMs = undefined;
     rec.writing = status;
-    const body = statusPatchBody(status, rec.sent);
+    const body = statusPatchBody(status, rec.sent, rec.sent ?? rec.api);
     try {
       await this.#d.writer.patchPodStatus(rec.ref, body, { tokenHeld: true, signal });
       rec.writing = undefined;

@@ -9,8 +9,12 @@
  *    `message`, when the new status has none, are sent as null: a merge keeps the fields a patch
  *    does not name, so a Ready that turned True would otherwise keep its old
  *    ContainersNotReady reason and message.
- *  - podIPs and hostIPs merge by ip: they are replaced whole (`{"$patch": "replace"}`), else a
- *    new sandbox's IP would be added beside the old one (and two IPs of one family are invalid).
+ *  - podIPs and hostIPs merge by ip: an IP the API holds (as far as this agent knows: what it
+ *    wrote last, else what the API pod showed) and the new status lacks is deleted with a
+ *    `{"ip": IP, "$patch": "delete"}` element, as the kubelet's two-way merge patch does; else a
+ *    new sandbox's IP would be added beside the old one (two IPs of one family: 422). Never
+ *    `{"$patch": "replace"}`: the API server copies a list it does not hold yet verbatim,
+ *    directive element included (seen on 1.20: "status.podIPs[1]: must be a valid IP").
  *  - a top-level field written before and no longer reported is sent as null (removed).
  * Pure.
  */
@@ -20,7 +24,7 @@ import type { ApiPodStatus } from './status-normalize.js';
 /** Condition fields a merge would keep when the new condition lacks them. */
 const CLEARABLE_CONDITION_FIELDS = ['reason', 'message'] as const;
 
-/** Lists whose strategic-merge strategy is "merge by key" but that the kubelet reports whole. */
+/** Lists whose strategic-merge strategy is "merge by key" (ip) but that the kubelet reports whole. */
 const REPLACED_LISTS = ['podIPs', 'hostIPs'] as const;
 
 function conditionType(c: unknown): string | undefined {
@@ -43,8 +47,16 @@ export function withOwnedConditions(status: ApiPodStatus): ApiPodStatus {
   return out;
 }
 
-/** The PATCH body's status for `status` (owned conditions only), given what was written last. */
-export function statusPatchBody(status: ApiPodStatus, sent: ApiPodStatus | undefined): Record<string, unknown> {
+function ipsOf(list: unknown): string[] {
+  if (!Array.isArray(list)) return [];
+  return list.map((x) => (x as { ip?: unknown } | null)?.ip).filter((ip): ip is string => typeof ip === 'string' && ip !== '');
+}
+
+/**
+ * The PATCH body's status for `status` (owned conditions only), given what was written last
+ * (`sent`) and what the API is believed to hold (`base`: `sent`, else the API pod's status).
+ */
+export function statusPatchBody(status: ApiPodStatus, sent: ApiPodStatus | undefined, base: ApiPodStatus | undefined = sent): Record<string, unknown> {
   const body: Record<string, unknown> = { ...withOwnedConditions(status) };
   const conditions = body['conditions'];
   if (Array.isArray(conditions)) {
@@ -56,7 +68,10 @@ export function statusPatchBody(status: ApiPodStatus, sent: ApiPodStatus | undef
   }
   for (const k of REPLACED_LISTS) {
     const list = body[k];
-    if (Array.isArray(list)) body[k] = [...list, { $patch: 'replace' }];
+    if (!Array.isArray(list)) continue;
+    const now = new Set(ipsOf(list));
+    const gone = ipsOf(base?.[k]).filter((ip) => !now.has(ip));
+    if (gone.length > 0) body[k] = [...list, ...gone.map((ip) => ({ ip, $patch: 'delete' }))];
   }
   for (const k of Object.keys(sent ?? {})) if (!(k in body)) body[k] = null;
   return body;

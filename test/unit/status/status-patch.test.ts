@@ -2,8 +2,8 @@
  * The status PATCH body (status-patch.ts) and ApiStatusSync writing through it: only the
  * conditions the kubelet owns are compared and written (a readiness gate set by another client is
  * never overwritten with an older copy); an owned condition without reason/message clears the
- * old ones (a strategic merge keeps what a patch does not name); podIPs/hostIPs are replaced
- * whole; top-level fields no longer reported are removed.
+ * old ones (a strategic merge keeps what a patch does not name); podIPs/hostIPs the API holds
+ * and the status lacks are deleted; top-level fields no longer reported are removed.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -28,11 +28,11 @@ test('statusPatchBody: owned conditions only, reason/message cleared when absent
       { type: 'ContainersReady', status: 'False', reason: 'ContainersNotReady', message: 'containers with unready status: [a]' },
     ],
   };
-  assert.deepEqual(statusPatchBody(status, { phase: 'Pending', message: 'old', conditions: [] }), {
+  assert.deepEqual(statusPatchBody(status, { phase: 'Pending', message: 'old', conditions: [], podIPs: [{ ip: '10.0.0.1' }], hostIPs: [{ ip: '192.168.1.10' }] }), {
     phase: 'Running',
     podIP: '10.0.0.2',
-    podIPs: [{ ip: '10.0.0.2' }, { $patch: 'replace' }],
-    hostIPs: [{ ip: '192.168.1.10' }, { $patch: 'replace' }],
+    podIPs: [{ ip: '10.0.0.2' }, { ip: '10.0.0.1', $patch: 'delete' }],
+    hostIPs: [{ ip: '192.168.1.10' }],
     conditions: [
       { type: 'Ready', status: 'True', lastTransitionTime: '2026-11-21T10:00:00Z', reason: null, message: null },
       { type: 'ContainersReady', status: 'False', reason: 'ContainersNotReady', message: 'containers with unready status: [a]' },
@@ -40,6 +40,11 @@ test('statusPatchBody: owned conditions only, reason/message cleared when absent
     message: null,
   });
   assert.deepEqual(withOwnedConditions({ conditions: [{ type: GATE, status: 'True' }] }), {}, 'only foreign conditions: none written');
+  // Nothing known of the API's IPs (a first write): the lists as they are, never a directive the
+  // API server would copy verbatim into a list it does not hold yet.
+  assert.deepEqual(statusPatchBody({ podIPs: [{ ip: '10.0.0.2' }] }, undefined), { podIPs: [{ ip: '10.0.0.2' }] });
+  // The API pod's own IPs count when nothing was written yet.
+  assert.deepEqual(statusPatchBody({ podIPs: [{ ip: '10.0.0.2' }] }, undefined, { podIPs: [{ ip: '10.0.0.9' }] }), { podIPs: [{ ip: '10.0.0.2' }, { ip: '10.0.0.9', $patch: 'delete' }] });
   const same = { phase: 'Running' };
   assert.equal(withOwnedConditions(same), same);
 });
@@ -94,5 +99,19 @@ test('ApiStatusSync: a gate condition is never written; a change of it alone is 
   await api.until(2);
   assert.equal(api.bodies.length, 2, 'the gate-only change was not written');
   assert.deepEqual(api.bodies[1]!['conditions'], [{ type: 'Ready', status: 'True', reason: null, message: null }]);
+  await sync.close();
+});
+
+test('ApiStatusSync: a new sandbox IP deletes the old one (the API pod\'s at first, then what was written)', async () => {
+  const api = new FakeApi();
+  const sync = new ApiStatusSync({ writer: api, deleter: api, throttle: { acquire: () => Promise.resolve() }, clock: new SignalClock(Date.parse('2026-11-21T10:00:00Z')), logger: silentLogger });
+  sync.start();
+  const p = pod({ phase: 'Running', podIP: '10.0.0.1', podIPs: [{ ip: '10.0.0.1' }] });
+  sync.setStatus(p, { phase: 'Running', podIP: '10.0.0.2', podIPs: [{ ip: '10.0.0.2' }] });
+  await api.until(1);
+  assert.deepEqual(api.bodies[0]!['podIPs'], [{ ip: '10.0.0.2' }, { ip: '10.0.0.1', $patch: 'delete' }]);
+  sync.setStatus(p, { phase: 'Running', podIP: '10.0.0.3', podIPs: [{ ip: '10.0.0.3' }] });
+  await api.until(2);
+  assert.deepEqual(api.bodies[1]!['podIPs'], [{ ip: '10.0.0.3' }, { ip: '10.0.0.2', $patch: 'delete' }]);
   await sync.close();
 });
