@@ -19,12 +19,14 @@ import {
 
 const IMAGE = 'docker.io/local/busybox:1';
 /**
- * Extra slack for containerd on the shared 2-core test machine: each StopContainer (busybox
- * `sleep` as PID 1 ignores SIGTERM, so every container takes its full 2 s grace) and the
- * StopPodSandbox that follows took seconds each at load average ~27 (measured: 16.4 s for the
- * 14-container pod against the simulated runtime's ~5 s). The time taken is printed either way.
+ * Extra allowance for containerd on the shared 2-core test machine, per container of the pod:
+ * every container takes its full 2 s grace (busybox `sleep` as PID 1 ignores SIGTERM), and at
+ * load average 27–38 containerd finished the parallel StopContainer calls of a pod at well under
+ * one container per second (measured: 14 containers 12.0–16.4 s, 50 containers 38.6 s, against
+ * ~5 s for 200 on the simulated runtime). The time taken is printed either way; a kill that
+ * never completes still fails (the poll's own bound).
  */
-const CONTAINERD_SLACK_MS = 14_000;
+const CONTAINERD_SLACK_MS_PER_CONTAINER = 800;
 const SIZES = [14, 50];
 const CRASHERS = 2;
 let ctrd: ContainerdInstance | undefined;
@@ -56,7 +58,8 @@ test('14 and 50 containers on containerd: start, crashed containers restart repe
     removeWidePod(dir, n);
     const took = await waitKilled(endpoint, pods.get(n)!.metadata!.uid!, t0, `the ${n}-container pod killed on containerd`);
     t.diagnostic(`${n} containers on containerd: killed ${took} ms after the manifest went`);
-    assert.ok(took <= KILL_BOUND_MS + CONTAINERD_SLACK_MS, `the ${n}-container pod took ${took} ms to be killed (bound ${KILL_BOUND_MS + CONTAINERD_SLACK_MS} ms)`);
+    const bound = KILL_BOUND_MS + n * CONTAINERD_SLACK_MS_PER_CONTAINER;
+    assert.ok(took <= bound, `the ${n}-container pod took ${took} ms to be killed (bound ${bound} ms)`);
   }
   await pollUntil(async () => ((await agent!.pods()).length === 0 ? true : undefined), { what: 'the removed pods gone from /pods', timeoutMs: 60_000 });
 });

@@ -88,7 +88,7 @@ export async function waitKilled(endpoint: string, uid: string, sinceMs: number,
     const v = (await runtimeView(endpoint)).get(uid);
     if (!v) return true;
     return v.containers.every((c) => c.state !== 'CONTAINER_RUNNING') && v.sandboxes.every((s) => s.state !== 'SANDBOX_READY') ? true : undefined;
-  }, { what, timeoutMs: KILL_BOUND_MS * 4, intervalMs: 200 });
+  }, { what, timeoutMs: 120_000, intervalMs: 200 });
   return Date.now() - sinceMs;
 }
 
