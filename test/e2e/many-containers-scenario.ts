@@ -58,11 +58,13 @@ export async function waitStartedAndRestarting(agent: AgentProcess, sizes: reado
     for (const n of sizes) {
       const p = pods.find((x) => x.metadata?.name === mirrorName(n, node));
       const st = p?.status?.containerStatuses ?? [];
-      if (!p || st.length !== n) return undefined;
-      for (const c of st) {
-        const k = Number(c.name.slice(1));
-        if (k >= crashers && c.state?.running === undefined) return undefined;
-        if (k < crashers && (c.restartCount ?? 0) < restarts) return undefined;
+      // Thrown (not returned): pollUntil keeps polling and reports the last state on timeout.
+      if (!p || st.length !== n) throw new Error(`pod of ${n}: ${p ? `${st.length} container statuses` : 'not in /pods'}`);
+      const sleepers = st.filter((c) => Number(c.name.slice(1)) >= crashers);
+      const running = sleepers.filter((c) => c.state?.running !== undefined).length;
+      const restartsSeen = st.filter((c) => Number(c.name.slice(1)) < crashers).map((c) => c.restartCount ?? 0);
+      if (running < sleepers.length || restartsSeen.some((r) => r < restarts)) {
+        throw new Error(`pod of ${n}: ${running}/${sleepers.length} sleepers running, crasher restarts ${restartsSeen.join(',')}`);
       }
       out.set(n, p);
     }
@@ -88,7 +90,7 @@ export async function waitKilled(endpoint: string, uid: string, sinceMs: number,
     const v = (await runtimeView(endpoint)).get(uid);
     if (!v) return true;
     return v.containers.every((c) => c.state !== 'CONTAINER_RUNNING') && v.sandboxes.every((s) => s.state !== 'SANDBOX_READY') ? true : undefined;
-  }, { what, timeoutMs: KILL_BOUND_MS * 3, intervalMs: 200 });
+  }, { what, timeoutMs: 120_000, intervalMs: 200 });
   return Date.now() - sinceMs;
 }
 

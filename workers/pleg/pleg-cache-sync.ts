@@ -188,7 +188,7 @@ export class PlegCacheSync {
     try {
       const outcome = this.#cache.set(uid, status, error, ts);
       if (outcome !== 'stale') this.#lastIps.set(uid, status.ips);
-      if (outcome === 'oversize') this.#log.error('PLEG: pod status too large for its cache slot even trimmed; the pod is not synced', { podUID: uid });
+      if (outcome === 'oversize') this.#log.error('PLEG: pod status too large for the pod cache (over --pod-cache-max-entry-bytes even trimmed, or no overflow slots left); the pod is not synced, a kill lists its objects from the runtime', { podUID: uid });
       return outcome === 'stale' ? 'stale' : 'stored';
     } catch (err) {
       if (err instanceof CacheError && err.code === 'ERR_CACHE_FULL') return 'full';

@@ -5,8 +5,10 @@
  *
  * Who calls what, and the locks each needs:
  *   reserveOverflow   takes ALLOC_LOCK (never called while holding a slot LOCK);
- *   writeChain        with the head's LOCK held (SEQ odd);
- *   chainSlots        with the head's LOCK held, or ALLOC_LOCK + head LOCK (delete);
+ *   writeChain        with the head's LOCK held (SEQ odd); the caller marks an old chain it
+ *                     replaces as reserved (RESERVED = owner) first;
+ *   chainSlots        with the head's LOCK held, or ALLOC_LOCK + head LOCK (delete); fills
+ *                     the view's chainScratch (no allocation inside a critical section);
  *   releaseReserved   after the head's LOCK is released: clears reservation markers;
  *   freeOverflow      takes ALLOC_LOCK; pushes slots this thread reserved on FREE;
  *   freeOverflowLocked  the same, with ALLOC_LOCK already held;
@@ -14,7 +16,7 @@
  */
 import { CacheError } from './pod-cache-errors.js';
 import { growLocked } from './pod-cache-growth.js';
-import { H, OVERFLOW_DATA, OVERFLOW_MARK, S } from './pod-cache-layout.js';
+import { H, OVERFLOW_DATA, OVERFLOW_MARK, RESERVED, S } from './pod-cache-layout.js';
 import { lockAlloc, unlockAlloc } from './pod-cache-locks.js';
 import type { PodCacheView } from './pod-cache-view.js';
 
@@ -26,7 +28,7 @@ export function overflowSlotsFor(v: PodCacheView, len: number): number {
 
 /**
  * Pop `n` slots from FREE (growing the cache as needed), each marked overflow and reserved by
- * this thread (LOCK = owner). Throws ERR_CACHE_FULL, having reserved nothing, when the cache
+ * this thread (RESERVED = owner). Throws ERR_CACHE_FULL, having reserved nothing, when the cache
  * cannot hold that many more slots.
  */
 export function reserveOverflow(v: PodCacheView, n: number): number[] {
@@ -43,7 +45,7 @@ export function reserveOverflow(v: PodCacheView, n: number): number[] {
         for (const slot of out) {
           const base = v.slotBase(slot);
           Atomics.store(v.i32, base / 4 + S.UID_LEN / 4, 0);
-          Atomics.store(v.i32, base / 4 + S.LOCK / 4, 0);
+          Atomics.store(v.i32, base / 4 + RESERVED / 4, 0);
           const t = v.i32[H.FREE_TOP] ?? 0;
           v.i32[free + t] = slot;
           Atomics.store(v.i32, H.FREE_TOP, t + 1);
@@ -53,7 +55,7 @@ export function reserveOverflow(v: PodCacheView, n: number): number[] {
       const slot = v.i32[free + top - 1] ?? -1;
       Atomics.store(v.i32, H.FREE_TOP, top - 1);
       const w = v.slotBase(slot) / 4;
-      Atomics.store(v.i32, w + S.LOCK / 4, v.owner);
+      Atomics.store(v.i32, w + RESERVED / 4, v.owner);
       v.i32[w + S.PAYLOAD_LEN / 4] = 0;
       v.i32[w + S.NEXT / 4] = 0;
       Atomics.store(v.i32, w + S.UID_LEN / 4, OVERFLOW_MARK);
@@ -67,63 +69,60 @@ export function reserveOverflow(v: PodCacheView, n: number): number[] {
 }
 
 /**
- * With the head's LOCK held: the head's current chain (CHAIN slots from NEXT). A chain that
- * leaves the buffer or meets a slot that is not overflow is corrupt (its writer held this lock).
+ * With the head's LOCK held: the head's current chain (CHAIN slots from NEXT) into
+ * v.chainScratch; returns its length. Allocates nothing (it runs inside critical sections). A
+ * chain that leaves the buffer, is longer than any entry can be, or meets a slot that is not
+ * overflow is corrupt (its writer held this lock).
  */
-export function chainSlots(v: PodCacheView, headBase: number): number[] {
+export function chainSlots(v: PodCacheView, headBase: number): number {
   const w = headBase / 4;
   const n = v.i32[w + S.CHAIN / 4] ?? 0;
-  const out: number[] = [];
+  const out = v.chainScratch;
+  if (n < 0 || n > out.length) throw new CacheError('ERR_CACHE_CORRUPT', `pod cache chain of ${n} slots is longer than any entry`);
   let next = Atomics.load(v.i32, w + S.NEXT / 4);
   for (let k = 0; k < n; k++) {
     const slot = next - 1;
     if (slot < 0 || slot >= v.refresh() || v.i32[v.slotBase(slot) / 4 + S.UID_LEN / 4] !== OVERFLOW_MARK) {
       throw new CacheError('ERR_CACHE_CORRUPT', `pod cache chain of ${n} slots broken at hop ${k}`);
     }
-    out.push(slot);
+    out[k] = slot;
     next = v.i32[v.slotBase(slot) / 4 + S.NEXT / 4] ?? 0;
   }
-  return out;
+  return n;
 }
 
 /**
  * With the head's LOCK held (SEQ odd): write `payload` as the head's entry at `ts`, its tail in
- * `chain` (exactly overflowSlotsFor(payload.length) slots, in order). Segments first, the head
- * last; NEXT with Atomics.store so a recovery rebuild reading it sees the old or the new chain.
+ * the first `n` slots of `chain` (n = overflowSlotsFor(payload.length), in order). Segments
+ * first, the head last; NEXT with Atomics.store so a recovery rebuild reading it sees the old
+ * or the new chain. Allocates nothing.
  */
-export function writeChain(v: PodCacheView, headBase: number, payload: Buffer, chain: readonly number[], ts: number): void {
+export function writeChain(v: PodCacheView, headBase: number, payload: Buffer, chain: ArrayLike<number>, n: number, ts: number): void {
   const head = Math.min(payload.length, v.layout.bytesPerSlot);
   let off = head;
-  for (let k = 0; k < chain.length; k++) {
+  for (let k = 0; k < n; k++) {
     const base = v.slotBase(chain[k] ?? -1);
     const seg = Math.min(payload.length - off, v.layout.overflowBytes);
     payload.copy(v.bytes, base + OVERFLOW_DATA, off, off + seg);
     v.i32[base / 4 + S.PAYLOAD_LEN / 4] = seg;
-    const after = chain[k + 1];
-    Atomics.store(v.i32, base / 4 + S.NEXT / 4, after === undefined ? 0 : after + 1);
+    Atomics.store(v.i32, base / 4 + S.NEXT / 4, k + 1 < n ? (chain[k + 1] ?? -1) + 1 : 0);
     off += seg;
   }
   const w = headBase / 4;
   v.f64[(headBase + S.TIMESTAMP) / 8] = ts;
   payload.copy(v.bytes, headBase + S.PAYLOAD, 0, head);
   v.i32[w + S.PAYLOAD_LEN / 4] = payload.length;
-  v.i32[w + S.CHAIN / 4] = chain.length;
-  const first = chain[0];
-  Atomics.store(v.i32, w + S.NEXT / 4, first === undefined ? 0 : first + 1);
-}
-
-/** With the head's LOCK held: mark slots reserved by this thread before unlinking them. */
-export function reserveForUnlink(v: PodCacheView, slots: readonly number[]): void {
-  for (const slot of slots) Atomics.store(v.i32, v.slotBase(slot) / 4 + S.LOCK / 4, v.owner);
+  v.i32[w + S.CHAIN / 4] = n;
+  Atomics.store(v.i32, w + S.NEXT / 4, n > 0 ? (chain[0] ?? -1) + 1 : 0);
 }
 
 /** After the head that reaches them was published: clear this thread's reservation markers. */
 export function releaseReserved(v: PodCacheView, slots: readonly number[]): void {
-  for (const slot of slots) Atomics.compareExchange(v.i32, v.slotBase(slot) / 4 + S.LOCK / 4, v.owner, 0);
+  for (const slot of slots) Atomics.compareExchange(v.i32, v.slotBase(slot) / 4 + RESERVED / 4, v.owner, 0);
 }
 
 /** Push unreachable overflow slots reserved by this thread on FREE (takes ALLOC_LOCK). */
-export function freeOverflow(v: PodCacheView, slots: readonly number[]): void {
+export function freeOverflow(v: PodCacheView, slots: ArrayLike<number>): void {
   if (slots.length === 0) return;
   lockAlloc(v);
   try {
@@ -138,17 +137,18 @@ export function freeOverflow(v: PodCacheView, slots: readonly number[]): void {
  * reservation (a recovery may already have freed a dead writer's); 0: unconditionally (delete,
  * whose chain it just unlinked while holding ALLOC_LOCK and the head's LOCK).
  */
-export function freeOverflowLocked(v: PodCacheView, slots: readonly number[], reservedBy: number): void {
+export function freeOverflowLocked(v: PodCacheView, slots: ArrayLike<number>, reservedBy: number): void {
   const free = v.layout.freeByte / 4;
   let freed = 0;
-  for (const slot of slots) {
+  for (let k = 0; k < slots.length; k++) {
+    const slot = slots[k] ?? -1;
     const w = v.slotBase(slot) / 4;
     if (v.i32[w + S.UID_LEN / 4] !== OVERFLOW_MARK) continue;
-    if (reservedBy !== 0 && Atomics.load(v.i32, w + S.LOCK / 4) !== reservedBy) continue;
+    if (reservedBy !== 0 && Atomics.load(v.i32, w + RESERVED / 4) !== reservedBy) continue;
     v.i32[w + S.PAYLOAD_LEN / 4] = 0;
     v.i32[w + S.NEXT / 4] = 0;
     Atomics.store(v.i32, w + S.UID_LEN / 4, 0);
-    Atomics.store(v.i32, w + S.LOCK / 4, 0);
+    Atomics.store(v.i32, w + RESERVED / 4, 0);
     const top = v.i32[H.FREE_TOP] ?? 0;
     v.i32[free + top] = slot;
     Atomics.store(v.i32, H.FREE_TOP, top + 1);

@@ -75,9 +75,13 @@
  * │ Overflow slot (owned by the head whose chain reaches it; SEQ is never used):              │
  * │ +4   UID_LEN      i32  -1                                                                 │
  * │ +8   PAYLOAD_LEN  i32  bytes of this segment, 1 .. SLOT_STRIDE-24                         │
- * │ +12  LOCK         i32  RESERVATION marker: the owner id of a writer that took the slot     │
- * │                        from FREE and has not published it in a head yet, or that         │
- * │                        unlinked it and has not pushed it on FREE yet; 0 otherwise         │
+ * │ +12  LOCK         i32  unused by the chain's writers (always released to 0): a writer   │
+ * │                        that looked the slot up as a head before it was freed may still  │
+ * │                        CAS it (0 → owner), find UID_LEN no longer naming its pod and     │
+ * │                        release it; so LOCK keeps its one protocol for every slot         │
+ * │ +20  RESERVED     i32  the owner id of a writer that took the slot from FREE and has     │
+ * │                        not published it in a head yet, or that unlinked it and has not   │
+ * │                        pushed it on FREE yet; 0 otherwise                                 │
  * │ +16  NEXT         i32  0 = last segment; k ≥ 1 = next overflow slot k-1                   │
  * │ +24  DATA         SLOT_STRIDE-24 bytes of payload                                         │
  * │ An overflow slot's words are written only by the holder of its head's LOCK (or, before   │
@@ -97,23 +101,23 @@
  *   1. encode the entry into a private buffer (outside any lock; size checked here); when it
  *      needs n > 0 overflow slots and the head's chain (CHAIN, read under its seqlock) is not n
  *      long: pop n slots from FREE under ALLOC_LOCK (growing as needed), each marked UID_LEN -1
- *      and LOCK = owner (reserved), OVERFLOW_USED += n;
+ *      and RESERVED = owner, OVERFLOW_USED += n;
  *   2. acquire the head: CAS LOCK 0 → owner (two writers never interleave), then SEQ s → s+1
  *      (odd: readers wait);
  *   3. check UID still names the pod (it may have been deleted and the slot reused: retry) and
  *      that the stored TIMESTAMP is not newer (newer wins: release unchanged, 'stale', free the
  *      reservation); without a reservation, check CHAIN is still n (else release unchanged and
  *      go back to 1);
- *   4. when a new chain replaces an old one: Atomics.store LOCK = owner on every old overflow
- *      slot (reserved again BEFORE it becomes unreachable); write the overflow segments (DATA,
+ *   4. when a new chain replaces an old one: Atomics.store RESERVED = owner on every old
+ *      overflow slot (reserved again BEFORE it becomes unreachable); write the overflow segments (DATA,
  *      PAYLOAD_LEN, NEXT), then the head's TIMESTAMP, PAYLOAD, PAYLOAD_LEN, NEXT, CHAIN with
  *      plain stores (NEXT with Atomics.store);
  *   5. Atomics.store(SEQ, s+2) — publishes (s when nothing was written); Atomics.store(LOCK, 0);
- *      then CAS LOCK owner → 0 on the new chain's slots (AFTER they are reachable), under
+ *      then CAS RESERVED owner → 0 on the new chain's slots (AFTER they are reachable), under
  *      ALLOC_LOCK push the old chain's slots on FREE (UID_LEN 0), and Atomics.add(NOTIFY, 1) and
  *      Atomics.notify.
  * So at every instant an overflow slot is reachable from its head's published NEXT or carries
- * a reservation in LOCK: rebuilding FREE (recovery) never frees a slot a live writer uses.
+ * a reservation in RESERVED: rebuilding FREE (recovery) never frees a slot a live writer uses.
  * Readers (any thread): s0 = Atomics.load(SEQ); if odd, back off and retry; copy UID,
  * TIMESTAMP and PAYLOAD out, following NEXT through PAYLOAD_LEN bytes of overflow segments
  * (every slot number, marker and length bounds-checked: a chain read while a writer replaces
@@ -166,10 +170,10 @@
  *     entry becomes an empty status with error ERR_CACHE_WRITER_DIED at the stored TIMESTAMP
  *     (pod workers never sync on an entry's error; the PLEG rewrites it) with no chain, SEQ
  *     moves to even;
- *   - an overflow slot reserved by the dead thread: its LOCK returns to 0;
+ *   - an overflow slot reserved by the dead thread: its RESERVED returns to 0;
  *   - when it held ALLOC_LOCK, or any chain or reservation was touched: INDEX, FREE and the
  *     counters are rebuilt under ALLOC_LOCK (below), an overflow slot counting as owned iff a
- *     head's chain reaches it or a live thread reserved it;
+ *     head's chain reaches it or a live thread reserved it (RESERVED ≠ 0);
  *   - ALLOC_LOCK: INDEX, FREE, SLOTS_USED, TOMBSTONES and BYTES_USED are rebuilt from the slots
  *     (a slot is owned iff UID_LEN > 0), INDEX_SEQ ends even;
  *   - RECOVERED += 1 and NOTIFY moves, so the PLEG reinspects every pod at its next relist.
@@ -220,6 +224,8 @@ export const HEADER_BYTES = 128;
 export const MAX_UID_BYTES = 64;
 /** Slot field byte offsets, relative to the slot start. */
 export const S = Object.freeze({ SEQ: 0, UID_LEN: 4, PAYLOAD_LEN: 8, LOCK: 12, NEXT: 16, CHAIN: 20, TIMESTAMP: 24, UID: 32, FLAGS: 96, PAYLOAD: 104 });
+/** An overflow slot's reservation word (the CHAIN word of a head; see the layout above). */
+export const RESERVED = S.CHAIN;
 /** FLAGS bits of a head slot. */
 export const FLAG_OVERSIZE = 1;
 export const SLOT_HEADER_BYTES = S.PAYLOAD;

@@ -4,7 +4,7 @@
  * thread's owner id and repairs what it guarded.
  */
 import { CacheError } from './pod-cache-errors.js';
-import { H, MAX_UID_BYTES, OVERFLOW_MARK, S } from './pod-cache-layout.js';
+import { H, MAX_UID_BYTES, OVERFLOW_MARK, RESERVED, S } from './pod-cache-layout.js';
 import { lockAlloc, unlockAlloc } from './pod-cache-locks.js';
 import { rebuildAllocLocked } from './pod-cache-slots.js';
 import type { StatusEncoder } from './pod-status-codec.js';
@@ -30,14 +30,20 @@ export function recoverThread(v: PodCacheView, encoder: StatusEncoder, deadThrea
     const base = v.slotBase(slot);
     const seqIdx = base / 4;
     const lockIdx = seqIdx + S.LOCK / 4;
-    if (Atomics.compareExchange(i32, lockIdx, dead, v.owner) !== dead) continue;
-    recovered++;
     const ulen = i32[seqIdx + S.UID_LEN / 4] ?? 0;
-    if (ulen === OVERFLOW_MARK) {
+    if (ulen === OVERFLOW_MARK && Atomics.compareExchange(i32, seqIdx + RESERVED / 4, dead, 0) === dead) {
       // A reservation (reserved, or unlinked and not yet freed): dropped; the rebuild below
       // keeps the slot iff a head's chain reaches it.
-      Atomics.store(i32, lockIdx, 0);
+      recovered++;
       chainsTouched = true;
+    }
+    if (Atomics.compareExchange(i32, lockIdx, dead, v.owner) !== dead) continue;
+    recovered++;
+    if (ulen === OVERFLOW_MARK) {
+      // A writer that looked the slot up as a head died holding it: nothing of it was written.
+      Atomics.store(i32, seqIdx, Atomics.load(i32, seqIdx) & ~1);
+      Atomics.store(i32, lockIdx, 0);
+      Atomics.notify(i32, lockIdx);
       continue;
     }
     const s = Atomics.load(i32, seqIdx);

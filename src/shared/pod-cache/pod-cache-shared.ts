@@ -16,9 +16,9 @@
 import type { WireError } from '../cri/cri-errors.js';
 import { fnv1a32Bytes } from '../hash/fnv1a.js';
 import { CacheError } from './pod-cache-errors.js';
-import { FLAG_OVERSIZE, GLOBAL_TS_I64, GLOBAL_TS_UNSET, H, MAX_UID_BYTES, S, type PodCacheLayout } from './pod-cache-layout.js';
+import { FLAG_OVERSIZE, GLOBAL_TS_I64, GLOBAL_TS_UNSET, H, RESERVED, MAX_UID_BYTES, S, type PodCacheLayout } from './pod-cache-layout.js';
 import { acquireSlot, backoff, releaseSlot, seqRead } from './pod-cache-locks.js';
-import { chainSlots, copyEntry, freeOverflow, overflowSlotsFor, releaseReserved, reserveForUnlink, reserveOverflow, writeChain } from './pod-cache-chain.js';
+import { chainSlots, copyEntry, freeOverflow, overflowSlotsFor, releaseReserved, reserveOverflow, writeChain } from './pod-cache-chain.js';
 import { recoverThread } from './pod-cache-recovery.js';
 import { freeSlot, slotFor } from './pod-cache-slots.js';
 import { PodCacheView } from './pod-cache-view.js';
@@ -217,21 +217,22 @@ export class SharedPodCache {
         freeOverflow(v, reserved);
         return 'stale';
       }
-      const oldChain = chainSlots(v, base);
-      let chain: number[];
-      let unlinked: number[] = [];
+      // Nothing below allocates until the head is released (chainSlots fills v.chainScratch).
+      const oldLength = chainSlots(v, base);
+      let chain: ArrayLike<number>;
+      let unlinked = 0;
       if (reserved.length > 0 || need === 0) {
         chain = reserved;
-        unlinked = oldChain;
-        reserveForUnlink(v, unlinked);
-      } else if (oldChain.length === need) {
-        chain = oldChain; // rewritten in place under the head's odd SEQ
+        unlinked = oldLength;
+        for (let k = 0; k < oldLength; k++) Atomics.store(v.i32, v.slotBase(v.chainScratch[k] ?? -1) / 4 + RESERVED / 4, v.owner);
+      } else if (oldLength === need) {
+        chain = v.chainScratch; // rewritten in place under the head's odd SEQ (its first `need`)
       } else {
         // The chain changed length since it was peeked: reserve afresh.
         releaseSlot(v.i32, seqIdx, s, false);
         continue;
       }
-      writeChain(v, base, payload, chain, timestampMs);
+      writeChain(v, base, payload, chain, need, timestampMs);
       const flagsIdx = seqIdx + S.FLAGS / 4;
       const wasOversize = ((v.i32[flagsIdx] ?? 0) & FLAG_OVERSIZE) !== 0;
       const isOversize = outcome === 'oversize';
@@ -239,7 +240,7 @@ export class SharedPodCache {
       if (wasOversize !== isOversize) Atomics.add(v.i32, H.OVERSIZE_NOW, isOversize ? 1 : -1);
       releaseSlot(v.i32, seqIdx, s, true);
       releaseReserved(v, reserved);
-      freeOverflow(v, unlinked);
+      if (unlinked > 0) freeOverflow(v, v.chainScratch.subarray(0, unlinked));
       Atomics.add(v.i32, H.BYTES_USED, payload.length - oldLen);
       if (outcome === 'oversize') Atomics.add(v.i32, H.OVERSIZE_TOTAL, 1);
       v.countEntryWrite();

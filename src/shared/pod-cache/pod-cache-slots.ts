@@ -10,7 +10,7 @@ import { chainSlots } from './pod-cache-chain.js';
 import { CacheError } from './pod-cache-errors.js';
 import { growLocked } from './pod-cache-growth.js';
 import { freeOverflowLocked } from './pod-cache-chain.js';
-import { FLAG_OVERSIZE, H, MAX_UID_BYTES, OVERFLOW_MARK, S } from './pod-cache-layout.js';
+import { FLAG_OVERSIZE, H, MAX_UID_BYTES, OVERFLOW_MARK, RESERVED, S } from './pod-cache-layout.js';
 import { acquireSlot, lockAlloc, releaseSlot, unlockAlloc } from './pod-cache-locks.js';
 import type { PodCacheView } from './pod-cache-view.js';
 
@@ -90,7 +90,7 @@ export function freeSlot(v: PodCacheView, ulen: number): void {
     const seqIdx = base / 4;
     const s = acquireSlot(v, seqIdx);
     const oldLen = v.i32[seqIdx + S.PAYLOAD_LEN / 4] ?? 0;
-    let chain: number[] = [];
+    let chain = 0;
     try {
       chain = chainSlots(v, base);
     } catch (err) {
@@ -104,7 +104,7 @@ export function freeSlot(v: PodCacheView, ulen: number): void {
     if (((v.i32[seqIdx + S.FLAGS / 4] ?? 0) & FLAG_OVERSIZE) !== 0) Atomics.sub(v.i32, H.OVERSIZE_NOW, 1);
     v.i32[seqIdx + S.FLAGS / 4] = 0;
     releaseSlot(v.i32, seqIdx, s, true);
-    freeOverflowLocked(v, chain, 0);
+    freeOverflowLocked(v, v.chainScratch.subarray(0, chain), 0);
     Atomics.add(v.i32, H.BYTES_USED, -oldLen);
     Atomics.store(v.i32, v.layout.indexByte / 4 + found.bucket, -1);
     const top = v.i32[H.FREE_TOP] ?? 0;
@@ -146,7 +146,7 @@ function fillIndexLocked(v: PodCacheView): void {
 /**
  * Under ALLOC_LOCK: rebuild INDEX, FREE and the counters from the slots. A head (UID_LEN > 0) is
  * owned; an overflow slot (UID_LEN -1) is owned iff a head's chain reaches it or a live writer
- * holds its reservation (LOCK ≠ 0: pod-cache-layout.ts, "at every instant an overflow slot is
+ * holds its reservation (RESERVED ≠ 0: pod-cache-layout.ts, "at every instant an overflow slot is
  * reachable or reserved"); anything else is free. The caller released dead threads' markers.
  */
 export function rebuildAllocLocked(v: PodCacheView): void {
@@ -169,10 +169,11 @@ export function rebuildAllocLocked(v: PodCacheView): void {
       used++;
       bytes += i32[w + S.PAYLOAD_LEN / 4] ?? 0;
       if (((i32[w + S.FLAGS / 4] ?? 0) & FLAG_OVERSIZE) !== 0) oversize++;
-    } else if (ulen === OVERFLOW_MARK && (reached[slot] === 1 || Atomics.load(i32, w + S.LOCK / 4) !== 0)) {
+    } else if (ulen === OVERFLOW_MARK && (reached[slot] === 1 || Atomics.load(i32, w + RESERVED / 4) !== 0)) {
       overflow++;
     } else {
       if (ulen !== 0) {
+        i32[w + RESERVED / 4] = 0;
         i32[w + S.PAYLOAD_LEN / 4] = 0;
         Atomics.store(i32, w + S.NEXT / 4, 0);
         Atomics.store(i32, w + S.UID_LEN / 4, 0);

@@ -26,6 +26,12 @@ export class PodCacheView {
   readonly owner = threadId + 1;
   /** The uid being looked up, as UTF-8 (uidBytes()). */
   readonly uidScratch = Buffer.alloc(MAX_UID_BYTES * 4);
+  /**
+   * A head's chain as read under its LOCK (pod-cache-chain.ts chainSlots): preallocated for the
+   * longest chain, so no critical section allocates (an allocation may start a GC pause while
+   * the lock is held, and other threads then wait for it).
+   */
+  readonly chainScratch: Int32Array;
 
   constructor(buffer: SharedArrayBuffer, layout: PodCacheLayout) {
     this.layout = layout;
@@ -35,6 +41,7 @@ export class PodCacheView {
     this.f64 = new Float64Array(buffer);
     this.cap = Atomics.load(this.i32, H.CAPACITY);
     this.bytes = Buffer.from(buffer);
+    this.chainScratch = new Int32Array(Math.ceil(layout.maxEntryBytes / layout.overflowBytes) + 1);
   }
 
   /** Follow CAPACITY (grown by any thread): returns it, with `bytes` covering that many slots. */
