@@ -118,7 +118,7 @@ export async function checkPortForward(s: StreamingScenario): Promise<void> {
   let sock: net.Socket | undefined;
   try {
     await nc.waitFor(/listening on/, 'nc listening', 60_000, 'stderr');
-    pf = new KubectlProcess(s.cp, ['port-forward', '-n', s.namespace, `pod/${s.pod}`, `:${s.port}`]);
+    pf = new KubectlProcess(s.cp, ['port-forward', '-v=6', '-n', s.namespace, `pod/${s.pod}`, `:${s.port}`]);
     const m = await pf.waitFor(new RegExp(`Forwarding from 127\\.0\\.0\\.1:(\\d+) -> ${s.port}`), 'port-forward ready');
     const local = Number(m[1]);
     sock = net.connect(local, '127.0.0.1');
@@ -130,7 +130,10 @@ export async function checkPortForward(s: StreamingScenario): Promise<void> {
       sock!.once('error', j);
     });
     sock.write('ping from the test\n');
-    await nc.waitFor(/ping from the test\n/, 'the bytes at the listener in the pod');
+    const pfNow = pf;
+    await nc.waitFor(/ping from the test\n/, 'the bytes at the listener in the pod').catch((e: unknown) => {
+      throw new Error(`${e instanceof Error ? e.message : String(e)}\nkubectl port-forward stderr:\n${pfNow.stderr.slice(-4000)}`);
+    });
     nc.write('pong from the pod\n');
     await pollUntil(() => (back.includes('pong from the pod\n') ? true : undefined), { what: `bytes back through port-forward (got ${JSON.stringify(back)})`, timeoutMs: 30_000, intervalMs: 50 });
     s.transcript.push(
