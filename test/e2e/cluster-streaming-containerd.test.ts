@@ -12,7 +12,7 @@ import path from 'node:path';
 import { freePort } from './agent-harness.js';
 import { apiPod, clusterSimFixture, coreApi, createPods, isApiRunning, PodWatchRecorder, startClusterAgent } from './cluster-harness.js';
 import { secureArgs, waitForAgentNode } from './kubelet-api-e2e.js';
-import { checkAttach, checkCp, checkExecExitCode, checkExecStdin, checkExecTty, checkPortForward, checkStreamingAuth, type StreamingScenario } from './streaming-e2e.js';
+import { waitHostListening, checkAttach, checkCp, checkExecExitCode, checkExecStdin, checkExecTty, checkPortForward, checkStreamingAuth, type StreamingScenario } from './streaming-e2e.js';
 
 const NS = 'stream-ctrd';
 const NODE = 'node-stream-ctrd';
@@ -41,7 +41,8 @@ test('containerd: kubectl exec (exit code), exec -i, exec -it, attach, port-forw
   const created = await createPods(core, [apiPod('shell', NS, NODE, opts), apiPod('chatty', NS, NODE, { ...opts, command: ['sh', '-c', TICKER] })]);
   await r.waitFor(() => (created.every((p) => { const x = r.pods.get(p.metadata!.uid!); return x !== undefined && isApiRunning(x); }) ? true : undefined), 'pods Running in the API', 120_000);
   // Host-network pods share the host's ports: a free one for nc.
-  const s: StreamingScenario = { cp, transcript, namespace: NS, pod: 'shell', chattyPod: 'chatty', chattyLine: /tick \d+/, port: await freePort() };
+  const s: StreamingScenario = { cp, transcript, namespace: NS, pod: 'shell', chattyPod: 'chatty', chattyLine: /tick \d+/, port: await freePort(),
+    ncArgs: ['-l'], waitListening: (_nc, p) => waitHostListening(p) };
   await t.test('exec: hi, exit 3', () => checkExecExitCode(s));
   await t.test('exec -i: stdin', () => checkExecStdin(s));
   await t.test('exec -it: tty', () => checkExecTty(s));

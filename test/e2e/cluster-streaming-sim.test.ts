@@ -42,7 +42,8 @@ test('kubectl exec (exit code), exec -i, exec -it, attach, port-forward on the s
     withAnnotations(apiPod('chatty', NS, NODE), { 'sim.shardlet.io/log-lines-per-second': '20', 'sim.shardlet.io/log-line-bytes': '40' }),
   ]);
   await r.waitFor(() => (created.every((p) => { const x = r.pods.get(p.metadata!.uid!); return x !== undefined && isApiRunning(x); }) ? true : undefined), 'pods Running in the API', 120_000);
-  const s: StreamingScenario = { cp, transcript, namespace: NS, pod: 'shell', chattyPod: 'chatty', chattyLine: /chatter \d+/, port: 8080 };
+  const s: StreamingScenario = { cp, transcript, namespace: NS, pod: 'shell', chattyPod: 'chatty', chattyLine: /chatter \d+/, port: 8080,
+    ncArgs: ['-lv'], waitListening: async (nc) => void (await nc.waitFor(/listening on/, 'nc listening', 60_000, 'stderr')) };
   await t.test('exec: hi, exit 3', () => checkExecExitCode(s));
   await t.test('exec -i: stdin', () => checkExecStdin(s));
   await t.test('exec -it: tty', () => checkExecTty(s));

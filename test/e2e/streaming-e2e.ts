@@ -58,6 +58,32 @@ export interface StreamingScenario {
   chattyLine: RegExp;
   /** Container port for the nc listener (host-network pods on containerd share the host's ports). */
   port: number;
+  /**
+   * Resolves once the background `nc` listens (kubectl ≥ 1.29 ends port-forward at the first
+   * refused connection, so the test must not connect early). The simulated nc says so with -v;
+   * Debian's busybox nc has no -v, so on containerd the host's /proc/net/tcp{,6} is read (the pods
+   * are host-network).
+   */
+  ncArgs: string[];
+  waitListening: (nc: KubectlProcess, port: number) => Promise<void>;
+}
+
+/** Polls /proc/net/tcp and tcp6 until a socket listens on `port` (host-network pods). */
+export async function waitHostListening(port: number): Promise<void> {
+  const hex = port.toString(16).toUpperCase().padStart(4, '0');
+  await pollUntil(() => {
+    for (const f of ['/proc/net/tcp', '/proc/net/tcp6']) {
+      let text = '';
+      try {
+        text = fs.readFileSync(f, 'utf8');
+      } catch {
+        continue;
+      }
+      // local_address is IP:PORT in hex; st 0A is LISTEN.
+      if (text.split('\n').some((l) => { const c = l.trim().split(/\s+/); return c[1]?.endsWith(`:${hex}`) === true && c[3] === '0A'; })) return true;
+    }
+    return undefined;
+  }, { what: `a listener on host port ${port}`, timeoutMs: 60_000, intervalMs: 100 });
 }
 
 /** `kubectl exec … -- sh -c 'echo hi; exit 3'` prints hi and exits 3. */
@@ -113,12 +139,12 @@ export async function checkAttach(s: StreamingScenario): Promise<void> {
  * a TCP client's bytes arrive at nc's stdout, and what is typed into nc's stdin comes back.
  */
 export async function checkPortForward(s: StreamingScenario): Promise<void> {
-  const nc = new KubectlProcess(s.cp, ['exec', '-i', '-n', s.namespace, s.pod, '--', 'nc', '-lv', '-p', String(s.port)], { stdin: true });
+  const nc = new KubectlProcess(s.cp, ['exec', '-i', '-n', s.namespace, s.pod, '--', 'nc', ...s.ncArgs, '-p', String(s.port)], { stdin: true });
   let pf: KubectlProcess | undefined;
   let sock: net.Socket | undefined;
   try {
-    await nc.waitFor(/listening on/, 'nc listening', 60_000, 'stderr');
-    pf = new KubectlProcess(s.cp, ['port-forward', '-n', s.namespace, `pod/${s.pod}`, `:${s.port}`]);
+    await s.waitListening(nc, s.port);
+    pf = new KubectlProcess(s.cp, ['port-forward', '-v=6', '-n', s.namespace, `pod/${s.pod}`, `:${s.port}`]);
     const m = await pf.waitFor(new RegExp(`Forwarding from 127\\.0\\.0\\.1:(\\d+) -> ${s.port}`), 'port-forward ready');
     const local = Number(m[1]);
     sock = net.connect(local, '127.0.0.1');
@@ -130,11 +156,14 @@ export async function checkPortForward(s: StreamingScenario): Promise<void> {
       sock!.once('error', j);
     });
     sock.write('ping from the test\n');
-    await nc.waitFor(/ping from the test\n/, 'the bytes at the listener in the pod');
+    const pfNow = pf;
+    await nc.waitFor(/ping from the test\n/, 'the bytes at the listener in the pod').catch((e: unknown) => {
+      throw new Error(`${e instanceof Error ? e.message : String(e)}\nkubectl port-forward stderr:\n${pfNow.stderr.slice(-4000)}`);
+    });
     nc.write('pong from the pod\n');
     await pollUntil(() => (back.includes('pong from the pod\n') ? true : undefined), { what: `bytes back through port-forward (got ${JSON.stringify(back)})`, timeoutMs: 30_000, intervalMs: 50 });
     s.transcript.push(
-      `$ kubectl exec -i -n ${s.namespace} ${s.pod} -- nc -lv -p ${s.port} &`,
+      `$ kubectl exec -i -n ${s.namespace} ${s.pod} -- nc ${s.ncArgs.join(' ')} -p ${s.port} &`,
       `$ kubectl port-forward -n ${s.namespace} pod/${s.pod} :${s.port} &`,
       pf.stdout.trimEnd(),
       `# TCP client → 127.0.0.1:${local}: sent "ping from the test", nc printed it; typed "pong from the pod" into nc, the client received it`,

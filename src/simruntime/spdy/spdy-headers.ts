@@ -6,8 +6,10 @@
  * sync flush. Hence one encoder and one decoder per session, fed every header block in order.
  *
  * Encoder: emits the zlib stream header (dictionary id included) once, then each block as
- * stored (uncompressed) deflate blocks: valid deflate that any zlib reader decodes, with no
- * compressor state to keep. Decoder: pako's streaming Inflate (synchronous push with
+ * stored (uncompressed) deflate blocks followed by an empty stored block — byte for byte what
+ * zlib's Z_SYNC_FLUSH ends with. The empty block matters: Go's flate (spdystream's reader) hands
+ * out a stored block's bytes only when it reads the next block header, so without it the
+ * reader would wait past the frame's end and fail (pinned by a test against Go's behaviour). Decoder: pako's streaming Inflate (synchronous push with
  * Z_SYNC_FLUSH), its output capped per block so a zlib bomb ends the session, not the process.
  */
 import zlib from 'node:zlib';
@@ -19,6 +21,8 @@ import { SpdyProtocolError } from './spdy-frames.js';
 export type SpdyHeaders = ReadonlyMap<string, readonly string[]>;
 
 const Z_SYNC_FLUSH = 2;
+/** An empty non-final stored block: what Z_SYNC_FLUSH writes. */
+const SYNC_FLUSH_MARKER = Buffer.from([0x00, 0x00, 0x00, 0xff, 0xff]);
 /** Largest stored deflate block. */
 const MAX_STORED = 0xffff;
 
@@ -94,6 +98,7 @@ export class HeaderBlockEncoder {
       h.writeUInt16LE(~piece.length & 0xffff, 3);
       parts.push(h, piece);
     }
+    parts.push(SYNC_FLUSH_MARKER);
     return Buffer.concat(parts);
   }
 }

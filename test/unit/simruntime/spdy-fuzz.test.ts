@@ -9,7 +9,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import zlib from 'node:zlib';
 import fc from 'fast-check';
 import { SPDY3_DICTIONARY } from '../../../src/simruntime/spdy/spdy-dictionary.js';
@@ -228,5 +232,25 @@ test('a server session fed arbitrary bytes never throws; it ends with GOAWAY or 
     );
   } finally {
     server.close();
+  }
+});
+
+test('Go\'s compress/zlib, read as spdystream reads (kubectl, kube-apiserver), decodes our header blocks frame by frame', () => {
+  const enc = new HeaderBlockEncoder();
+  const blocks: Array<Array<[string, string]>> = [[], [['streamtype', 'error'], ['port', '8080']], [], [['x', 'y'.repeat(70_000)]], [['requestid', '7']]];
+  const len = (b: Buffer): Buffer => {
+    const l = Buffer.alloc(4);
+    l.writeUInt32BE(b.length);
+    return Buffer.concat([l, b]);
+  };
+  const input = Buffer.concat([len(SPDY3_DICTIONARY), ...blocks.map((p) => len(enc.encode(p)))]);
+  const src = new URL('../../../../test/harness/go-zlib-headers/main.go', import.meta.url).pathname;
+  const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'go-zlib-'));
+  try {
+    const r = spawnSync('go', ['run', src], { input, encoding: 'utf8', timeout: 180_000, env: { ...process.env, GO111MODULE: 'off', GOCACHE: cache, GOFLAGS: '' } });
+    assert.equal(r.status, 0, `go run failed: ${r.error?.message ?? ''} ${r.stderr}`);
+    assert.deepEqual(r.stdout.trimEnd().split('\n'), blocks.map((p) => `ok ${p.map(([k, v]) => `${k}=${v}`).join(';')}`));
+  } finally {
+    fs.rmSync(cache, { recursive: true, force: true });
   }
 });
