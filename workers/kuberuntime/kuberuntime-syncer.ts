@@ -36,6 +36,9 @@ import { isHostNetwork, podUID, toDate } from './pod-spec.js';
 import { ReasonCache } from './reason-cache.js';
 import { refreshPodStatus } from './runtime-status-refresh.js';
 import { runSyncPod, type SyncRunDeps } from './sync-pod.js';
+import { kubeletManagedMounts } from './kubelet-managed-mounts.js';
+import { terminationMessageReader, type TerminationMessageReader } from '../runtime-status/termination-message.js';
+import { emptyNodeDnsSettings } from '../../src/shared/protocol/node-dns-settings.js';
 import { applyTerminalDefaults } from './terminal-status.js';
 
 export class KubeRuntimeSyncer implements PodSyncer {
@@ -48,6 +51,8 @@ export class KubeRuntimeSyncer implements PodSyncer {
   /** Pods killed by this node with a status of their own (eviction): see setTerminalStatus. */
   readonly #terminalStatus = new Map<string, { reason: string; message: string }>();
   readonly #run: SyncRunDeps;
+  /** Reads termination messages of containers the kill stopped (absent without a root dir). */
+  readonly #messages: TerminationMessageReader | undefined;
   readonly #puller: ImagePuller;
   /** Cluster mode: FailedMount events at the kubelet's cadence (mount-events.ts). */
   readonly #mountEvents: MountEvents | undefined;
@@ -67,7 +72,12 @@ export class KubeRuntimeSyncer implements PodSyncer {
       podLogsDir: d.podLogsDir, logDirs: d.logDirs, probes: d.probeResults, metrics: d.metrics,
       ...(d.events ? { events: d.events } : {}),
       ...(deps.publishProgress ? { publishProgress: deps.publishProgress } : {}),
+      dns: d.dns,
+      managedMounts: d.rootDir !== undefined
+        ? kubeletManagedMounts({ rootDir: d.rootDir, dns: d.dns ?? emptyNodeDnsSettings(), hostIP: d.hostIP, random: d.random, logger: d.logger })
+        : undefined,
     };
+    this.#messages = d.rootDir !== undefined ? terminationMessageReader({ rootDir: d.rootDir }) : undefined;
   }
 
   async syncPod(input: SyncPodInput): Promise<SyncPodOutcome> {
@@ -139,7 +149,7 @@ export class KubeRuntimeSyncer implements PodSyncer {
     const uid = podUID(pod);
     const log = this.#d.logger.with(logPodFields(pod));
     const failures = await killPod({ ...this.#run, logger: log }, { pod, status: input.runtimeStatus, gracePeriodOverride: input.gracePeriodSeconds, signal });
-    const stopped = await refreshPodStatus(this.#d.runtime, input.runtimeStatus, signal);
+    const stopped = await refreshPodStatus(this.#d.runtime, input.runtimeStatus, signal, this.#messages);
     const previous = input.previousStatus ?? this.#lastStatus.get(uid) ?? pod.status;
     // Start failures are moot once the pod is stopped for good: show the last instances as they ended.
     const generated = generateAPIPodStatus({

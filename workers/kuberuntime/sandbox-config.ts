@@ -6,17 +6,17 @@
  * POD for shareProcessNamespace, else CONTAINER; ipc NODE for hostIPC else POD (the kubelet
  * shares IPC across the pod's containers, so shardlet does too).
  *
- * Not generated (yet): DNS config (resolv.conf from the node and dnsPolicy), cgroupParent (the
- * QoS cgroup hierarchy), sysctls, seccomp/apparmor. containerd applies its defaults for these.
+ * DNS config and the hostname (setHostnameAsFQDN included) come from sandbox-dns.ts when the
+ * caller passes them (`naming`); without it the hostname is the pod's and the runtime applies its
+ * DNS defaults (unit tests only: the pod workers always pass it).
+ * Not generated (yet): cgroupParent (the QoS cgroup hierarchy), sysctls, seccomp/apparmor.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import type { NamespaceOption, PodSandboxConfig, PortMapping } from '../../src/shared/cri/cri-types.js';
+import type { DnsConfig, NamespaceOption, PodSandboxConfig, PortMapping } from '../../src/shared/cri/cri-types.js';
 import { podLogsDirectoryOf } from '../../src/shared/kubetypes/pod-log-paths.js';
 import { newPodAnnotations, newPodLabels } from './labels.js';
+import { truncateHostname } from './pod-hostname.js';
 import { appContainers, initContainers, isHostNetwork, podName, podNamespace, podUID } from './pod-spec.js';
-
-/** Max hostname length (the kernel's HOST_NAME_MAX, the kubelet truncates to it). */
-const HOSTNAME_MAX = 63;
 
 /**
  * `<podLogsDir>/<namespace>_<name>_<uid>` (the kubelet's BuildPodLogsDirectory). Joined as text,
@@ -42,9 +42,7 @@ export function namespaceOptionsForPod(pod: V1Pod): Required<NamespaceOption> {
  */
 export function podHostname(pod: V1Pod): string | undefined {
   if (isHostNetwork(pod)) return undefined;
-  let h = pod.spec?.hostname || podName(pod);
-  if (h.length > HOSTNAME_MAX) h = h.slice(0, HOSTNAME_MAX).replace(/[-.]+$/, '');
-  return h;
+  return truncateHostname(pod.spec?.hostname || podName(pod));
 }
 
 export function portMappingsForPod(pod: V1Pod): PortMapping[] {
@@ -63,6 +61,8 @@ export function portMappingsForPod(pod: V1Pod): PortMapping[] {
 
 export interface SandboxConfigOptions {
   podLogsDir: string;
+  /** DNS config and hostname (sandbox-dns.ts sandboxNaming). */
+  naming?: { dnsConfig: DnsConfig; hostname: string | undefined } | undefined;
 }
 
 /** `attempt` is the previous sandbox's attempt + 1 (0 for the first sandbox of the pod). */
@@ -79,8 +79,9 @@ export function generatePodSandboxConfig(pod: V1Pod, attempt: number, opts: Sand
       },
     },
   };
-  const hostname = podHostname(pod);
+  const hostname = opts.naming ? opts.naming.hostname : podHostname(pod);
   if (hostname !== undefined) config.hostname = hostname;
+  if (opts.naming) config.dnsConfig = opts.naming.dnsConfig;
   const ports = portMappingsForPod(pod);
   if (ports.length > 0) config.portMappings = ports;
   return config;

@@ -94,6 +94,12 @@ export interface AgentConfig {
   /** Events client rate limit (0 = unlimited) and burst. */
   eventRecordQPS: number;
   eventBurst: number;
+  /** --cluster-dns: cluster DNS server IPs for ClusterFirst pods (empty: they fall back to Default). */
+  clusterDNS: string[];
+  /** --cluster-domain: the cluster's DNS domain ('' : no cluster search domains). */
+  clusterDomain: string;
+  /** --resolv-conf: the node resolver config pods start from; '' disables it. */
+  resolvConf: string;
 }
 
 export class ConfigError extends Error {
@@ -149,6 +155,9 @@ export const AGENT_DEFAULTS: Readonly<AgentConfig> = Object.freeze({
   nodeLeaseDurationSeconds: 40,
   eventRecordQPS: 50,
   eventBurst: 100,
+  clusterDNS: [],
+  clusterDomain: '',
+  resolvConf: '/etc/resolv.conf',
 });
 
 /** flag name → [config-file key, kind]. */
@@ -200,9 +209,12 @@ const FIELDS = {
   'node-lease-duration-seconds': ['nodeLeaseDurationSeconds', 'int'],
   'event-qps': ['eventRecordQPS', 'number'],
   'event-burst': ['eventBurst', 'int'],
+  'cluster-dns': ['clusterDNS', 'list'],
+  'cluster-domain': ['clusterDomain', 'emptyable'],
+  'resolv-conf': ['resolvConf', 'emptyable'],
 } as const satisfies Record<string, readonly [string, FieldKind]>;
 
-type FieldKind = 'string' | 'int' | 'number' | 'duration' | 'map' | 'bool' | 'bytes';
+type FieldKind = 'string' | 'int' | 'number' | 'duration' | 'map' | 'bool' | 'bytes' | 'list' | 'emptyable';
 
 type FlagName = keyof typeof FIELDS;
 
@@ -265,6 +277,13 @@ Cluster mode (--kubeconfig): the Node, its Lease, mirror pods and events
   --node-lease-duration-seconds N    lease duration; renewed every quarter of it (default 40)
   --event-qps N                      events/s of the events client; 0 = unlimited (default 50)
   --event-burst N                    burst of the events client (default 100)
+
+DNS
+  --cluster-dns IP,...               cluster DNS servers for ClusterFirst pods (clusterDNS; default none:
+                                     such pods fall back to the Default policy)
+  --cluster-domain DOMAIN            cluster domain, e.g. cluster.local (clusterDomain; default none)
+  --resolv-conf FILE                 node resolver config pods' DNS starts from, read at startup;
+                                     "" disables it (resolvConf; default /etc/resolv.conf)
   -h, --help                         this help
 `;
 
@@ -272,8 +291,16 @@ function fail(where: string, msg: string): never {
   throw new ConfigError(`${where}: ${msg}`);
 }
 
-function convert(where: string, kind: FieldKind, raw: unknown): string | number | boolean | Record<string, string> {
+function convert(where: string, kind: FieldKind, raw: unknown): string | number | boolean | Record<string, string> | string[] {
   switch (kind) {
+    case 'emptyable':
+      if (typeof raw !== 'string') fail(where, `must be a string, got ${JSON.stringify(raw)}`);
+      return raw;
+    case 'list': {
+      // A flag: comma-separated (Go's StringSlice); the config file: a YAML list of strings.
+      const items = typeof raw === 'string' ? raw.split(',') : Array.isArray(raw) ? raw : fail(where, `must be a list, got ${JSON.stringify(raw)}`);
+      return items.map((v) => (typeof v === 'string' ? v.trim() : fail(where, `must be a list of strings, got ${JSON.stringify(v)}`))).filter((v) => v !== '');
+    }
     case 'string':
       if (typeof raw !== 'string' || raw === '') fail(where, `must be a non-empty string, got ${JSON.stringify(raw)}`);
       return raw;
@@ -370,6 +397,9 @@ const KEY_OF: Record<string, keyof AgentConfig> = {
   nodeLeaseDurationSeconds: 'nodeLeaseDurationSeconds',
   eventRecordQPS: 'eventRecordQPS',
   eventBurst: 'eventBurst',
+  clusterDNS: 'clusterDNS',
+  clusterDomain: 'clusterDomain',
+  resolvConf: 'resolvConf',
 };
 
 const BOOL_FLAGS = new Set(Object.entries(FIELDS).filter(([, [, kind]]) => kind === 'bool').map(([flag]) => `--${flag}`));
@@ -391,7 +421,7 @@ export function parseAgentConfig(argv: readonly string[], readFile: (p: string) 
   }
   const values = parsed.values as Record<string, string | boolean | undefined>;
   if (values['help']) return 'help';
-  const cfg: Record<string, unknown> = { ...AGENT_DEFAULTS, nodeAllocatable: {}, nodeLabels: {}, registerWithTaints: [], systemReserved: {}, kubeReserved: {} };
+  const cfg: Record<string, unknown> = { ...AGENT_DEFAULTS, nodeAllocatable: {}, nodeLabels: {}, registerWithTaints: [], systemReserved: {}, kubeReserved: {}, clusterDNS: [] };
   const configPath = values['config'];
   if (typeof configPath === 'string') {
     let doc: unknown;
@@ -408,7 +438,7 @@ export function parseAgentConfig(argv: readonly string[], readFile: (p: string) 
       if (key === 'kind' || key === 'apiVersion') continue;
       const kind = known.get(key);
       if (!kind) fail(`--config ${configPath}`, `unknown field ${JSON.stringify(key)}`);
-      const v = (kind === 'int' || kind === 'number' || kind === 'bytes') && typeof raw === 'number' ? raw : kind === 'map' || kind === 'bool' ? raw : kind === 'int' ? String(raw) : raw;
+      const v = (kind === 'int' || kind === 'number' || kind === 'bytes') && typeof raw === 'number' ? raw : kind === 'map' || kind === 'bool' || kind === 'list' ? raw : kind === 'int' ? String(raw) : raw;
       cfg[KEY_OF[key]!] = convert(`${configPath}: ${key}`, kind, v);
     }
   }
@@ -475,4 +505,14 @@ function validate(c: AgentConfig): void {
   if (c.nodeLeaseDurationSeconds < 4 || c.nodeLeaseDurationSeconds > 3600) fail('--node-lease-duration-seconds', `must be in [4, 3600], got ${c.nodeLeaseDurationSeconds}`);
   if (c.eventRecordQPS > 100_000) fail('--event-qps', `must be at most 100000, got ${c.eventRecordQPS}`);
   if (c.eventBurst < 1 || c.eventBurst > 100_000) fail('--event-burst', `must be in [1, 100000], got ${c.eventBurst}`);
+  validateDnsFlags(c);
+}
+
+/** --cluster-dns, --cluster-domain, --resolv-conf: they end up in every pod's resolv.conf. */
+function validateDnsFlags(c: AgentConfig): void {
+  for (const ip of c.clusterDNS) if (net.isIP(ip) === 0) fail('--cluster-dns', `must be a list of IP addresses, got ${JSON.stringify(ip)}`);
+  const sub = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+  const domain = c.clusterDomain.endsWith('.') ? c.clusterDomain.slice(0, -1) : c.clusterDomain;
+  if (c.clusterDomain !== '' && (domain.length > 253 || !sub.test(domain))) fail('--cluster-domain', `must be a DNS-1123 subdomain, got ${JSON.stringify(c.clusterDomain)}`);
+  if (c.resolvConf.includes('\0')) fail('--resolv-conf', 'must not contain NUL');
 }

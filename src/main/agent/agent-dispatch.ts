@@ -21,6 +21,7 @@ import { PoolDispatcher } from '../dispatch/pool-dispatcher.js';
 import type { EventRecorder } from '../events/event-recorder.js';
 import type { MetricsSystem } from '../metrics/main-metrics.js';
 import type { AgentConfig } from './agent-config.js';
+import type { NodeDnsSettings } from '../../shared/protocol/node-dns-settings.js';
 import { primaryHostIP } from './host-addresses.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -53,6 +54,8 @@ export interface PodWorkerConfigInputs {
   cacheBuffer: SharedArrayBuffer;
   metricsBuffer: SharedArrayBuffer;
   recordEvents: boolean;
+  /** The node's DNS and hosts settings (src/main/dns/node-dns-files.ts). */
+  dns: NodeDnsSettings;
 }
 
 /** What every pod-worker thread starts with (structured-cloned; the buffers are shared). */
@@ -65,6 +68,7 @@ export function podWorkerThreadConfig(i: PodWorkerConfigInputs): PodWorkerThread
     hostIP: primaryHostIP(),
     podLogsDir: c.podLogsDir,
     rootDir: c.rootDir,
+    dns: i.dns,
     runtimeName: i.runtimeName,
     verbosity: c.verbosity,
     runtimeRequestTimeoutMs: c.runtimeRequestTimeoutMs,

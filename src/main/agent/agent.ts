@@ -48,6 +48,7 @@ import { startAgentPleg } from './agent-pleg.js';
 import { AgentServers } from './agent-servers.js';
 import { createManifestSources } from './agent-sources.js';
 import { primaryHostIP } from './host-addresses.js';
+import { readNodeDnsSettings } from '../dns/node-dns-files.js';
 import { podCacheSize } from './pod-cache-size.js';
 import { RuntimeHealth } from './runtime-health.js';
 
@@ -174,7 +175,8 @@ export class Agent {
     // The pod workers (threads or inline); in cluster mode pods' API objects ride along.
     const dispatcher = (this.#dispatcher = createPodDispatcher({
       workers: c.workers,
-      threadConfig: podWorkerThreadConfig({ config: c, endpoint: cri.endpoint, runtimeName: version.runtimeName, cacheBuffer: cache.buffer, metricsBuffer: metrics.arena.buffer, recordEvents: recorder !== undefined }),
+      threadConfig: podWorkerThreadConfig({ config: c, endpoint: cri.endpoint, runtimeName: version.runtimeName, cacheBuffer: cache.buffer, metricsBuffer: metrics.arena.buffer, recordEvents: recorder !== undefined,
+        dns: readNodeDnsSettings({ clusterDNS: c.clusterDNS, clusterDomain: c.clusterDomain, resolvConf: c.resolvConf, nodeIPs: [primaryHostIP()], logger }) }),
       events: workerMessageRoutes({ lifecycle: () => lifecycle, loop: () => this.#loop, recorder }),
       metrics, cache, clock, random, logger,
     }));
