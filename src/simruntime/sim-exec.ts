@@ -13,6 +13,7 @@ import type { Clock } from '../shared/clock/clock.js';
 import { CriError } from '../shared/cri/cri-errors.js';
 import type { ExecSyncResponse } from '../shared/cri/cri-types.js';
 import { resolveArgv, type Env } from './sim-shell.js';
+import type { FileWriter } from './sim-files.js';
 
 const MAX_EXEC_OUTPUT_BYTES = 16 * 1024 * 1024;
 
@@ -22,9 +23,9 @@ function cap(s: string): Buffer {
 }
 
 /** Runs `cmd` with the container's `env` to completion on the clock. `timeoutSec` 0 = no timeout. */
-export async function simExecSync(clock: Clock, cmd: readonly string[], timeoutSec: number, env: Env): Promise<ExecSyncResponse> {
+export async function simExecSync(clock: Clock, cmd: readonly string[], timeoutSec: number, env: Env, write?: FileWriter): Promise<ExecSyncResponse> {
   const execId = randomBytes(32).toString('hex');
-  const resolved = resolveArgv(cmd, env);
+  const resolved = resolveArgv(cmd, env, write);
   if (resolved.kind !== 'timeline') {
     const exe = resolved.kind === 'not-found' ? resolved.executable : (cmd[0] ?? '');
     throw new CriError(

@@ -16,7 +16,8 @@ import { CriError, grpcStatusOf } from '../shared/cri/cri-errors.js';
 import type * as T from '../shared/cri/cri-types.js';
 import type { SimEventHub } from './sim-events.js';
 import { simExecSync } from './sim-exec.js';
-import { catArgs, simCat } from './sim-mounts.js';
+import { catArgs } from './sim-mounts.js';
+import { containerCat, containerWriter } from './sim-files.js';
 import type { FaultInjector } from './sim-faults.js';
 import type { SimImageService } from './sim-image-service.js';
 import type { LatencyModel } from './sim-latency.js';
@@ -156,8 +157,11 @@ export function buildHandlers(d: SimServerDeps): SimHandlers {
       const c = core.execTarget(str(r['containerId']));
       const cmd = Array.isArray(r['cmd']) ? (r['cmd'] as unknown[]).map(String) : [];
       const files = catArgs(cmd);
-      if (files) return simCat(c.config.mounts ?? [], files);
-      return simExecSync(d.clock, cmd, Math.max(0, int(r['timeout'])), c.env);
+      if (files) {
+        const sb = core.store.findSandbox(c.sandboxId);
+        return containerCat(c.config.mounts ?? [], sb.ok ? sb.value.config : undefined, files);
+      }
+      return simExecSync(d.clock, cmd, Math.max(0, int(r['timeout'])), c.env, containerWriter(c.config.mounts ?? []));
     },
     ContainerStats: (r) => {
       const res = core.store.findContainer(str(r['containerId']));

@@ -21,7 +21,9 @@
  *
  * SCRIPT grammar (`sh -c`): simple commands joined by `;`, newline, `&&`, `||` (equal
  * precedence, left-associative, as in sh); words may be '...' or "..." quoted; per-command
- * redirections `>&2` / `1>&2` (stdout to stderr), `>/dev/null`, `2>/dev/null`, `2>&1` (ignored).
+ * redirections `>&2` / `1>&2` (stdout to stderr), `>/dev/null`, `2>/dev/null`, `2>&1` (ignored),
+ * `> FILE` / `>> FILE` (stdout to a file, through the caller's FileWriter: sim-files.ts; without
+ * one the output is dropped; the write happens when the timeline is built, not at its offset).
  * `$NAME` / `${NAME}` expand from the container's env (unquoted and in "..."; unset → empty).
  * Commands: `echo [-n] ARGS`, `sleep N`, `exit [N]`, `true`, `:`, `false`,
  * `trap "" TERM|SIGTERM|15` (ignore SIGTERM from then on; other traps are no-ops),
@@ -29,6 +31,8 @@
  * stderr with status 127, as busybox ash does (so do applets not interpreted here, e.g. `cat` —
  * a known simplification). `$?`, assignments, pipes, `&` are not supported.
  */
+
+import type { FileWriter } from './sim-files.js';
 
 export type OutputStream = 'stdout' | 'stderr';
 
@@ -71,7 +75,7 @@ function basename(p: string): string {
 }
 
 /** Resolve argv (already merged with the image's entrypoint/cmd) into what it will do. */
-export function resolveArgv(argv: readonly string[], env: Env = {}): Resolution {
+export function resolveArgv(argv: readonly string[], env: Env = {}, write?: FileWriter): Resolution {
   const argv0 = argv[0];
   if (argv0 === undefined || argv0 === '') return { kind: 'not-found', executable: '' };
   const name = basename(argv0);
@@ -79,7 +83,7 @@ export function resolveArgv(argv: readonly string[], env: Env = {}): Resolution 
   if (slash !== -1 && (!BIN_DIRS.has(argv0.slice(0, slash) || '/') || !INTERPRETED.has(name))) return { kind: 'not-found', executable: argv0 };
   if (BUILTIN_ONLY.has(name)) return { kind: 'not-found', executable: argv0 };
   if (INTERPRETED.has(name)) {
-    const ev = new Evaluator(env);
+    const ev = new Evaluator(env, write);
     const status = ev.runApplet(argv.slice(), false);
     return { kind: 'timeline', timeline: ev.finish(status) };
   }
@@ -98,10 +102,12 @@ class RunsForever {}
 
 class Evaluator {
   readonly #env: Env;
+  readonly #write: FileWriter | undefined;
   #t = 0;
 
-  constructor(env: Env) {
+  constructor(env: Env, write: FileWriter | undefined) {
     this.#env = env;
+    this.#write = write;
   }
 
   #outputs: TimedOutput[] = [];
@@ -115,8 +121,9 @@ class Evaluator {
     };
   }
 
-  #emit(stream: OutputStream | null, text: string): void {
-    if (stream !== null && text !== '') this.#outputs.push({ atMs: this.#t, stream, text });
+  #emit(stream: Sink, text: string): void {
+    if (typeof stream === 'object' && stream !== null) this.#write?.(stream.file, text, true);
+    else if (stream !== null && text !== '') this.#outputs.push({ atMs: this.#t, stream, text });
   }
 
   /** Runs argv as a process (top level or via `busybox`); returns its exit status. */
@@ -129,7 +136,7 @@ class Evaluator {
     }
   }
 
-  #applet(argv: string[], inShell: boolean, out: OutputStream | null, err: OutputStream | null): number {
+  #applet(argv: string[], inShell: boolean, out: Sink, err: OutputStream | null): number {
     const [argv0 = '', ...args] = argv;
     const name = basename(argv0);
     if (SHELLS.has(name)) return this.#sh(args, err);
@@ -210,8 +217,17 @@ class Evaluator {
   #simple(cmd: SimpleCommand, lastStatus: number): number {
     const [name = '', ...args] = cmd.words;
     if (name === '') return lastStatus;
-    const out = cmd.stdout;
+    let out: Sink = cmd.stdout;
     const err = cmd.stderr;
+    if (cmd.file) {
+      // `>` truncates (`>>` creates) before the command runs, as sh opens the file first.
+      const e = this.#write?.(cmd.file.path, '', cmd.file.append);
+      if (e !== undefined) {
+        this.#emit(err, `sh: ${e}\n`);
+        return 1;
+      }
+      out = { file: cmd.file.path };
+    }
     switch (name) {
       case 'exit': {
         const code = args[0] === undefined ? lastStatus : Number.parseInt(args[0], 10);
@@ -245,7 +261,12 @@ interface SimpleCommand {
   words: string[];
   stdout: OutputStream | null;
   stderr: OutputStream | null;
+  /** `> FILE` / `>> FILE`. */
+  file?: { path: string; append: boolean };
 }
+
+/** Where a command's stdout goes: a stream, nowhere, or a file (`> FILE`). */
+type Sink = OutputStream | null | { file: string };
 
 interface ScriptItem {
   /** How this command joins the previous one (the first is joined by ';'). */
@@ -257,7 +278,7 @@ export class ScriptSyntaxError extends Error {
   readonly code = 'ERR_SIM_SHELL_SYNTAX';
 }
 
-type Token = { kind: 'word'; value: string } | { kind: 'op'; value: ';' | '&&' | '||' } | { kind: 'redir'; value: string };
+type Token = { kind: 'word'; value: string } | { kind: 'op'; value: ';' | '&&' | '||' } | { kind: 'redir'; value: string } | { kind: 'file'; path: string; append: boolean };
 
 const REDIRS = ['1>&2', '2>&1', '>&2', '2>/dev/null', '>/dev/null', '1>/dev/null'];
 
@@ -298,7 +319,17 @@ function tokenize(script: string, env: Env): Token[] {
       i += redir.length;
       continue;
     }
-    if (c === '|' || c === '&' || c === '<' || c === '>' || c === '(' || c === ')') {
+    if (c === '>') {
+      const append = script[i + 1] === '>';
+      i += append ? 2 : 1;
+      while (script[i] === ' ' || script[i] === '\t') i++;
+      const m = /^[^\s;&|<>()'"]+/.exec(script.slice(i));
+      if (!m) throw new ScriptSyntaxError('unexpected redirection');
+      tokens.push({ kind: 'file', path: m[0], append });
+      i += m[0].length;
+      continue;
+    }
+    if (c === '|' || c === '&' || c === '<' || c === '(' || c === ')') {
       throw new ScriptSyntaxError(`unsupported "${c}"`);
     }
     let word = '';
@@ -369,6 +400,9 @@ function parseScript(script: string, env: Env): ScriptItem[] {
         if (tok.value === '>&2' || tok.value === '1>&2') cmd.stdout = 'stderr';
         else if (tok.value === '>/dev/null' || tok.value === '1>/dev/null') cmd.stdout = null;
         else if (tok.value === '2>/dev/null') cmd.stderr = null;
+        break;
+      case 'file':
+        cmd.file = { path: tok.path, append: tok.append };
         break;
       default: {
         const never: never = tok;
