@@ -58,6 +58,20 @@ spec:
   containers:
   - name: main
 ${sleeper}`);
+  fs.writeFileSync(path.join(manifestDir, 'hostnet.yaml'), `apiVersion: v1
+kind: Pod
+metadata:
+  name: hostnet
+  namespace: default
+spec:
+  hostNetwork: true
+  terminationGracePeriodSeconds: 1
+  hostAliases:
+  - ip: 10.4.4.4
+    hostnames: [db.example]
+  containers:
+  - name: main
+${sleeper}`);
   fs.writeFileSync(path.join(manifestDir, 'term.yaml'), `apiVersion: v1
 kind: Pod
 metadata:
@@ -82,6 +96,10 @@ spec:
     imagePullPolicy: IfNotPresent
     terminationMessagePolicy: FallbackToLogsOnError
     command: ["sh", "-c", "echo first; echo from-logs; exit 4"]
+  - name: big
+    image: ${IMAGE}
+    imagePullPolicy: IfNotPresent
+    command: ["sh", "-c", "echo -n ${'x'.repeat(6000)}END > /dev/termination-log; exit 1"]
 `);
 }
 
@@ -91,14 +109,20 @@ function byName(pods: readonly V1Pod[], name: string): V1Pod | undefined {
 
 /** Runs the assertions against a started agent (the runtime at `endpoint`). */
 export async function assertScenario(agent: AgentProcess, endpoint: string): Promise<void> {
+  let seen: V1Pod[] = [];
   const pods = await pollUntil(async () => {
-    const ps = await agent.pods();
+    const ps = (seen = await agent.pods());
     const none = byName(ps, 'dnsnone');
     const cluster = byName(ps, 'dnscluster');
+    const hostnet = byName(ps, 'hostnet');
     const term = byName(ps, 'term');
-    const done = (term?.status?.containerStatuses ?? []).length === 3 && term!.status!.containerStatuses!.every((c) => c.state?.terminated !== undefined);
-    return none && cluster && term && isRunning(none) && isRunning(cluster) && done ? { none, cluster, term } : undefined;
-  }, { what: 'dns pods running and the termination pod finished', timeoutMs: 120_000, intervalMs: 250 });
+    const done = (term?.status?.containerStatuses ?? []).length === 4 && term!.status!.containerStatuses!.every((c) => c.state?.terminated !== undefined);
+    return none && cluster && hostnet && term && isRunning(none) && isRunning(cluster) && isRunning(hostnet) && done ? { none, cluster, hostnet, term } : undefined;
+  }, { what: 'dns pods running and the termination pod finished', timeoutMs: 120_000, intervalMs: 250 }).catch((err: unknown) => {
+    const state = seen.map((p) => ({ name: p.metadata?.name, phase: p.status?.phase, containers: p.status?.containerStatuses?.map((c) => ({ name: c.name, state: c.state })) }));
+    const errors = agent.logs.filter((l) => l.includes('"level":"error"')).slice(-5).join('\n');
+    throw new Error(`${err instanceof Error ? err.message : String(err)}; pods: ${JSON.stringify(state).slice(0, 4000)}; agent errors: ${errors.slice(0, 4000)}`);
+  });
 
   // dnsPolicy None: exactly the pod's dnsConfig, in containerd's resolv.conf layout.
   const noneUid = pods.none.metadata!.uid!;
@@ -133,6 +157,13 @@ export async function assertScenario(agent: AgentProcess, endpoint: string): Pro
   const clusterHosts = await execIn(endpoint, pods.cluster.metadata!.uid!, 'main', ['cat', '/etc/hosts']);
   assert.match(clusterHosts.stdout, new RegExp(`\\n${pods.cluster.status!.podIP!.replace(/\./g, '\\.')}\\tdnscluster-[a-z0-9-]+\\n$`), clusterHosts.stdout);
 
+  // Host network: ClusterFirst is Default there (the node's resolv.conf); the node's hosts file plus the aliases.
+  const hostUid = pods.hostnet.metadata!.uid!;
+  const resolvHost = await execIn(endpoint, hostUid, 'main', ['cat', '/etc/resolv.conf']);
+  assert.equal(resolvHost.stdout, 'search example.org\nnameserver 192.0.2.1\noptions timeout:2\n');
+  const hostHosts = await execIn(endpoint, hostUid, 'main', ['cat', '/etc/hosts']);
+  assert.equal(hostHosts.stdout, `# Kubernetes-managed hosts file (host network).\n${fs.readFileSync('/etc/hosts', 'utf8')}\n# Entries added by HostAliases.\n10.4.4.4\tdb.example\n`);
+
   // Termination messages: from the file, from a custom path, and from the log tail on failure.
   const st = new Map((pods.term.status?.containerStatuses ?? []).map((c) => [c.name, c.state?.terminated]));
   assert.equal(st.get('file')?.exitCode, 3);
@@ -141,6 +172,11 @@ export async function assertScenario(agent: AgentProcess, endpoint: string): Pro
   assert.equal(st.get('custom')?.message, 'custom-path');
   assert.equal(st.get('logs')?.exitCode, 4);
   assert.equal(st.get('logs')?.message, 'first\nfrom-logs\n');
+  // A 6003-byte file: its last 4096 bytes are read; the pod's 12 KiB / 4 containers keeps at most
+  // 3072, and the pod-cache slot (4 KiB for the whole pod status) cuts it further, from the end.
+  const big = st.get('big')?.message ?? '';
+  assert.match(big, /^x+$/);
+  assert.ok(big.length >= 1024 && big.length <= 3072, `big message of ${big.length} bytes`);
 
   // The files live under the pod's directory in --root-dir.
   const termUid = pods.term.metadata!.uid!;
@@ -152,7 +188,7 @@ export async function assertScenario(agent: AgentProcess, endpoint: string): Pro
 
 /** Removing the pods removes their files with the pod directory. */
 export async function assertCleanup(agent: AgentProcess, manifestDir: string, uids: readonly string[]): Promise<void> {
-  for (const f of ['dnsnone.yaml', 'dnscluster.yaml', 'term.yaml']) fs.rmSync(path.join(manifestDir, f));
+  for (const f of ['dnsnone.yaml', 'dnscluster.yaml', 'hostnet.yaml', 'term.yaml']) fs.rmSync(path.join(manifestDir, f));
   await pollUntil(async () => {
     const ps = await agent.pods();
     return ps.length === 0 && uids.every((u) => !fs.existsSync(path.join(agent.root, 'pods', u))) ? true : undefined;

@@ -6,19 +6,10 @@
  * 4 KiB when read: runtime-status/termination-message.ts). A cut never splits a UTF-8 sequence.
  */
 import type { V1ContainerState, V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
+import { truncateUtf8 } from '../../src/shared/text/utf8-bytes.js';
 
 /** kubecontainer.MaxPodTerminationMessageLogLength. */
 export const MAX_POD_TERMINATION_MESSAGE_LOG_LENGTH = 12 * 1024;
-
-/** `s` cut to at most `maxBytes` UTF-8 bytes, on a character boundary. */
-export function truncateUtf8(s: string, maxBytes: number): string {
-  const buf = Buffer.from(s);
-  if (buf.length <= maxBytes) return s;
-  let end = maxBytes;
-  // Back off continuation bytes (10xxxxxx) so the cut falls before a character's first byte.
-  while (end > 0 && (buf[end]! & 0xc0) === 0x80) end--;
-  return buf.subarray(0, end).toString();
-}
 
 export function bytesPerContainerStatus(pod: V1Pod): number {
   const n = (pod.spec?.containers?.length ?? 0) + (pod.spec?.initContainers?.length ?? 0);

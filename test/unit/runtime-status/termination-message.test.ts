@@ -6,7 +6,8 @@ import path from 'node:path';
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
 import type { ContainerStatus } from '../../../src/shared/cri/cri-types.js';
 import { terminationMessageReader } from '../../../workers/runtime-status/termination-message.js';
-import { boundTerminationMessages, truncateUtf8 } from '../../../workers/kuberuntime/termination-message-bounds.js';
+import { boundTerminationMessages } from '../../../workers/kuberuntime/termination-message-bounds.js';
+import { truncateUtf8 } from '../../../src/shared/text/utf8-bytes.js';
 
 function status(o: { file?: string; policy?: string; exitCode?: number; message?: string; logPath?: string; mounts?: ContainerStatus['mounts']; state?: ContainerStatus['state'] }): ContainerStatus {
   return {
