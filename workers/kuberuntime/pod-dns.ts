@@ -24,13 +24,9 @@ import net from 'node:net';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { DnsConfig } from '../../src/shared/cri/cri-types.js';
 import type { NodeDnsSettings } from '../../src/shared/protocol/node-dns-settings.js';
+import { MAX_DNS_NAMESERVERS, MAX_DNS_SEARCH_LIST_CHARS, MAX_DNS_SEARCH_PATH_CHARS, MAX_DNS_SEARCH_PATHS } from '../../src/shared/dns/dns-limits.js';
 import { formatPod, isHostNetwork, podNamespace } from './pod-spec.js';
 
-export const MAX_DNS_NAMESERVERS = 3;
-export const MAX_DNS_SEARCH_PATHS = 32;
-export const MAX_DNS_SEARCH_LIST_CHARS = 2048;
-/** utilvalidation.DNS1123SubdomainMaxLength: glibc aborts on longer search paths. */
-export const MAX_DNS_SEARCH_PATH_CHARS = 253;
 const DEFAULT_DNS_OPTIONS: readonly string[] = ['ndots:5'];
 
 export interface DnsEvent {

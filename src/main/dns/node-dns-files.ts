@@ -12,15 +12,12 @@
  */
 import fs from 'node:fs';
 import { MAX_RESOLV_CONF_BYTES, parseResolvConf } from '../../shared/dns/resolv-conf.js';
+import { MAX_DNS_SEARCH_LIST_CHARS, MAX_DNS_SEARCH_PATH_CHARS, MAX_DNS_SEARCH_PATHS } from '../../shared/dns/dns-limits.js';
 import type { Logger } from '../../shared/logging/logger.js';
 import type { NodeDnsSettings } from '../../shared/protocol/node-dns-settings.js';
 
 export const NODE_HOSTS_FILE = '/etc/hosts';
 export const MAX_NODE_HOSTS_BYTES = 1 << 20;
-/** The pod-side limits (workers/kuberuntime/pod-dns.ts holds the same kubelet constants). */
-const MAX_SEARCH_PATHS = 32;
-const MAX_SEARCH_LIST_CHARS = 2048;
-const MAX_SEARCH_PATH_CHARS = 253;
 
 export interface NodeDnsInputs {
   clusterDNS: readonly string[];
@@ -83,10 +80,10 @@ export function readNodeDnsSettings(i: NodeDnsInputs): NodeDnsSettings {
 
 /** CheckLimitsForResolvConf (logged; the kubelet also records it as a node event). */
 function checkLimitsForResolvConf(i: NodeDnsInputs, searches: readonly string[]): void {
-  const limit = i.clusterDomain !== '' ? MAX_SEARCH_PATHS - 3 : MAX_SEARCH_PATHS;
+  const limit = i.clusterDomain !== '' ? MAX_DNS_SEARCH_PATHS - 3 : MAX_DNS_SEARCH_PATHS;
   let msg: string | undefined;
   if (searches.length > limit) msg = `Resolv.conf file '${i.resolvConf}' contains search line consisting of more than ${limit} domains!`;
-  else if (searches.some((s) => s.length > MAX_SEARCH_PATH_CHARS)) msg = `Resolv.conf file ${JSON.stringify(i.resolvConf)} contains a search path which length is more than allowed ${MAX_SEARCH_PATH_CHARS} chars!`;
-  else if (searches.join(' ').length > MAX_SEARCH_LIST_CHARS) msg = `Resolv.conf file '${i.resolvConf}' contains search line which length is more than allowed ${MAX_SEARCH_LIST_CHARS} chars!`;
+  else if (searches.some((s) => s.length > MAX_DNS_SEARCH_PATH_CHARS)) msg = `Resolv.conf file ${JSON.stringify(i.resolvConf)} contains a search path which length is more than allowed ${MAX_DNS_SEARCH_PATH_CHARS} chars!`;
+  else if (searches.join(' ').length > MAX_DNS_SEARCH_LIST_CHARS) msg = `Resolv.conf file '${i.resolvConf}' contains search line which length is more than allowed ${MAX_DNS_SEARCH_LIST_CHARS} chars!`;
   if (msg !== undefined) i.logger.info('CheckLimitsForResolvConf', { warning: msg });
 }

@@ -11,13 +11,10 @@
  * a newline would start a line of the file).
  */
 import net from 'node:net';
+import { MAX_DNS_NAMESERVERS, MAX_DNS_SEARCH_LIST_CHARS, MAX_DNS_SEARCH_PATHS } from '../dns/dns-limits.js';
 import { fieldErr, type FieldError } from './field-error.js';
 import { DNS1123_SUBDOMAIN_RE, SUBDOMAIN_DETAIL, validateDnsLabel } from './dns-name-validation.js';
 
-/** validation.MaxDNSNameservers / MaxDNSSearchPathsExpanded / MaxDNSSearchListCharsExpanded. */
-export const MAX_DNS_NAMESERVERS = 3;
-export const MAX_DNS_SEARCH_PATHS = 32;
-export const MAX_DNS_SEARCH_LIST_CHARS = 2048;
 const SUBDOMAIN_MAX = 253;
 /** Longest terminationMessagePath accepted (PATH_MAX). */
 export const MAX_TERMINATION_MESSAGE_PATH_BYTES = 4096;

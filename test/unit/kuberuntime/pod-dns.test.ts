@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Pod } from '@kubernetes/client-node';
-import { getPodDNS, MAX_DNS_SEARCH_LIST_CHARS } from '../../../workers/kuberuntime/pod-dns.js';
+import { getPodDNS } from '../../../workers/kuberuntime/pod-dns.js';
+import { MAX_DNS_SEARCH_LIST_CHARS } from '../../../src/shared/dns/dns-limits.js';
 import { sandboxNaming } from '../../../workers/kuberuntime/sandbox-dns.js';
 import { parseResolvConf } from '../../../src/shared/dns/resolv-conf.js';
 import type { NodeDnsSettings } from '../../../src/shared/protocol/node-dns-settings.js';
