@@ -18,11 +18,14 @@ import { cacheNow, type PodCacheReader, type PodCacheWriter } from '../src/share
 import type { StatusRefresher } from './pod-workers.js';
 import type { RuntimePodStatus } from '../src/shared/pod-cache/runtime-pod-status.js';
 import { getPodStatus } from './runtime-status/get-pod-status.js';
+import type { TerminationMessageReader } from './runtime-status/termination-message.js';
 
 export interface FreshStatusDeps {
   runtime: RuntimeService;
   cache: { reader: Pick<PodCacheReader, 'get'>; writer: Pick<PodCacheWriter, 'set'> };
   clock: Pick<Clock, 'monotonic'>;
+  /** Reads exited containers' termination messages (runtime-status/termination-message.ts). */
+  messages?: TerminationMessageReader;
 }
 
 export function freshStatusRefresher(d: FreshStatusDeps): StatusRefresher {
@@ -31,7 +34,7 @@ export function freshStatusRefresher(d: FreshStatusDeps): StatusRefresher {
     const takenAt = cacheNow(d.clock);
     // A derived status holds as of the sync's last answer, which came before afterMs: it is
     // stamped like a re-read taken then (the PLEG corrects it if the runtime moved on since).
-    const status = derived ?? await getPodStatus(d.runtime, uid, pod.metadata?.name ?? '', pod.metadata?.namespace ?? '', signal);
+    const status = derived ?? await getPodStatus(d.runtime, uid, pod.metadata?.name ?? '', pod.metadata?.namespace ?? '', signal, d.messages);
     // As the kubelet's PLEG (getPodIPs): once no sandbox is ready the runtime reports no IP;
     // keep the last known IPs so a finished pod still shows its podIP.
     const previous = d.cache.reader.get(uid)?.status;

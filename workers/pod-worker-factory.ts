@@ -22,6 +22,7 @@ import { PodWorkerHost } from './pod-worker-host.js';
 import type { PodWorkerThreadConfig, WorkerToMain } from '../src/shared/protocol/pod-worker-protocol.js';
 import { freshStatusRefresher, publishProgress } from './fresh-status.js';
 import { PodWorkers } from './pod-workers.js';
+import { terminationMessageReader } from './runtime-status/termination-message.js';
 import { PodApiObjectStore } from './volumes/api-object-store.js';
 import { systemTmpfsMounter } from './volumes/tmpfs-mounter.js';
 import { VolumeManager } from './volumes/volume-manager.js';
@@ -100,6 +101,8 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     publishProgress: (status) => publishProgress(cache.writer, clock, status),
     ...(config.podCgroups ? { podCgroups: new PodCgroups({ manager: cgroupManagerFor(config.podCgroups, nodeCgroupFs), root: config.podCgroups.root, clock }) } : {}),
     ...(config.memoryCapacityBytes !== undefined ? { memoryCapacityBytes: config.memoryCapacityBytes } : {}),
+    rootDir: config.rootDir,
+    dns: config.dns,
   });
   // The eviction manager's emptyDir sizeLimit check, for this thread's pods. Its kill is the
   // kubelet's killPodFunc: the status first, then a kill with grace 0 through the pod's own loop.
@@ -116,7 +119,7 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     },
   });
   // Beyond the kubelet: the pod's own fresh status, published right after its CRI calls.
-  const refreshStatus = freshStatusRefresher({ runtime: cri, cache, clock });
+  const refreshStatus = freshStatusRefresher({ runtime: cri, cache, clock, messages: terminationMessageReader({ rootDir: config.rootDir }) });
   const workers = new PodWorkers({
     syncer,
     cache: cache.reader,

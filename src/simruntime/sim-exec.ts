@@ -14,6 +14,7 @@ import { CriError } from '../shared/cri/cri-errors.js';
 import type { ExecSyncResponse } from '../shared/cri/cri-types.js';
 import { resolveArgv, type Env } from './sim-shell.js';
 import type { SimProcessContext } from './sim-process-context.js';
+import type { FileWriter } from './sim-files.js';
 
 const MAX_EXEC_OUTPUT_BYTES = 16 * 1024 * 1024;
 
@@ -24,11 +25,12 @@ function cap(s: string): Buffer {
 
 /**
  * Runs `cmd` with the container's `env` to completion on the clock. `timeoutSec` 0 = no timeout.
- * `ctx`: the container's identity and mounts (an exec runs as the container's process does).
+ * `ctx`: the container's identity and mounts (an exec runs as the container's process does);
+ * `write`: where `> FILE` output lands (sim-files.ts).
  */
-export async function simExecSync(clock: Clock, cmd: readonly string[], timeoutSec: number, env: Env, ctx?: SimProcessContext): Promise<ExecSyncResponse> {
+export async function simExecSync(clock: Clock, cmd: readonly string[], timeoutSec: number, env: Env, ctx?: SimProcessContext, write?: FileWriter): Promise<ExecSyncResponse> {
   const execId = randomBytes(32).toString('hex');
-  const resolved = resolveArgv(cmd, env, ctx);
+  const resolved = resolveArgv(cmd, env, ctx, write);
   if (resolved.kind !== 'timeline') {
     const exe = resolved.kind === 'not-found' ? resolved.executable : (cmd[0] ?? '');
     throw new CriError(

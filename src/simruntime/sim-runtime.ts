@@ -39,6 +39,7 @@ import { imageUserDbOf } from './sim-image-users.js';
 import { defaultProcessContext, type SimProcessContext } from './sim-process-context.js';
 import { runtimeCapabilities, simSecurityOf } from './sim-security.js';
 import { containerVerboseInfo, sandboxVerboseInfo } from './sim-verbose-info.js';
+import { containerWriter } from './sim-files.js';
 import { containerNameOf, sandboxNameOf, SimStore, type ContainerRecord, type LookupResult, type SandboxRecord } from './sim-state.js';
 import { msToNs, REASON_OOM, REASON_START_ERROR, toCriContainer, toCriContainerStatus, toCriSandbox, toCriSandboxStatus } from './sim-views.js';
 
@@ -280,7 +281,8 @@ export class SimRuntimeCore {
 
   /** (Re)creates the process of a RUNNING container, `elapsedMs` into its timeline. */
   #spawn(c: ContainerRecord, elapsedMs: number): void {
-    const resolved = resolveArgv(c.argv, c.env, this.processContext(c));
+    // Its file writes happen once, at a fresh start (not again when resumed after a restart).
+    const resolved = resolveArgv(c.argv, c.env, this.processContext(c), elapsedMs === 0 ? containerWriter(c.config.mounts ?? []) : undefined);
     const timeline = resolved.kind === 'timeline' ? resolved.timeline : { outputs: [], exit: null, ignoreTermFromMs: null };
     const src = { own: c.config.annotations, pod: c.sandboxAnnotations, containerName: c.config.metadata.name };
     const overrides: ProcessOverrides = {};

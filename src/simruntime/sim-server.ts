@@ -18,8 +18,9 @@ import { CriError, grpcStatusOf } from '../shared/cri/cri-errors.js';
 import type * as T from '../shared/cri/cri-types.js';
 import type { SimEventHub } from './sim-events.js';
 import { simExecSync } from './sim-exec.js';
-import { catArgs, simCat } from './sim-mounts.js';
+import { catArgs } from './sim-mounts.js';
 import { procSelfStatus, procSysValue } from './sim-proc-status.js';
+import { containerCat, containerWriter } from './sim-files.js';
 import type { FaultInjector } from './sim-faults.js';
 import type { SimImageService } from './sim-image-service.js';
 import type { LatencyModel } from './sim-latency.js';
@@ -173,10 +174,11 @@ export function buildHandlers(d: SimServerDeps): SimHandlers {
         const sb = core.store.findSandbox(c.sandboxId);
         const sandboxConfig = sb.ok ? sb.value.config : undefined;
         const sysctls = sandboxConfig?.linux?.sysctls;
-        return simCat(c.config.mounts ?? [], files, (p) =>
+        // The runtime's own files (/etc/hosts, resolv.conf), mounts, then what the kernel makes up.
+        return containerCat(c.config.mounts ?? [], sandboxConfig, files, (p) =>
           p === '/proc/self/status' ? procSelfStatus(ctx.security, 'cat', 7) : (procSysValue(sysctls, p) ?? simVirtualFile(p, sandboxConfig, c)));
       }
-      return simExecSync(d.clock, cmd, Math.max(0, int(r['timeout'])), c.env, ctx);
+      return simExecSync(d.clock, cmd, Math.max(0, int(r['timeout'])), c.env, ctx, containerWriter(c.config.mounts ?? []));
     },
     ...streamingOps(core, d.streaming),
     ContainerStats: (r) => {

@@ -21,7 +21,9 @@
  *
  * SCRIPT grammar (`sh -c`): simple commands joined by `;`, newline, `&&`, `||` (equal
  * precedence, left-associative, as in sh); words may be '...' or "..." quoted; per-command
- * redirections `>&2` / `1>&2` (stdout to stderr), `>/dev/null`, `2>/dev/null`, `2>&1` (ignored).
+ * redirections `>&2` / `1>&2` (stdout to stderr), `>/dev/null`, `2>/dev/null`, `2>&1` (ignored),
+ * `> FILE` / `>> FILE` (stdout to a file, through the caller's FileWriter: sim-files.ts; without
+ * one the output is dropped; the write happens when the timeline is built, not at its offset).
  * `$NAME` / `${NAME}` expand from the container's env (unquoted and in "..."; unset → empty).
  * Commands: `echo [-n] ARGS`, `sleep N`, `exit [N]`, `true`, `:`, `false`,
  * `trap "" TERM|SIGTERM|15` (ignore SIGTERM from then on; other traps are no-ops),
@@ -33,6 +35,7 @@
  */
 
 import { CONTEXT_APPLETS, defaultProcessContext, redirectError, runContextApplet, type SimProcessContext } from './sim-process-context.js';
+import type { FileWriter } from './sim-files.js';
 
 export type OutputStream = 'stdout' | 'stderr';
 
@@ -76,9 +79,10 @@ function basename(p: string): string {
 
 /**
  * Resolve argv (already merged with the image's entrypoint/cmd) into what it will do. `ctx`: the
- * process's identity and mounts (default: root in the image, no mounts).
+ * process's identity and mounts (default: root in the image, no mounts). `write`: where `> FILE`
+ * output lands (mounted files, sim-files.ts); absent, redirected output is discarded.
  */
-export function resolveArgv(argv: readonly string[], env: Env = {}, ctx?: SimProcessContext): Resolution {
+export function resolveArgv(argv: readonly string[], env: Env = {}, ctx?: SimProcessContext, write?: FileWriter): Resolution {
   const argv0 = argv[0];
   if (argv0 === undefined || argv0 === '') return { kind: 'not-found', executable: '' };
   const name = basename(argv0);
@@ -87,7 +91,7 @@ export function resolveArgv(argv: readonly string[], env: Env = {}, ctx?: SimPro
   if (slash !== -1 && (!BIN_DIRS.has(argv0.slice(0, slash) || '/') || !interpreted)) return { kind: 'not-found', executable: argv0 };
   if (BUILTIN_ONLY.has(name)) return { kind: 'not-found', executable: argv0 };
   if (interpreted) {
-    const ev = new Evaluator(env, ctx ?? defaultProcessContext());
+    const ev = new Evaluator(env, ctx ?? defaultProcessContext(), write);
     const status = ev.runApplet(argv.slice(), false);
     return { kind: 'timeline', timeline: ev.finish(status) };
   }
@@ -107,11 +111,13 @@ class RunsForever {}
 class Evaluator {
   readonly #env: Env;
   readonly #ctx: SimProcessContext;
+  readonly #write: FileWriter | undefined;
   #t = 0;
 
-  constructor(env: Env, ctx: SimProcessContext) {
+  constructor(env: Env, ctx: SimProcessContext, write: FileWriter | undefined) {
     this.#env = env;
     this.#ctx = ctx;
+    this.#write = write;
   }
 
   #outputs: TimedOutput[] = [];
@@ -125,8 +131,9 @@ class Evaluator {
     };
   }
 
-  #emit(stream: OutputStream | null, text: string): void {
-    if (stream !== null && text !== '') this.#outputs.push({ atMs: this.#t, stream, text });
+  #emit(stream: Sink, text: string): void {
+    if (typeof stream === 'object' && stream !== null) this.#write?.(stream.file, text, true);
+    else if (stream !== null && text !== '') this.#outputs.push({ atMs: this.#t, stream, text });
   }
 
   /** Runs argv as a process (top level or via `busybox`); returns its exit status. */
@@ -139,7 +146,7 @@ class Evaluator {
     }
   }
 
-  #applet(argv: string[], inShell: boolean, out: OutputStream | null, err: OutputStream | null): number {
+  #applet(argv: string[], inShell: boolean, out: Sink, err: OutputStream | null): number {
     const [argv0 = '', ...args] = argv;
     const name = basename(argv0);
     if (SHELLS.has(name)) return this.#sh(args, err);
@@ -227,16 +234,22 @@ class Evaluator {
   #simple(cmd: SimpleCommand, lastStatus: number): number {
     const [name = '', ...args] = cmd.words;
     if (name === '') return lastStatus;
-    let out = cmd.stdout;
+    let out: Sink = cmd.stdout;
     const err = cmd.stderr;
-    if (cmd.stdoutFile !== undefined) {
-      // ash opens the file before running the command; a failure skips the command.
-      const e = redirectError(this.#ctx, cmd.stdoutFile);
-      if (e !== undefined) {
-        this.#emit(err, e);
+    if (cmd.file) {
+      // ash opens the file before running the command (`>` truncates, `>>` creates); a failure
+      // (identity, read-only root filesystem: sim-process-context.ts) skips the command.
+      const denied = redirectError(this.#ctx, cmd.file.path);
+      if (denied !== undefined) {
+        this.#emit(err, denied);
         return 1;
       }
-      out = null;
+      const e = this.#write?.(cmd.file.path, '', cmd.file.append);
+      if (e !== undefined) {
+        this.#emit(err, `sh: ${e}\n`);
+        return 1;
+      }
+      out = { file: cmd.file.path };
     }
     switch (name) {
       case 'exit': {
@@ -271,9 +284,12 @@ interface SimpleCommand {
   words: string[];
   stdout: OutputStream | null;
   stderr: OutputStream | null;
-  /** `> FILE`: stdout goes to FILE. */
-  stdoutFile?: string;
+  /** `> FILE` / `>> FILE`. */
+  file?: { path: string; append: boolean };
 }
+
+/** Where a command's stdout goes: a stream, nowhere, or a file (`> FILE`). */
+type Sink = OutputStream | null | { file: string };
 
 interface ScriptItem {
   /** How this command joins the previous one (the first is joined by ';'). */
@@ -285,7 +301,7 @@ export class ScriptSyntaxError extends Error {
   readonly code = 'ERR_SIM_SHELL_SYNTAX';
 }
 
-type Token = { kind: 'word'; value: string } | { kind: 'op'; value: ';' | '&&' | '||' } | { kind: 'redir'; value: string } | { kind: 'redirfile'; file: string };
+type Token = { kind: 'word'; value: string } | { kind: 'op'; value: ';' | '&&' | '||' } | { kind: 'redir'; value: string } | { kind: 'file'; path: string; append: boolean };
 
 const REDIRS = ['1>&2', '2>&1', '>&2', '2>/dev/null', '>/dev/null', '1>/dev/null'];
 
@@ -327,16 +343,18 @@ function tokenize(script: string, env: Env): Token[] {
       continue;
     }
     if (c === '>' || (c === '1' && script[i + 1] === '>')) {
-      // `> FILE`, `>FILE`, `1> FILE` (the fixed forms above were matched first)
-      i += c === '>' ? 1 : 2;
+      // `> FILE`, `>FILE`, `1> FILE`, `>> FILE` (the fixed forms above were matched first)
+      if (c === '1') i++;
+      const append = script[i + 1] === '>';
+      i += append ? 2 : 1;
       while (script[i] === ' ' || script[i] === '\t') i++;
-      const m = /^[^\s;&|<>()]+/.exec(script.slice(i));
+      const m = /^[^\s;&|<>()'"]+/.exec(script.slice(i));
       if (!m) throw new ScriptSyntaxError('unexpected redirection');
-      tokens.push({ kind: 'redirfile', file: m[0] });
+      tokens.push({ kind: 'file', path: m[0], append });
       i += m[0].length;
       continue;
     }
-    if (c === '|' || c === '&' || c === '<' || c === '>' || c === '(' || c === ')') {
+    if (c === '|' || c === '&' || c === '<' || c === '(' || c === ')') {
       throw new ScriptSyntaxError(`unsupported "${c}"`);
     }
     let word = '';
@@ -408,8 +426,8 @@ function parseScript(script: string, env: Env): ScriptItem[] {
         else if (tok.value === '>/dev/null' || tok.value === '1>/dev/null') cmd.stdout = null;
         else if (tok.value === '2>/dev/null') cmd.stderr = null;
         break;
-      case 'redirfile':
-        cmd.stdoutFile = tok.file;
+      case 'file':
+        cmd.file = { path: tok.path, append: tok.append };
         break;
       default: {
         const never: never = tok;

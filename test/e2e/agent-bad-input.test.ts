@@ -78,12 +78,21 @@ test('hostile manifests and a hostile URL beside valid pods: the agent stays hea
   hostile('envbad', '', '    env: [{name: 1=bad, value: x}]\n');
   hostile('bigname', `  annotations: {a: "${'v'.repeat(1024 * 1024)}"}\n`);
   fs.writeFileSync(path.join(dir, 'empty.yaml'), '');
+  // Pod-level fields that become a pod's resolv.conf and /etc/hosts (issue 24, "Bad input").
+  const withSpec = (name: string, yaml: string): void => {
+    const f = writePodManifest(dir, name);
+    fs.writeFileSync(f, fs.readFileSync(f, 'utf8').replace('  hostNetwork: true\n', `  hostNetwork: true\n${yaml}`));
+  };
+  withSpec('tenns', `  dnsConfig: {nameservers: [${Array.from({ length: 10 }, (_, i) => `"10.0.0.${i}"`).join(', ')}]}\n`);
+  withSpec('searches', `  dnsConfig: {searches: [${Array.from({ length: 100 }, (_, i) => `"s${i}.example"`).join(', ')}]}\n`);
+  withSpec('aliasip', '  hostAliases: [{ip: "10.0.0.300", hostnames: ["evil"]}]\n');
 
   const want: Array<[string, string]> = [
     ['climb.yaml', 'metadata.uid'], ['victim-uid.yaml', 'metadata.uid'], ['bomb.yaml', 'spec.containers[0].args'],
     ['anybomb.yaml', 'expands to too many values'], ['strlist.yaml', 'spec.containers[0].args'],
     ['probe.yaml', 'livenessProbe.timeoutSeconds'], ['envbad.yaml', 'env[0].name'], ['bigname.yaml', 'metadata.annotations'],
     [url, 'items[0].metadata.uid'], [url, 'expands to too many values'],
+    ['tenns.yaml', 'spec.dnsConfig.nameservers'], ['searches.yaml', 'spec.dnsConfig.searches'], ['aliasip.yaml', 'spec.hostAliases[0].ip'],
   ];
   await pollUntil(() => {
     const lines = a.logs.filter((l) => l.includes('"level":"error"'));
@@ -133,7 +142,8 @@ test('hostile manifests and a hostile URL beside valid pods: the agent stays hea
   assert.ok(!fs.existsSync(path.join(a.root, 'outside-the-logs-dir')));
   assert.ok(!fs.existsSync(path.join(path.dirname(a.root), 'outside-the-logs-dir')));
   const logDirs = fs.readdirSync(path.join(a.root, 'pods'));
-  assert.ok(logDirs.every((d) => /^default_(web|later|grace|probemax)-node-e2e_[0-9a-f]{32}$/.test(d)), logDirs.join(', '));
+  // Log directories, and the pods' own directories (`<uid>`: hosts file, termination logs).
+  assert.ok(logDirs.every((d) => /^default_(web|later|grace|probemax)-node-e2e_[0-9a-f]{32}$/.test(d) || /^[0-9a-f]{32}$/.test(d)), logDirs.join(', '));
   assert.ok(polls >= 3, `the URL was polled ${polls} times (a new bomb body each time)`);
   assert.equal(await a.stop(), 0);
 });

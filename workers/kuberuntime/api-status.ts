@@ -19,6 +19,7 @@ import { getPhase, isTerminalPhase } from './pod-phase.js';
 import { statusPodIPs } from './pod-ips.js';
 import { podQOSClass } from '../../src/shared/resources/pod-qos.js';
 import type { ReasonEntry } from './reason-cache.js';
+import { boundTerminationMessages } from './termination-message-bounds.js';
 
 export interface APIStatusInput {
   pod: V1Pod;
@@ -44,6 +45,7 @@ export function generateAPIPodStatus(input: APIStatusInput): V1PodStatus {
   const initStatuses = convertToAPIContainerStatuses({ ...common, isInit: true, previous: previous.initContainerStatuses ?? [] });
   const appStatuses = convertToAPIContainerStatuses({ ...common, isInit: false, previous: previous.containerStatuses ?? [] });
   const all: V1ContainerStatus[] = [...initStatuses, ...appStatuses];
+  boundTerminationMessages(pod, all);
 
   const s: V1PodStatus = {};
   let phase: string = getPhase(pod, all, input.podIsTerminal);

@@ -19,6 +19,7 @@ import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import type { Clock } from '../../src/shared/clock/clock.js';
 import type { KeyValue, PodSandboxConfig } from '../../src/shared/cri/cri-types.js';
 import type { MountsResult } from '../volumes/container-mounts.js';
+import type { ManagedMountsFn } from './kubelet-managed-mounts.js';
 import type { PodApiObjects } from '../../src/shared/protocol/api-object-snapshot.js';
 import { isNotFound } from '../../src/shared/cri/cri-errors.js';
 import type { RuntimeService } from '../../src/shared/cri/runtime-service.js';
@@ -41,6 +42,8 @@ export type ContainerMountsFn = (pod: V1Pod, container: V1Container, envs: reado
 export interface StartDeps {
   /** Set when the pod's volumes were set up for this sync; absent: no mounts. */
   mountsFor?: ContainerMountsFn | undefined;
+  /** The pod's /etc/hosts and the termination-log file (kubelet-managed-mounts.ts); absent: neither. */
+  managedMounts?: ManagedMountsFn | undefined;
   /** The pod's API objects for env valueFrom/envFrom (cluster mode). */
   apiObjects?: PodApiObjects | undefined;
   runtime: RuntimeService;
@@ -174,6 +177,12 @@ export async function startContainer(deps: StartDeps, input: StartInput): Promis
     const mounts = await deps.mountsFor(pod, container, cfg.config.envs ?? []);
     if (!mounts.ok) return fail('CreateContainerConfigError', mounts.message);
     if (mounts.mounts.length > 0) cfg.config.mounts = mounts.mounts;
+  }
+  if (deps.managedMounts) {
+    // After the volumes, as the kubelet orders them: /etc/hosts, then the termination log.
+    const extra = await deps.managedMounts(pod, container, input.podIPs);
+    if (!extra.ok) return fail('CreateContainerConfigError', extra.message);
+    if (extra.mounts.length > 0) cfg.config.mounts = [...(cfg.config.mounts ?? []), ...extra.mounts];
   }
 
   rethrowIfAborted(signal);

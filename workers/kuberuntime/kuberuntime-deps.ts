@@ -13,6 +13,7 @@ import type { PodEventRecorder } from './pod-events.js';
 import type { PodApiObjects } from '../../src/shared/protocol/api-object-snapshot.js';
 import type { VolumeManager } from '../volumes/volume-manager.js';
 import type { PodCgroups } from '../cgroups/pod-cgroups.js';
+import type { NodeDnsSettings } from '../../src/shared/protocol/node-dns-settings.js';
 
 /** The pod volume operations the syncer needs (a role slice of VolumeManager). */
 export type PodVolumes = Pick<VolumeManager, 'setUpPod' | 'tearDownPod' | 'forgetPod'>;
@@ -93,6 +94,14 @@ export interface KubeRuntimeSyncerDeps {
   podCgroups?: PodCgroups;
   /** The machine's memory capacity in bytes: containers get the kubelet's oom_score_adj. Absent: none is set. */
   memoryCapacityBytes?: number;
+  /**
+   * --root-dir: each container gets the pod's /etc/hosts and a termination-log file from under
+   * `<rootDir>/pods/<uid>` (kubelet-managed-mounts.ts), and exited containers' termination
+   * messages are read back from there. Absent: neither (unit tests of the runtime logic only).
+   */
+  rootDir?: string;
+  /** The node's DNS settings (sandbox DNS config, hostname, hosts file). Absent: runtime defaults (unit tests). */
+  dns?: NodeDnsSettings;
 }
 
 export const KUBERUNTIME_DEFAULTS = Object.freeze({
@@ -108,7 +117,7 @@ export const KUBERUNTIME_DEFAULTS = Object.freeze({
   imageViewTtlMs: IMAGE_VIEW_DEFAULTS.ttlMs,
 });
 
-type OptionalDeps = 'probeResults' | 'metrics' | 'onOperation' | 'events' | 'volumes' | 'apiObjects' | 'publishProgress' | 'podCgroups' | 'memoryCapacityBytes';
+type OptionalDeps = 'probeResults' | 'metrics' | 'onOperation' | 'events' | 'volumes' | 'apiObjects' | 'publishProgress' | 'podCgroups' | 'memoryCapacityBytes' | 'rootDir' | 'dns';
 export type ResolvedDeps = Required<Omit<KubeRuntimeSyncerDeps, OptionalDeps>> & Pick<KubeRuntimeSyncerDeps, OptionalDeps>;
 
 export function resolveDeps(deps: KubeRuntimeSyncerDeps): ResolvedDeps {

@@ -37,6 +37,9 @@ import { isHostNetwork, podUID, toDate } from './pod-spec.js';
 import { ReasonCache } from './reason-cache.js';
 import { refreshPodStatus } from './runtime-status-refresh.js';
 import { runSyncPod, type SyncRunDeps } from './sync-pod.js';
+import { kubeletManagedMounts } from './kubelet-managed-mounts.js';
+import { terminationMessageReader, type TerminationMessageReader } from '../runtime-status/termination-message.js';
+import { emptyNodeDnsSettings } from '../../src/shared/protocol/node-dns-settings.js';
 import { applyTerminalDefaults } from './terminal-status.js';
 import { containerOOMScoreAdjust } from './oom-score-adj.js';
 import type { V1Container } from '@kubernetes/client-node';
@@ -55,6 +58,8 @@ export class KubeRuntimeSyncer implements PodSyncer {
   /** Pods killed by this node with a status of their own (eviction): see setTerminalStatus. */
   readonly #terminalStatus = new Map<string, { reason: string; message: string }>();
   readonly #run: SyncRunDeps;
+  /** Reads termination messages of containers the kill stopped (absent without a root dir). */
+  readonly #messages: TerminationMessageReader | undefined;
   readonly #puller: ImagePuller;
   /** Cluster mode: FailedMount events at the kubelet's cadence (mount-events.ts). */
   readonly #mountEvents: MountEvents | undefined;
@@ -77,7 +82,12 @@ export class KubeRuntimeSyncer implements PodSyncer {
       ...(deps.publishProgress ? { publishProgress: deps.publishProgress } : {}),
       ...(d.podCgroups ? { podCgroups: d.podCgroups } : {}),
       ...(d.memoryCapacityBytes !== undefined ? { oomScoreAdjOf: oomScoreAdjFor(d.memoryCapacityBytes) } : {}),
+      dns: d.dns,
+      managedMounts: d.rootDir !== undefined
+        ? kubeletManagedMounts({ rootDir: d.rootDir, dns: d.dns ?? emptyNodeDnsSettings(), hostIP: d.hostIP, random: d.random, logger: d.logger })
+        : undefined,
     };
+    this.#messages = d.rootDir !== undefined ? terminationMessageReader({ rootDir: d.rootDir }) : undefined;
   }
 
   async syncPod(input: SyncPodInput): Promise<SyncPodOutcome> {
@@ -155,7 +165,7 @@ export class KubeRuntimeSyncer implements PodSyncer {
       runtimeStatus = await listPodObjects(this.#d.runtime, uid, pod.metadata?.name ?? '', pod.metadata?.namespace ?? '', signal);
     }
     const failures = await killPod({ ...this.#run, logger: log }, { pod, status: runtimeStatus, gracePeriodOverride: input.gracePeriodSeconds, signal });
-    const stopped = await refreshPodStatus(this.#d.runtime, runtimeStatus, signal);
+    const stopped = await refreshPodStatus(this.#d.runtime, runtimeStatus, signal, this.#messages);
     const previous = input.previousStatus ?? this.#lastStatus.get(uid) ?? pod.status;
     // Start failures are moot once the pod is stopped for good: show the last instances as they ended.
     const generated = generateAPIPodStatus({

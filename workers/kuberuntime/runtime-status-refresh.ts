@@ -9,8 +9,9 @@ import { isNotFound } from '../../src/shared/cri/cri-errors.js';
 import type { RuntimeService } from '../../src/shared/cri/runtime-service.js';
 import type { RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 import { rethrowIfAborted } from './kuberuntime-errors.js';
+import type { TerminationMessageReader } from '../runtime-status/termination-message.js';
 
-export async function refreshPodStatus(runtime: RuntimeService, status: RuntimePodStatus, signal: AbortSignal): Promise<RuntimePodStatus> {
+export async function refreshPodStatus(runtime: RuntimeService, status: RuntimePodStatus, signal: AbortSignal, messages?: TerminationMessageReader): Promise<RuntimePodStatus> {
   const containers: RuntimeContainerStatus[] = [];
   for (const c of status.containers) {
     if (c.state === 'CONTAINER_EXITED') {
@@ -22,7 +23,7 @@ export async function refreshPodStatus(runtime: RuntimeService, status: RuntimeP
       if (!st) continue;
       containers.push({
         ...c, state: st.state, startedAtNs: st.startedAt, finishedAtNs: st.finishedAt,
-        exitCode: st.exitCode, reason: st.reason, message: st.message,
+        exitCode: st.exitCode, reason: st.reason, message: messages ? await messages.messageOf(st) : st.message,
       });
     } catch (err) {
       rethrowIfAborted(signal);

@@ -11,18 +11,17 @@
  * cgroupParent: the pod cgroup (`<qos parent>/pod<uid>` in the driver's spelling) when
  * --cgroups-per-qos is on (workers/cgroups/pod-cgroups.ts); absent otherwise.
  *
- * Not generated (yet): DNS config (resolv.conf from the node and dnsPolicy). containerd applies
- * its defaults for it.
+ * DNS config and the hostname (setHostnameAsFQDN included) come from sandbox-dns.ts when the
+ * caller passes them (`naming`); without it the hostname is the pod's and the runtime applies its
+ * DNS defaults (unit tests only: the pod workers always pass it).
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import type { NamespaceOption, PodSandboxConfig, PortMapping } from '../../src/shared/cri/cri-types.js';
+import type { DnsConfig, NamespaceOption, PodSandboxConfig, PortMapping } from '../../src/shared/cri/cri-types.js';
 import { podLogsDirectoryOf } from '../../src/shared/kubetypes/pod-log-paths.js';
 import { newPodAnnotations, newPodLabels } from './labels.js';
+import { truncateHostname } from './pod-hostname.js';
 import { appContainers, isHostNetwork, podName, podNamespace, podUID } from './pod-spec.js';
 import { sandboxSecurity } from './security-context.js';
-
-/** Max hostname length (the kernel's HOST_NAME_MAX, the kubelet truncates to it). */
-const HOSTNAME_MAX = 63;
 
 /**
  * `<podLogsDir>/<namespace>_<name>_<uid>` (the kubelet's BuildPodLogsDirectory). Joined as text,
@@ -48,9 +47,7 @@ export function namespaceOptionsForPod(pod: V1Pod): Required<NamespaceOption> {
  */
 export function podHostname(pod: V1Pod): string | undefined {
   if (isHostNetwork(pod)) return undefined;
-  let h = pod.spec?.hostname || podName(pod);
-  if (h.length > HOSTNAME_MAX) h = h.slice(0, HOSTNAME_MAX).replace(/[-.]+$/, '');
-  return h;
+  return truncateHostname(pod.spec?.hostname || podName(pod));
 }
 
 export function portMappingsForPod(pod: V1Pod): PortMapping[] {
@@ -71,6 +68,8 @@ export interface SandboxConfigOptions {
   podLogsDir: string;
   /** --cgroups-per-qos: names the pod cgroup (linux.cgroupParent). */
   podCgroups?: { parentOf(pod: V1Pod): string | undefined } | undefined;
+  /** DNS config and hostname (sandbox-dns.ts sandboxNaming). */
+  naming?: { dnsConfig: DnsConfig; hostname: string | undefined } | undefined;
 }
 
 /** `attempt` is the previous sandbox's attempt + 1 (0 for the first sandbox of the pod). */
@@ -85,8 +84,9 @@ export function generatePodSandboxConfig(pod: V1Pod, attempt: number, opts: Sand
   };
   const cgroupParent = opts.podCgroups?.parentOf(pod);
   if (cgroupParent !== undefined) config.linux!.cgroupParent = cgroupParent;
-  const hostname = podHostname(pod);
+  const hostname = opts.naming ? opts.naming.hostname : podHostname(pod);
   if (hostname !== undefined) config.hostname = hostname;
+  if (opts.naming) config.dnsConfig = opts.naming.dnsConfig;
   const ports = portMappingsForPod(pod);
   if (ports.length > 0) config.portMappings = ports;
   return config;

@@ -31,6 +31,8 @@ import { withHostNetworkIPs } from './pod-ips.js';
 import { generatePodSandboxConfig } from './sandbox-config.js';
 import { PodEventReason } from './pod-events.js';
 import type { PodCgroups } from '../cgroups/pod-cgroups.js';
+import { sandboxNaming } from './sandbox-dns.js';
+import type { NodeDnsSettings } from '../../src/shared/protocol/node-dns-settings.js';
 
 /** Directory operations for pod log directories (the kubelet creates it; containerd never deletes it). */
 export type { PodLogDirs } from './pod-log-dirs.js';
@@ -53,6 +55,8 @@ export interface SyncRunDeps extends StartDeps {
   publishProgress?: ((status: RuntimePodStatus) => void) | undefined;
   /** --cgroups-per-qos: the pod cgroup is ensured before RunPodSandbox and named in its config. */
   podCgroups?: PodCgroups | undefined;
+  /** The node's DNS settings (sandbox DNS config and hostname); absent: the runtime's defaults (unit tests). */
+  dns?: NodeDnsSettings | undefined;
 }
 
 export interface SyncRunResult {
@@ -106,7 +110,14 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
   let newSandbox: RuntimeSandboxStatus | undefined;
   const started: RuntimeContainerStatus[] = [];
   let podIPs: readonly string[] = status.ips;
-  const sandboxConfig: PodSandboxConfig = generatePodSandboxConfig(pod, actions.attempt, deps);
+  const naming = deps.dns ? sandboxNaming(pod, deps.dns) : undefined;
+  if (naming && !naming.ok) {
+    // The kubelet's createPodSandbox / ConfigPodSandbox failure: nothing is created.
+    result.failures.push({ reason: 'CreatePodSandboxError', message: naming.message });
+    if (actions.createSandbox) deps.events?.(pod, 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${naming.message}`);
+    return result;
+  }
+  const sandboxConfig: PodSandboxConfig = generatePodSandboxConfig(pod, actions.attempt, { podLogsDir: deps.podLogsDir, naming });
   if (actions.createSandbox) {
     rethrowIfAborted(signal);
     deps.metrics?.containersPerPod(appContainers(pod).length);
@@ -143,6 +154,8 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
       deps.events?.(pod, 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${errorMessage(err)}`);
       return result;
     }
+    // The DNS config as formed for this sandbox: its warnings once per sandbox, not per sync.
+    for (const ev of naming?.events ?? []) deps.events?.(pod, 'Warning', ev.reason, ev.message);
     podIPs = [];
     if (isHostNetwork(pod)) newSandbox = hostNetworkSandboxStatus(sandboxId, actions.attempt, deps.clock.now());
     else {

@@ -61,6 +61,7 @@ import { silentLogger, type Logger } from '../../src/shared/logging/logger.js';
 import { CacheError } from '../../src/shared/pod-cache/pod-cache-errors.js';
 import { cacheNow, type CacheEntry, type PodCacheWriter } from '../../src/shared/pod-cache/pod-cache.js';
 import type { RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
+import type { TerminationMessageReader } from '../runtime-status/termination-message.js';
 import { BulkPodStatusBuilder, groupByPod, type RelistPod } from '../runtime-status/bulk-pod-status.js';
 import { plegHealth, type PlegHealth } from '../../src/shared/pleg/pleg-health.js';
 import { PlegCacheSync, type PlegCacheReader } from './pleg-cache-sync.js';
@@ -108,6 +109,8 @@ export interface GenericPlegOptions {
   relistThresholdMs?: number;
   eventCapacity?: number;
   inspectConcurrency?: number;
+  /** Reads exited containers' termination messages at inspection (pleg-thread.ts builds it from --root-dir). */
+  messages?: TerminationMessageReader;
 }
 
 type Lifecycle = 'idle' | 'running' | 'closed';
@@ -179,6 +182,7 @@ export class GenericPleg {
     this.#builder = new BulkPodStatusBuilder({
       runtime: opts.runtime,
       inspectConcurrency: opts.inspectConcurrency ?? GENERIC_PLEG_DEFAULTS.inspectConcurrency,
+      ...(opts.messages ? { messages: opts.messages } : {}),
     });
   }
 

@@ -12,6 +12,7 @@ import { attachPodCache } from '../../src/shared/pod-cache/pod-cache-create.js';
 import { sampleThreadHeap } from '../../src/shared/metrics/thread-heap.js';
 import { quietCollectionFields, startQuietCollector } from '../../src/shared/heap/quiet-collector.js';
 import { GenericPleg, GENERIC_PLEG_DEFAULTS } from './generic-pleg.js';
+import { terminationMessageReader } from '../runtime-status/termination-message.js';
 import { PLEG_THREAD_DEFAULTS, isPlegInbound, type PlegOutbound, type PlegStartOptions } from '../../src/shared/protocol/pleg-protocol.js';
 
 if (!parentPort) throw new Error('pleg-thread.js must run in a worker thread');
@@ -37,6 +38,7 @@ function main(opts: PlegStartOptions): void {
     relistThresholdMs: opts.relistThresholdMs || GENERIC_PLEG_DEFAULTS.relistThresholdMs,
     eventCapacity: opts.eventCapacity ?? GENERIC_PLEG_DEFAULTS.eventCapacity,
     inspectConcurrency: opts.inspectConcurrency ?? GENERIC_PLEG_DEFAULTS.inspectConcurrency,
+    ...(opts.rootDir ? { messages: terminationMessageReader({ rootDir: opts.rootDir }) } : {}),
     sink: (r) => {
       post({ type: 'relist', ...r, heap: sampleThreadHeap() });
       postHealth();

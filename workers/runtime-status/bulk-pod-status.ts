@@ -18,8 +18,9 @@ import { CriError, isNotFound, type WireError } from '../../src/shared/cri/cri-e
 import type { Container, PodSandbox } from '../../src/shared/cri/cri-types.js';
 import type { CallOptions, RuntimeService } from '../../src/shared/cri/runtime-service.js';
 import type { RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
+import { inspectedDetails, type TerminationMessageReader } from './termination-message.js';
 import {
-  assemblePodStatus, containerDetails, containerIdentity, listOnlyDetails, sandboxDetails, sandboxIdentity,
+  assemblePodStatus, containerIdentity, listOnlyDetails, sandboxDetails, sandboxIdentity,
   toContainerStatus, toSandboxStatus, type ContainerDetails, type PodIdentity, type SandboxDetails,
 } from './cri-status-convert.js';
 
@@ -86,11 +87,14 @@ export interface BulkPodStatusOptions {
   runtime: RuntimeService;
   /** Inspection calls in flight at once (containerd: ~3× faster at 16 than 1). */
   inspectConcurrency?: number;
+  /** Reads the termination message of an exited container when it is inspected (absent: the runtime's message). */
+  messages?: TerminationMessageReader;
 }
 
 export class BulkPodStatusBuilder {
   readonly #runtime: RuntimeService;
   readonly #concurrency: number;
+  readonly #messages: TerminationMessageReader | undefined;
   readonly #sandboxes = new Map<string, Inspected<SandboxDetails>>();
   readonly #containers = new Map<string, Inspected<ContainerDetails>>();
   /** Inspection calls made (for metrics and tests). */
@@ -108,6 +112,7 @@ export class BulkPodStatusBuilder {
     if (!Number.isInteger(c) || c < 1) throw new RangeError(`BulkPodStatusBuilder: inspectConcurrency must be a positive integer, got ${c}`);
     this.#runtime = opts.runtime;
     this.#concurrency = c;
+    this.#messages = opts.messages;
   }
 
   /**
@@ -205,7 +210,7 @@ export class BulkPodStatusBuilder {
           try {
             this.inspectCalls++;
             const st = (await this.#runtime.containerStatus(c.id, callOpts)).status;
-            if (st) this.#containers.set(c.id, { state: c.state, details: containerDetails(st) });
+            if (st) this.#containers.set(c.id, { state: c.state, details: await inspectedDetails(st, this.#messages) });
             else gone.add(c.id);
           } catch (err) {
             if (isNotFound(err)) gone.add(c.id);

@@ -8,7 +8,8 @@ import { isNotFound } from '../../src/shared/cri/cri-errors.js';
 import type { RuntimeService } from '../../src/shared/cri/runtime-service.js';
 import { KubernetesPodUIDLabel } from '../../src/shared/kubetypes/kubelet-labels.js';
 import type { RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
-import { assemblePodStatus, containerDetails, sandboxDetails, toContainerStatus, toSandboxStatus } from './cri-status-convert.js';
+import { assemblePodStatus, sandboxDetails, toContainerStatus, toSandboxStatus } from './cri-status-convert.js';
+import { inspectedDetails, type TerminationMessageReader } from './termination-message.js';
 
 export async function getPodStatus(
   runtime: RuntimeService,
@@ -16,6 +17,7 @@ export async function getPodStatus(
   name: string,
   namespace: string,
   signal?: AbortSignal,
+  messages?: TerminationMessageReader,
 ): Promise<RuntimePodStatus> {
   const opts = signal ? { signal } : {};
   const selector = { labelSelector: { [KubernetesPodUIDLabel]: uid } };
@@ -36,7 +38,7 @@ export async function getPodStatus(
     try {
       const st = (await runtime.containerStatus(c.id, opts)).status;
       // Identity and labels from the status (newer); the sandbox id only the list carries.
-      return st ? toContainerStatus(st, c.podSandboxId, containerDetails(st)) : undefined;
+      return st ? toContainerStatus(st, c.podSandboxId, await inspectedDetails(st, messages)) : undefined;
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;

@@ -113,6 +113,12 @@ export interface AgentConfig extends GcConfig {
   cgroupRoot: string;
   /** --enforce-node-allocatable: [] or ['pods'] (the kubepods cgroup limited to allocatable). */
   enforceNodeAllocatable: readonly string[];
+  /** --cluster-dns: cluster DNS server IPs for ClusterFirst pods (empty: they fall back to Default). */
+  clusterDNS: string[];
+  /** --cluster-domain: the cluster's DNS domain ('' : no cluster search domains). */
+  clusterDomain: string;
+  /** --resolv-conf: the node resolver config pods start from; '' disables it. */
+  resolvConf: string;
 }
 
 export class ConfigError extends Error {
@@ -177,6 +183,9 @@ export const AGENT_DEFAULTS: Readonly<AgentConfig> = Object.freeze({
   cgroupDriver: 'cgroupfs',
   cgroupRoot: '/',
   enforceNodeAllocatable: Object.freeze(['pods']),
+  clusterDNS: [],
+  clusterDomain: '',
+  resolvConf: '/etc/resolv.conf',
 });
 
 /** flag name → [config-file key, kind]. */
@@ -237,9 +246,12 @@ const FIELDS = {
   'cgroup-driver': ['cgroupDriver', 'string'],
   'cgroup-root': ['cgroupRoot', 'string'],
   'enforce-node-allocatable': ['enforceNodeAllocatable', 'list'],
+  'cluster-dns': ['clusterDNS', 'list'],
+  'cluster-domain': ['clusterDomain', 'emptyable'],
+  'resolv-conf': ['resolvConf', 'emptyable'],
 } as const satisfies Record<string, readonly [string, FieldKind]>;
 
-type FieldKind = 'string' | 'int' | 'signed-int' | 'number' | 'duration' | 'map' | 'bool' | 'bytes' | 'list';
+type FieldKind = 'string' | 'int' | 'signed-int' | 'number' | 'duration' | 'map' | 'bool' | 'bytes' | 'list' | 'emptyable';
 
 type FlagName = keyof typeof FIELDS;
 
@@ -314,6 +326,12 @@ QoS cgroups (README, Resources and QoS)
   --cgroup-driver cgroupfs|systemd   how cgroup names are spelled; must match the runtime's (default cgroupfs)
   --cgroup-root PATH                 parent of the kubepods cgroup (default /)
   --enforce-node-allocatable LIST    pods: kubepods limited to allocatable; none (or "") disables (default pods)
+DNS
+  --cluster-dns IP,...               cluster DNS servers for ClusterFirst pods (clusterDNS; default none:
+                                     such pods fall back to the Default policy)
+  --cluster-domain DOMAIN            cluster domain, e.g. cluster.local (clusterDomain; default none)
+  --resolv-conf FILE                 node resolver config pods' DNS starts from, read at startup;
+                                     "" disables it (resolvConf; default /etc/resolv.conf)
   -h, --help                         this help
 ${GC_USAGE}`;
 
@@ -323,6 +341,14 @@ function fail(where: string, msg: string): never {
 
 function convert(where: string, kind: FieldKind, raw: unknown): string | number | boolean | Record<string, string> | string[] {
   switch (kind) {
+    case 'emptyable':
+      if (typeof raw !== 'string') fail(where, `must be a string, got ${JSON.stringify(raw)}`);
+      return raw;
+    case 'list': {
+      // A flag: comma-separated (Go's StringSlice); the config file: a YAML list of strings; "" is the empty list.
+      const items = typeof raw === 'string' ? raw.split(',') : Array.isArray(raw) ? raw : fail(where, `must be a list, got ${JSON.stringify(raw)}`);
+      return items.map((v) => (typeof v === 'string' ? v.trim() : fail(where, `must be a list of strings, got ${JSON.stringify(v)}`))).filter((v) => v !== '');
+    }
     case 'string':
       if (typeof raw !== 'string' || raw === '') fail(where, `must be a non-empty string, got ${JSON.stringify(raw)}`);
       return raw;
@@ -356,12 +382,6 @@ function convert(where: string, kind: FieldKind, raw: unknown): string | number 
       if (n === undefined || !Number.isSafeInteger(n) || n < 0) fail(where, `must be a byte quantity like "10Mi", got ${JSON.stringify(raw)}`);
       return n;
     }
-    case 'list': {
-      // A comma-separated flag value, or a YAML list of strings in the config file.
-      if (typeof raw === 'string') return raw.split(',').map((p) => p.trim()).filter((p) => p !== '');
-      if (Array.isArray(raw) && raw.every((x) => typeof x === 'string')) return raw.map((x: string) => x.trim());
-      fail(where, `must be a list of strings, got ${JSON.stringify(raw)}`);
-    }
     case 'map': {
       const out: Record<string, string> = {};
       if (typeof raw === 'string') {
@@ -374,12 +394,6 @@ function convert(where: string, kind: FieldKind, raw: unknown): string | number 
         for (const [k, v] of Object.entries(raw)) out[k] = String(v);
       } else fail(where, `expected key=value pairs, got ${JSON.stringify(raw)}`);
       return out;
-    }
-    case 'list': {
-      // A flag's comma-separated words, or a YAML list of strings; "" is the empty list.
-      if (typeof raw === 'string') return raw.split(',').map((w) => w.trim()).filter((w) => w !== '');
-      if (Array.isArray(raw) && raw.every((w) => typeof w === 'string')) return raw.map((w: string) => w.trim()).filter((w) => w !== '');
-      fail(where, `expected a comma-separated list or a list of strings, got ${JSON.stringify(raw)}`);
     }
     default: {
       const never: never = kind;
@@ -445,6 +459,9 @@ const KEY_OF: Record<string, keyof AgentConfig> = {
   cgroupDriver: 'cgroupDriver',
   cgroupRoot: 'cgroupRoot',
   enforceNodeAllocatable: 'enforceNodeAllocatable',
+  clusterDNS: 'clusterDNS',
+  clusterDomain: 'clusterDomain',
+  resolvConf: 'resolvConf',
 };
 
 const BOOL_FLAGS = new Set(Object.entries(FIELDS).filter(([, [, kind]]) => kind === 'bool').map(([flag]) => `--${flag}`));
@@ -466,7 +483,7 @@ export function parseAgentConfig(argv: readonly string[], readFile: (p: string) 
   }
   const values = parsed.values as Record<string, string | boolean | undefined>;
   if (values['help']) return 'help';
-  const cfg: Record<string, unknown> = { ...AGENT_DEFAULTS, nodeAllocatable: {}, nodeLabels: {}, registerWithTaints: [], systemReserved: {}, kubeReserved: {}, enforceNodeAllocatable: [...AGENT_DEFAULTS.enforceNodeAllocatable] };
+  const cfg: Record<string, unknown> = { ...AGENT_DEFAULTS, nodeAllocatable: {}, nodeLabels: {}, registerWithTaints: [], systemReserved: {}, kubeReserved: {}, enforceNodeAllocatable: [...AGENT_DEFAULTS.enforceNodeAllocatable], clusterDNS: [] };
   const configPath = values['config'];
   if (typeof configPath === 'string') {
     let doc: unknown;
@@ -586,4 +603,14 @@ function validateCgroupFlags(c: AgentConfig): void {
   if (!c.cgroupsPerQOS && c.enforceNodeAllocatable.length > 0) {
     fail('--enforce-node-allocatable', 'is not supported unless --cgroups-per-qos is turned on (as in the kubelet); with --cgroups-per-qos=false also set --enforce-node-allocatable=none');
   }
+  validateDnsFlags(c);
+}
+
+/** --cluster-dns, --cluster-domain, --resolv-conf: they end up in every pod's resolv.conf. */
+function validateDnsFlags(c: AgentConfig): void {
+  for (const ip of c.clusterDNS) if (net.isIP(ip) === 0) fail('--cluster-dns', `must be a list of IP addresses, got ${JSON.stringify(ip)}`);
+  const sub = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+  const domain = c.clusterDomain.endsWith('.') ? c.clusterDomain.slice(0, -1) : c.clusterDomain;
+  if (c.clusterDomain !== '' && (domain.length > 253 || !sub.test(domain))) fail('--cluster-domain', `must be a DNS-1123 subdomain, got ${JSON.stringify(c.clusterDomain)}`);
+  if (c.resolvConf.includes('\0')) fail('--resolv-conf', 'must not contain NUL');
 }

@@ -23,6 +23,7 @@ import type { EventRecorder } from '../events/event-recorder.js';
 import type { MetricsSystem } from '../metrics/main-metrics.js';
 import type { AgentConfig } from './agent-config.js';
 import { nodeInternalIP } from './host-addresses.js';
+import type { NodeDnsSettings } from '../../shared/protocol/node-dns-settings.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** Compiled thread entry, relative to dist/src/main/agent/. */
@@ -58,6 +59,8 @@ export interface PodWorkerConfigInputs {
   podCgroups?: PodCgroupSettings | undefined;
   /** Machine memory capacity (bytes), for oom_score_adj. */
   memoryCapacityBytes?: number | undefined;
+  /** The node's DNS and hosts settings (src/main/dns/node-dns-files.ts). */
+  dns: NodeDnsSettings;
 }
 
 /** What every pod-worker thread starts with (structured-cloned; the buffers are shared). */
@@ -70,6 +73,7 @@ export function podWorkerThreadConfig(i: PodWorkerConfigInputs): PodWorkerThread
     hostIP: nodeInternalIP(c.nodeIP),
     podLogsDir: c.podLogsDir,
     rootDir: c.rootDir,
+    dns: i.dns,
     runtimeName: i.runtimeName,
     verbosity: c.verbosity,
     runtimeRequestTimeoutMs: c.runtimeRequestTimeoutMs,

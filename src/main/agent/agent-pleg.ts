@@ -21,7 +21,7 @@ import { relistObserver } from './agent-metrics.js';
 import type { RuntimeHealth } from './runtime-health.js';
 
 export interface AgentPlegDeps {
-  config: Pick<AgentConfig, 'plegRelistPeriodMs' | 'plegRelistThresholdMs' | 'maxPods' | 'verbosity'>;
+  config: Pick<AgentConfig, 'plegRelistPeriodMs' | 'plegRelistThresholdMs' | 'maxPods' | 'verbosity' | 'rootDir'>;
   clock: Clock;
   logger: Logger;
   metrics: MetricsSystem;
@@ -48,6 +48,7 @@ export async function startAgentPleg(d: AgentPlegDeps): Promise<PlegRunner> {
     cacheBuffer: cache.buffer,
     relistPeriodMs: c.plegRelistPeriodMs,
     relistThresholdMs: c.plegRelistThresholdMs,
+    rootDir: c.rootDir,
     // The kubelet's plegChannelCapacity is 1000; one relist after a burst yields about two
     // events per pod (sandbox + container started), so on a dense node it scales with max-pods.
     eventCapacity: Math.max(1000, c.maxPods * 4),

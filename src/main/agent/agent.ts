@@ -55,6 +55,7 @@ import { startAgentPleg } from './agent-pleg.js';
 import { AgentServers } from './agent-servers.js';
 import { createManifestSources } from './agent-sources.js';
 import { nodeInternalIP } from './host-addresses.js';
+import { readNodeDnsSettings } from '../dns/node-dns-files.js';
 import { podCacheSize } from './pod-cache-size.js';
 import { RuntimeHealth } from './runtime-health.js';
 import { NodeCgroups } from '../cgroups/node-cgroups.js';
@@ -196,6 +197,7 @@ export class Agent {
       threadConfig: podWorkerThreadConfig({
         config: c, endpoint: cri.endpoint, runtimeName: version.runtimeName, cacheBuffer: cache.buffer, metricsBuffer: metrics.arena.buffer, recordEvents: recorder !== undefined,
         podCgroups: nodeCgroups?.settings, memoryCapacityBytes: machine.memoryBytes,
+        dns: readNodeDnsSettings({ clusterDNS: c.clusterDNS, clusterDomain: c.clusterDomain, resolvConf: c.resolvConf, nodeIPs: [nodeInternalIP(c.nodeIP)], logger }),
       }),
       events: workerMessageRoutes({ lifecycle: () => lifecycle, loop: () => this.#loop, recorder }),
       metrics, cache, clock, random, logger,

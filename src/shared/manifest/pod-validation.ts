@@ -14,10 +14,10 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { fieldErr, type FieldError } from './field-error.js';
 import { keyPath } from './pod-schema-decode.js';
 import { validateSecurityContexts } from './security-context-validation.js';
+import { validatePodNaming } from './pod-validation-naming.js';
+import { DNS1123_SUBDOMAIN_RE, SUBDOMAIN_DETAIL, validateDnsLabel } from './dns-name-validation.js';
 import { isNegative, parseQuantity, milliValue, unitValue, QUANTITY_FORMAT_DETAIL } from '../resources/quantity.js';
 
-const DNS1123_LABEL_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1123_SUBDOMAIN_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const IANA_SVC_NAME_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const LABEL_VALUE_RE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 /** A uid given in a manifest: label-value syntax (it is stored in the pod-uid label), non-empty. */
@@ -29,14 +29,6 @@ const ENV_VAR_NAME_RE = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
 const QUALIFIED_NAME_RE = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 /** The API server's TotalAnnotationSizeLimitB: keys plus values of all annotations. */
 export const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
-
-const SUBDOMAIN_DETAIL =
-  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end " +
-  "with an alphanumeric character (e.g. 'example.com', regex used for validation is " +
-  "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-const LABEL_DETAIL =
-  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an " +
-  "alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
 
 const RESTART_POLICIES = ['Always', 'Never', 'OnFailure'] as const;
 const DNS_POLICIES = ['ClusterFirst', 'ClusterFirstWithHostNet', 'Default', 'None'] as const;
@@ -55,12 +47,6 @@ function isObj(v: unknown): v is Record<string, unknown> {
 
 function get(o: unknown, key: string): unknown {
   return isObj(o) ? o[key] : undefined;
-}
-
-function validateDnsLabel(v: unknown, field: string, errs: FieldError[]): void {
-  if (typeof v !== 'string') return void errs.push(fieldErr.invalid(field, v, 'must be a string'));
-  if (v.length > 63) errs.push(fieldErr.invalid(field, v, 'must be no more than 63 characters'));
-  if (!DNS1123_LABEL_RE.test(v)) errs.push(fieldErr.invalid(field, v, LABEL_DETAIL));
 }
 
 function validateNonNegative(v: unknown, field: string, errs: FieldError[]): void {
@@ -303,5 +289,6 @@ export function validatePod(pod: V1Pod, opts: ValidateOptions = {}): FieldError[
   validateStringMap(spec['nodeSelector'], 'spec.nodeSelector', errs, false);
   validateResourceList(spec['overhead'], 'spec.overhead', errs);
   validateSecurityContexts(pod.metadata, spec, errs);
+  validatePodNaming(spec, errs);
   return errs;
 }

@@ -14,10 +14,15 @@
  *   1. drop exited containers beyond the newest two instances per name;
  *   2. also drop sandboxes that are neither sandboxes[0], ready, nor a kept container's sandbox;
  *   3. also drop the second instance per name when exited (lastState goes, the state stays).
- * A status that does not fit after step 3 is reported as not fitting (the cache stores an
+ *   4. also cut every container message longer than a cap, the largest cap that fits (found by
+ *      bisection). Messages are only shown (the termination message a container wrote, up to
+ *      4 KiB each: workers/runtime-status/termination-message.ts), never decided on, so a
+ *      container cannot make its pod's status unstorable by writing a long message.
+ * A status that does not fit after step 4 is reported as not fitting (the cache stores an
  * ERR_CACHE_ENTRY_TOO_LARGE error entry then). Pure; the input is never modified.
  */
 import type { RuntimeContainerStatus, RuntimePodStatus } from './runtime-pod-status.js';
+import { truncateUtf8 } from '../text/utf8-bytes.js';
 
 /** Newest-first candidates, each smaller than the one before; the last is the most trimmed. */
 export function trimmedCandidates(status: RuntimePodStatus): RuntimePodStatus[] {
@@ -31,7 +36,7 @@ export function trimmedCandidates(status: RuntimePodStatus): RuntimePodStatus[] 
 
 /**
  * The first candidate whose encoding fits `fits`, with its encoding; undefined when even the most
- * trimmed one does not. `encode` is the cache's encoder (called at most three times).
+ * trimmed one does not. `encode` is the cache's encoder (called at most three times, plus about log2(longest message) times when messages must be cut).
  */
 export function trimToFit<T extends { length: number }>(
   status: RuntimePodStatus,
@@ -46,7 +51,32 @@ export function trimToFit<T extends { length: number }>(
     const encoded = encode(candidate);
     if (encoded.length <= maxBytes) return { status: candidate, encoded };
   }
-  return undefined;
+  return cutMessagesToFit(previous, encode, maxBytes);
+}
+
+/** Step 4: `status` with every message cut to the largest cap (bytes) whose encoding fits. */
+function cutMessagesToFit<T extends { length: number }>(
+  status: RuntimePodStatus,
+  encode: (s: RuntimePodStatus) => T,
+  maxBytes: number,
+): { status: RuntimePodStatus; encoded: T } | undefined {
+  const withCap = (cap: number): RuntimePodStatus => ({
+    ...status,
+    containers: status.containers.map((c) => (Buffer.byteLength(c.message) > cap ? { ...c, message: truncateUtf8(c.message, cap) } : c)),
+  });
+  const longest = Math.max(0, ...status.containers.map((c) => Buffer.byteLength(c.message)));
+  if (longest === 0 || encode(withCap(0)).length > maxBytes) return undefined;
+  // Invariant: cap `lo` fits, `hi` does not (the uncut status did not).
+  let lo = 0;
+  let hi = longest;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (encode(withCap(mid)).length <= maxBytes) lo = mid;
+    else hi = mid;
+  }
+  // Encoded last: the encoder may reuse its buffer, so an earlier encoding is not kept.
+  const best = withCap(lo);
+  return { status: best, encoded: encode(best) };
 }
 
 /** Every non-exited container, plus the newest `perName` instances of each name (order kept). */

@@ -69,6 +69,8 @@ export interface PlegStartOptions {
   healthIntervalMs?: number;
   /** Boot, post 'ready' and wait for 'activate' before the first relist (a warm spare). */
   standby?: boolean;
+  /** --root-dir: termination-message files are read only below `<rootDir>/pods` (termination-message.ts). */
+  rootDir?: string;
 }
 
 export const PLEG_THREAD_DEFAULTS = Object.freeze({ healthIntervalMs: 10_000 });

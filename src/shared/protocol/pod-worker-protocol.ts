@@ -29,6 +29,7 @@ import type { V1Pod, V1PodStatus } from '@kubernetes/client-node';
 import type { WireError } from '../cri/cri-errors.js';
 import type { ProbeUpdate } from './probe-update.js';
 import type { PodApiObjects } from './api-object-snapshot.js';
+import type { NodeDnsSettings } from './node-dns-settings.js';
 
 /** Why this sync happens (the kubelet's SyncPodType). */
 export type SyncPodType = 'create' | 'update' | 'sync' | 'kill';
@@ -230,6 +231,8 @@ export interface PodWorkerThreadConfig {
   podLogsDir: string;
   /** --root-dir: pod volumes live under `<rootDir>/pods/<uid>/volumes`. */
   rootDir: string;
+  /** The node's DNS and hosts settings, read once at startup on the main thread. */
+  dns: NodeDnsSettings;
   runtimeName: string;
   verbosity: number;
   runtimeRequestTimeoutMs: number;

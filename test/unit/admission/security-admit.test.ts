@@ -78,9 +78,10 @@ test('--allowed-unsafe-sysctls / allowedUnsafeSysctls: comma list or YAML list; 
 
 test('--seccomp-default / seccompDefault reach the pod-worker threads', async () => {
   const { podWorkerThreadConfig } = await import('../../../src/main/agent/agent-dispatch.js');
+  const { emptyNodeDnsSettings } = await import('../../../src/shared/protocol/node-dns-settings.js');
   const on = parseAgentConfig(['--pod-manifest-path', '/m', '--seccomp-default'], () => '') as AgentConfig;
   assert.equal(on.seccompDefault, true);
   assert.equal((parseAgentConfig(['--pod-manifest-path', '/m'], () => '') as AgentConfig).seccompDefault, false);
-  const cfg = podWorkerThreadConfig({ config: on, endpoint: 'unix:///x', runtimeName: 'containerd', cacheBuffer: new SharedArrayBuffer(8), metricsBuffer: new SharedArrayBuffer(8), recordEvents: false });
+  const cfg = podWorkerThreadConfig({ config: on, endpoint: 'unix:///x', runtimeName: 'containerd', cacheBuffer: new SharedArrayBuffer(8), metricsBuffer: new SharedArrayBuffer(8), recordEvents: false, dns: emptyNodeDnsSettings() });
   assert.equal(cfg.seccompDefault, true);
 });
