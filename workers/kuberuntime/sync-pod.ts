@@ -117,7 +117,7 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
     if (actions.createSandbox) deps.events?.(pod, 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${naming.message}`);
     return result;
   }
-  const sandboxConfig: PodSandboxConfig = generatePodSandboxConfig(pod, actions.attempt, { podLogsDir: deps.podLogsDir, naming });
+  const sandboxConfig: PodSandboxConfig = generatePodSandboxConfig(pod, actions.attempt, { podLogsDir: deps.podLogsDir, podCgroups: deps.podCgroups, naming });
   if (actions.createSandbox) {
     rethrowIfAborted(signal);
     deps.metrics?.containersPerPod(appContainers(pod).length);

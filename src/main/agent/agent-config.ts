@@ -346,7 +346,7 @@ function convert(where: string, kind: FieldKind, raw: unknown): string | number 
       return raw;
     case 'list': {
       // A flag: comma-separated (Go's StringSlice); the config file: a YAML list of strings; "" is the empty list.
-      const items = typeof raw === 'string' ? raw.split(',') : Array.isArray(raw) ? raw : fail(where, `must be a list, got ${JSON.stringify(raw)}`);
+      const items = typeof raw === 'string' ? raw.split(',') : Array.isArray(raw) ? raw : fail(where, `must be a list of strings, got ${JSON.stringify(raw)}`);
       return items.map((v) => (typeof v === 'string' ? v.trim() : fail(where, `must be a list of strings, got ${JSON.stringify(v)}`))).filter((v) => v !== '');
     }
     case 'string':
