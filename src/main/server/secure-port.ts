@@ -60,6 +60,10 @@ export function createSecurePort(d: SecurePortDeps): SecureServer {
       unauthorizedTtlMs: c.authorizationWebhookCacheUnauthorizedTTLMs,
     });
   }
+  if (c.anonymousAuth && c.authorizationMode === 'AlwaysAllow') {
+    // As for a non-loopback read-only port (agent-servers.ts): allowed, but never silently.
+    d.logger.error('--anonymous-auth with --authorization-mode AlwaysAllow: every secure-port endpoint (container logs, pod specs with env values, metrics, stats) is served without credentials to anyone who can reach it; turn anonymous access off or use --authorization-mode Webhook', { address: c.address, port: c.port });
+  }
   const auth = new RequestAuth({ authenticators, anonymous: c.anonymousAuth, authorizer, nodeName: c.nodeName });
   const routes = kubeletApiRoutes({
     metrics: d.metrics,
