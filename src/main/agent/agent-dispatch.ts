@@ -53,6 +53,8 @@ export interface PodWorkerConfigInputs {
   cacheBuffer: SharedArrayBuffer;
   metricsBuffer: SharedArrayBuffer;
   recordEvents: boolean;
+  /** Node allocatable memory (bytes, reserved subtracted), as admission uses it. */
+  nodeAllocatableMemoryBytes?: number;
 }
 
 /** What every pod-worker thread starts with (structured-cloned; the buffers are shared). */
@@ -71,6 +73,7 @@ export function podWorkerThreadConfig(i: PodWorkerConfigInputs): PodWorkerThread
     syncFrequencyMs: c.syncFrequencyMs,
     metricsBuffer: i.metricsBuffer,
     recordEvents: i.recordEvents,
+    ...(i.nodeAllocatableMemoryBytes !== undefined && i.nodeAllocatableMemoryBytes > 0 ? { nodeAllocatableMemoryBytes: i.nodeAllocatableMemoryBytes } : {}),
   };
 }
 

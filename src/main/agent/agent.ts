@@ -174,7 +174,7 @@ export class Agent {
     // The pod workers (threads or inline); in cluster mode pods' API objects ride along.
     const dispatcher = (this.#dispatcher = createPodDispatcher({
       workers: c.workers,
-      threadConfig: podWorkerThreadConfig({ config: c, endpoint: cri.endpoint, runtimeName: version.runtimeName, cacheBuffer: cache.buffer, metricsBuffer: metrics.arena.buffer, recordEvents: recorder !== undefined }),
+      threadConfig: podWorkerThreadConfig({ config: c, endpoint: cri.endpoint, runtimeName: version.runtimeName, cacheBuffer: cache.buffer, metricsBuffer: metrics.arena.buffer, recordEvents: recorder !== undefined, nodeAllocatableMemoryBytes: node.memoryBytes }),
       events: workerMessageRoutes({ lifecycle: () => lifecycle, loop: () => this.#loop, recorder }),
       metrics, cache, clock, random, logger,
     }));

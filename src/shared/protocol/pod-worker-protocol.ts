@@ -236,6 +236,8 @@ export interface PodWorkerThreadConfig {
   metricsBuffer: SharedArrayBuffer;
   /** Cluster mode: send pod events to the main thread (standalone: none are built). */
   recordEvents?: boolean;
+  /** Node allocatable memory in bytes (bounds memory-medium emptyDirs); unset: os.totalmem(). */
+  nodeAllocatableMemoryBytes?: number;
 }
 
 /** The same update as a full sync: without `plegOnly` (another reason to sync joined it). */
