@@ -76,7 +76,7 @@ export function createSecurePort(d: SecurePortDeps): SecureServer {
     clock: d.clock,
     logger: d.logger,
   });
-  return createSecureServer({ address: c.address, port: c.port, cert: serving.cert, key: serving.key, clientCA, auth, routes, logger: d.logger });
+  return createSecureServer({ address: c.address, port: c.port, cert: serving.cert, key: serving.key, clientCA, auth, routes, logger: d.logger, clock: d.clock });
 }
 
 /** The kubelet's /runningpods/: ready sandboxes with their running containers, as minimal pods. */
