@@ -130,6 +130,7 @@ export class H2Channel implements H2ConnectionEvents {
       events: this,
       recvWindow: o.recvWindow,
       monotonic: () => o.clock.monotonic(),
+      setTimer: (ms, fn) => o.clock.setTimer(ms, fn, { unref: true }),
       ...(o.maxStreamId === undefined ? {} : { maxStreamId: o.maxStreamId }),
     });
     this.#conn = conn;
