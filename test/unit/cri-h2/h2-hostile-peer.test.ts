@@ -14,8 +14,10 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { CriClient } from '../../../src/shared/cri/cri-client.js';
 import { CriError } from '../../../src/shared/cri/cri-errors.js';
-import { FrameType } from '../../../src/shared/cri/h2/h2-frames.js';
-import { within } from '../../harness/poll.js';
+import { FrameType, Setting, settingsFrame, windowUpdateFrame } from '../../../src/shared/cri/h2/h2-frames.js';
+import { WRITE_STALL_TIMEOUT_MS } from '../../../src/shared/cri/h2/h2-connection.js';
+import { FakeClock } from '../../../src/shared/clock/fake-clock.js';
+import { pollUntil, within } from '../../harness/poll.js';
 import { rawFrame, tempSocket } from './h2-test-peers.js';
 
 interface FloodPeer {
@@ -91,3 +93,49 @@ for (const [kind, frame] of [
     }
   });
 }
+
+test('3: a peer that opens its windows wide and then stops reading: writes stall, and the connection is destroyed after the stall timeout (injected clock)', async () => {
+  const t = tempSocket('h2-stall-');
+  let closed = false;
+  let stopReading: () => void = () => {};
+  const stalled = new Promise<void>((r) => (stopReading = r));
+  const conns = new Set<net.Socket>();
+  const server = net.createServer((conn) => {
+    conns.add(conn);
+    let read = 0;
+    conn.on('data', (d: Buffer) => {
+      read += d.length;
+      // Once the big requests are flowing, read nothing more.
+      if (read >= 1 << 20) {
+        conn.pause();
+        stopReading();
+      }
+    });
+    conn.on('error', () => undefined);
+    conn.once('close', () => (closed = true));
+    conn.write(Buffer.concat([settingsFrame([[Setting.INITIAL_WINDOW_SIZE, 2 ** 31 - 1]]), windowUpdateFrame(0, 2 ** 31 - 1 - 65_535)]));
+  });
+  await new Promise<void>((r) => server.listen(t.socket, r));
+  const clock = new FakeClock();
+  const client = new CriClient({ endpoint: `unix://${t.socket}`, transport: 'h2', timeoutMs: 10 * WRITE_STALL_TIMEOUT_MS, clock });
+  try {
+    // Requests far larger than the socket buffers: most of them stay queued on this side.
+    const calls = Array.from({ length: 4 }, () => client.removeContainer('x'.repeat(4 << 20)).then(() => undefined, (e: unknown) => e));
+    await within(stalled, 'the peer reading the first megabyte, then stopping', 8_000);
+    assert.equal(closed, false);
+    clock.step(WRITE_STALL_TIMEOUT_MS);
+    for (const err of await within(Promise.all(calls), 'the calls failing once the stall timeout fired', 5_000)) {
+      assert.ok(err instanceof CriError, String(err));
+      assert.equal(err.code, 'ERR_CRI_UNAVAILABLE');
+      assert.match(err.message, /read nothing for 20000 ms/);
+    }
+    // The client destroyed its socket: reading again, the peer drains what was sent and sees the end.
+    for (const c of conns) c.resume();
+    await pollUntil(() => (closed ? true : undefined), { what: 'the peer seeing the connection closed', timeoutMs: 5_000 });
+  } finally {
+    client.close();
+    for (const c of conns) c.destroy();
+    await new Promise<void>((r) => server.close(() => r()));
+    t.cleanup();
+  }
+});

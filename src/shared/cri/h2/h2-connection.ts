@@ -518,6 +518,7 @@ export class H2Connection implements FrameSink, H2CallCarrier {
     }
     if (this.#state === 'ready') this.#afterStreamClosed();
     if (this.#writer.hasBlocked) this.#writer.flush();
+    this.#watchWrites();
   }
 
   #onPing(flags: number, streamId: number, payload: Buffer): void {
@@ -581,6 +582,7 @@ export class H2Connection implements FrameSink, H2CallCarrier {
       call.sendWindow += inc;
     }
     if (this.#writer.hasBlocked) this.#writer.flush();
+    this.#watchWrites();
   }
 }
 
