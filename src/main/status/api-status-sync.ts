@@ -34,6 +34,7 @@ import { apiErrorMessage, isAborted, isConflict, isInvalid, isNotFound } from '.
 import type { PodDeleter, PodRef, PodStatusWriter } from '../apiserver/api-roles.js';
 import type { RequestPriority, RequestThrottle } from '../apiserver/token-bucket.js';
 import { changedFields, isTerminalPhaseName, normalizeStatus, phaseOf, statusUnchanged, type ApiPodStatus } from './status-normalize.js';
+import { nextBackoffMs } from '../../shared/backoff/exponential-backoff.js';
 
 /** What the status manager forwards for API pods. */
 export interface ApiStatusSink {
@@ -328,7 +329,7 @@ export class ApiStatusSync implements ApiStatusSink {
     if (this.#pausedUntilMs <= now) {
       this.#pausedUntilMs = now + this.#backoffMs;
       this.#d.logger.error(what, { ...podFields(rec.pod), error: apiErrorMessage(err), backoffMs: this.#backoffMs });
-      this.#backoffMs = Math.min(this.#backoffMs * 2, API_STATUS_SYNC_DEFAULTS.backoffMaxMs);
+      this.#backoffMs = nextBackoffMs(this.#backoffMs, { maxMs: API_STATUS_SYNC_DEFAULTS.backoffMaxMs });
     }
   }
 }
