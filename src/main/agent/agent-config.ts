@@ -15,6 +15,7 @@ import { parseDurationMs } from '../../shared/clock/go-duration.js';
 import { computeNodeResources, NodeResourcesError } from '../node-status/node-resources.js';
 import { NodeLabelError, parseTaints, validateNodeLabels, type Taint } from '../node-status/node-labels.js';
 import { defaultWorkerThreads } from './worker-threads-policy.js';
+import { ConfigError } from '../../shared/manifest/config-errors.js';
 
 export interface AgentConfig {
   podManifestPath: string | undefined;
@@ -94,11 +95,6 @@ export interface AgentConfig {
   /** Events client rate limit (0 = unlimited) and burst. */
   eventRecordQPS: number;
   eventBurst: number;
-}
-
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-  readonly code = 'ERR_AGENT_CONFIG';
 }
 
 export const AGENT_DEFAULTS: Readonly<AgentConfig> = Object.freeze({
@@ -269,7 +265,7 @@ Cluster mode (--kubeconfig): the Node, its Lease, mirror pods and events
 `;
 
 function fail(where: string, msg: string): never {
-  throw new ConfigError(`${where}: ${msg}`);
+  throw new ConfigError('ERR_AGENT_CONFIG', '', `${where}: ${msg}`);
 }
 
 function convert(where: string, kind: FieldKind, raw: unknown): string | number | boolean | Record<string, string> {
