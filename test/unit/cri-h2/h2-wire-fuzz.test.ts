@@ -17,6 +17,7 @@ import fc from 'fast-check';
 import { DEFAULT_MAX_FRAME_SIZE, FrameReader, H2Error } from '../../../src/shared/cri/h2/h2-frames.js';
 import { HpackDecoder, HpackError } from '../../../src/shared/hpack/hpack-decoder.js';
 import { HUFFMAN_CODES, HUFFMAN_LENGTHS, huffmanDecode } from '../../../src/shared/hpack/hpack-huffman.js';
+import { hpackInt } from '../simruntime/h2-raw-frames.js';
 
 const RUNS = { numRuns: 300 };
 
@@ -111,19 +112,6 @@ test('fuzz HpackDecoder: any bytes decode or are an HpackError; lists within the
 
 // ---- a reference HPACK encoder (test only) ---------------------------------------------------
 
-function encInt(value: number, prefixBits: number, first: number): number[] {
-  const max = (1 << prefixBits) - 1;
-  if (value < max) return [first | value];
-  const out = [first | max];
-  let v = value - max;
-  while (v >= 128) {
-    out.push((v & 0x7f) | 0x80);
-    v = Math.floor(v / 128);
-  }
-  out.push(v);
-  return out;
-}
-
 function huffmanEncode(s: Buffer): Buffer {
   const out: number[] = [];
   let acc = 0n;
@@ -144,7 +132,7 @@ function huffmanEncode(s: Buffer): Buffer {
 function encString(s: string, huffman: boolean): number[] {
   const raw = Buffer.from(s, 'latin1');
   const body = huffman ? huffmanEncode(raw) : raw;
-  return [...encInt(body.length, 7, huffman ? 0x80 : 0), ...body];
+  return [...hpackInt(body.length, 7, huffman ? 0x80 : 0), ...body];
 }
 
 type Field = { name: string; value: string; mode: 'incremental' | 'without' | 'never'; huffman: boolean };
@@ -152,10 +140,10 @@ type Field = { name: string; value: string; mode: 'incremental' | 'without' | 'n
 /** Encodes fields as literals (new names), tracking nothing: the decoder's table must follow. */
 function encodeBlock(fields: Field[], sizeUpdate: number | undefined): Buffer {
   const out: number[] = [];
-  if (sizeUpdate !== undefined) out.push(...encInt(sizeUpdate, 5, 0x20));
+  if (sizeUpdate !== undefined) out.push(...hpackInt(sizeUpdate, 5, 0x20));
   for (const f of fields) {
     const first = f.mode === 'incremental' ? 0x40 : f.mode === 'never' ? 0x10 : 0x00;
-    out.push(...encInt(0, f.mode === 'incremental' ? 6 : 4, first), ...encString(f.name, f.huffman), ...encString(f.value, f.huffman));
+    out.push(...hpackInt(0, f.mode === 'incremental' ? 6 : 4, first), ...encString(f.name, f.huffman), ...encString(f.value, f.huffman));
   }
   return Buffer.from(out);
 }
@@ -183,7 +171,7 @@ test('fuzz HpackDecoder: reference-encoded header lists (literals, indexing, Huf
       const newest = b.fields.filter((f) => f.mode === 'incremental' && f.name.length + f.value.length + 32 <= limit).at(-1);
       const lastIncremental = b.fields.filter((f) => f.mode === 'incremental').at(-1);
       if (newest !== undefined && newest === lastIncremental) {
-        const again = d.decode(Buffer.from(encInt(62, 7, 0x80)));
+        const again = d.decode(hpackInt(62, 7, 0x80));
         assert.ok(!(again instanceof HpackError), again instanceof HpackError ? again.message : '');
         assert.deepEqual([again.names[0], again.values[0]], [newest.name, newest.value]);
       }
