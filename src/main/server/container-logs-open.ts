@@ -5,6 +5,8 @@
  * libuv's four threads until a writer came (after four such requests, zlib and every fs call of
  * the process queue behind them), and a device such as /dev/zero would stream forever.
  *
+ * The policy is src/shared/fs/regular-file.ts's, shared with the static-pod file reader.
+ *
  * Order: stat(2) the path first (follows links) and refuse anything but a regular file without
  * opening it (opening some devices has effects); then open O_RDONLY|O_NONBLOCK|O_NOCTTY, which
  * returns at once even for a FIFO swapped in after the stat; then fstat(2) the descriptor, the
@@ -12,24 +14,14 @@
  * O_NONBLOCK has no effect on reads of a regular file.
  */
 import fs from 'node:fs';
+import { fileTypeName, REGULAR_FILE_OPEN_FLAGS } from '../../shared/fs/regular-file.js';
 
 export type OpenLogResult =
   | { ok: true; file: fs.promises.FileHandle; ino: number; size: number }
   | { ok: false; code: 'ERR_LOG_NOT_REGULAR' | 'ERR_LOG_OPEN'; message: string };
 
-const OPEN_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOCTTY;
-
-function typeOf(st: fs.Stats): string {
-  if (st.isFIFO()) return 'fifo';
-  if (st.isCharacterDevice()) return 'character device';
-  if (st.isBlockDevice()) return 'block device';
-  if (st.isSocket()) return 'socket';
-  if (st.isDirectory()) return 'directory';
-  return 'unknown file type';
-}
-
 function notRegular(logPath: string, st: fs.Stats): OpenLogResult {
-  return { ok: false, code: 'ERR_LOG_NOT_REGULAR', message: `failed to open log file ${JSON.stringify(logPath)}: not a regular file (${typeOf(st)})` };
+  return { ok: false, code: 'ERR_LOG_NOT_REGULAR', message: `failed to open log file ${JSON.stringify(logPath)}: not a regular file (${fileTypeName(st)})` };
 }
 
 /** Opens `logPath` if it is a regular file (see the module comment); never throws. */
@@ -37,7 +29,7 @@ export async function openRegularLogFile(logPath: string): Promise<OpenLogResult
   try {
     const pre = await fs.promises.stat(logPath);
     if (!pre.isFile()) return notRegular(logPath, pre);
-    const file = await fs.promises.open(logPath, OPEN_FLAGS);
+    const file = await fs.promises.open(logPath, REGULAR_FILE_OPEN_FLAGS);
     let st: fs.Stats;
     try {
       st = await file.stat();
