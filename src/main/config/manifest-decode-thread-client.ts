@@ -228,7 +228,9 @@ export class ThreadManifestDecoder implements ManifestDecoder {
       if (this.#inflight.length === 1) this.#arm();
       job.send(t.api).then(
         (settle) => this.#answer(job, t, settle),
-        () => {}, // the thread died: its 'error'/'exit' handler (#breach) settles the call
+        // A reply that arrived but cannot be used (not a decode result): that call fails now.
+        // (A thread that died is settled by its 'error'/'exit' handler; #breach ignores repeats.)
+        (err: unknown) => this.#breach(t, `the decoder thread's reply could not be used (${err instanceof Error ? err.message : String(err)})`),
       );
     }
     const busy = this.#inflight.length > 0;

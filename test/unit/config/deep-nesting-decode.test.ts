@@ -21,6 +21,8 @@ import { within } from '../../harness/poll.js';
 
 const HOSTILE_THREAD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'hostile-decode-thread.js');
 const ctx = { source: 'file' as const, origin: '/m/deep.json', nodeName: 'n1', allowLists: false };
+/** Bound for a call that must boot a decoder thread (module loading; slow on a loaded 2-core machine). */
+const BOOT_MS = 20_000;
 
 function nested(levels: number): string {
   return '{"f:a":'.repeat(levels) + '{}' + '}'.repeat(levels);
@@ -34,7 +36,7 @@ function deepManagedFields(levels: number): string {
 test('4: a 10,000-level nested fieldsV1 is refused at decode on the product thread, naming the file, the field and the depth', async () => {
   const d = new ThreadManifestDecoder({ clock: new FakeClock(), logger: silentLogger });
   try {
-    const r = await within(d.decode(deepManagedFields(10_000), ctx), 'the deep manifest is answered', 8_000);
+    const r = await within(d.decode(deepManagedFields(10_000), ctx), 'the deep manifest is answered', BOOT_MS);
     assert.equal(r.ok, false);
     assert.ok(!r.ok);
     assert.equal(r.error.code, 'ERR_MANIFEST_INVALID');
@@ -55,7 +57,7 @@ test('4: a 10,000-level nested fieldsV1 is refused at decode on the product thre
 test('4: nesting up to the bound still decodes (the bound counts levels from the document root)', async () => {
   const d = new ThreadManifestDecoder({ clock: new FakeClock(), logger: silentLogger });
   try {
-    const r = await within(d.decode(deepManagedFields(MAX_DECODE_DEPTH - 10), ctx), 'a moderately nested manifest', 8_000);
+    const r = await within(d.decode(deepManagedFields(MAX_DECODE_DEPTH - 10), ctx), 'a moderately nested manifest', BOOT_MS);
     assert.ok(r.ok, r.ok ? '' : r.error.message);
     const over = await within(d.decode(deepManagedFields(MAX_DECODE_DEPTH), ctx), 'just over the bound', 8_000);
     assert.equal(over.ok ? 'ok' : over.error.code, 'ERR_MANIFEST_INVALID');
@@ -67,10 +69,28 @@ test('4: nesting up to the bound still decodes (the bound counts levels from the
 test('4: a reply the main thread cannot deserialize fails that call at once (messageerror), not after the time limit', async () => {
   const d = new ThreadManifestDecoder({ clock: new FakeClock(), logger: silentLogger, threadFile: HOSTILE_THREAD });
   try {
-    const [bad, next] = await within(Promise.all([d.decode('DEEP', ctx), d.decode(podYaml('web'), { ...ctx, origin: '/m/web.yaml' })]), 'both calls answered', 8_000);
+    // A first call boots the thread (seconds on a loaded machine), so the bound below is the answer's alone.
+    assert.ok((await within(d.decode(podYaml('warm'), ctx), 'the thread booted', BOOT_MS)).ok);
+    const badCall = d.decode('DEEP', ctx);
+    const nextCall = d.decode(podYaml('web'), { ...ctx, origin: '/m/web.yaml' });
+    const bad = await within(badCall, 'the undeserializable reply failing its call', 5_000);
     assert.equal(bad.ok ? 'ok' : bad.error.code, 'ERR_MANIFEST_TOO_LARGE');
     assert.match(bad.ok ? '' : bad.error.message, /^\/m\/deep\.json: .*could not be deserialized/);
+    const next = await within(nextCall, 'the call queued behind it, on a fresh thread', BOOT_MS);
     assert.ok(next.ok, 'the call queued behind it is answered by a fresh thread');
+  } finally {
+    await within(d.close(), 'the decoder closed', 5_000);
+  }
+});
+
+test('4: a reply that arrives but is not a decode result fails that call at once, not after the time limit', async () => {
+  const d = new ThreadManifestDecoder({ clock: new FakeClock(), logger: silentLogger, threadFile: HOSTILE_THREAD });
+  try {
+    assert.ok((await within(d.decode(podYaml('warm'), ctx), 'the thread booted', BOOT_MS)).ok);
+    const junk = await within(d.decode('JUNK', ctx), 'the unusable reply failing its call', 5_000);
+    assert.equal(junk.ok ? 'ok' : junk.error.code, 'ERR_MANIFEST_TOO_LARGE');
+    assert.match(junk.ok ? '' : junk.error.message, /^\/m\/deep\.json: the decoder thread's reply could not be used/);
+    assert.ok((await within(d.decode(podYaml('web'), ctx), 'the next call, on a fresh thread', BOOT_MS)).ok);
   } finally {
     await within(d.close(), 'the decoder closed', 5_000);
   }

@@ -13,6 +13,7 @@ import type { Clock } from '../../../src/shared/clock/clock.js';
 import { silentLogger } from '../../../src/shared/logging/logger.js';
 import { RequestAuth } from '../../../src/main/server/auth-chain.js';
 import { alwaysAllow } from '../../../src/main/server/auth-sar-authorizer.js';
+import type { Authorizer } from '../../../src/main/server/auth-types.js';
 import { X509Authenticator } from '../../../src/main/server/auth-x509.js';
 import { kubeletApiRoutes } from '../../../src/main/server/kubelet-api-routes.js';
 import { createSecureServer, type SecureServer, type SecureServerOptions } from '../../../src/main/server/secure-server.js';
@@ -49,6 +50,8 @@ export interface StartOptions {
   running?: () => boolean;
   clock?: Clock;
   logPollMs?: number;
+  /** The authorizer (default AlwaysAllow). */
+  authorizer?: Authorizer;
   /** Options passed on to createSecureServer (limits, timeouts). */
   server?: Partial<Omit<SecureServerOptions, 'auth' | 'routes' | 'logger' | 'cert' | 'key' | 'clientCA'>>;
 }
@@ -57,7 +60,7 @@ export async function startSecure(f: SecureFixture, o: StartOptions): Promise<St
   const clock = o.clock ?? new FakeClock();
   const server = createSecureServer({
     address: '127.0.0.1', port: 0, cert: f.serving.cert, key: f.serving.key, clientCA: fs.readFileSync(f.pki.caFile), logger: silentLogger,
-    auth: new RequestAuth({ authenticators: [new X509Authenticator()], authorizer: alwaysAllow, anonymous: false, nodeName: 'n1' }),
+    auth: new RequestAuth({ authenticators: [new X509Authenticator()], authorizer: o.authorizer ?? alwaysAllow, anonymous: false, nodeName: 'n1' }),
     routes: kubeletApiRoutes({
       metrics: { collect: async () => '# HELP up x\n# TYPE up gauge\nup 1\n' },
       health: { checks: () => [] },

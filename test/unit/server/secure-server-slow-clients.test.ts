@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import tls from 'node:tls';
 import { realClock } from '../../../src/shared/clock/clock.js';
+import type { Authorizer } from '../../../src/main/server/auth-types.js';
 import { pollUntil, within } from '../../harness/poll.js';
 import { request, secureFixture, startSecure, type SecureFixture } from './secure-server-fixture.js';
 
@@ -74,6 +75,20 @@ test('1: an unauthenticated POST with a large body dripping one byte at a time g
       assert.match(c.received(), /^HTTP\/1\.1 401 /);
       assert.match(c.received(), /\r\nconnection: close\r\n/i);
     }
+  } finally {
+    s.server.destroy();
+  }
+});
+
+test('1: an authenticated but forbidden request dripping its body gets 403 with Connection: close, and its socket is closed', async () => {
+  const denyAll: Authorizer = { authorize: async () => ({ kind: 'deny', reason: 'test' }) };
+  const s = await startSecure(f, { logPath: () => log, authorizer: denyAll, server: { ...FAST, requestBodyTimeoutMs: 60_000 } });
+  try {
+    const c = await connect(f, s.port, { authenticated: true });
+    drip(c, 'POST /pods HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n');
+    await within(c.closed, 'the server closing the forbidden connection', 3_000);
+    assert.match(c.received(), /^HTTP\/1\.1 403 /);
+    assert.match(c.received(), /\r\nconnection: close\r\n/i);
   } finally {
     s.server.destroy();
   }
