@@ -79,7 +79,7 @@ for (const [kind, frame] of [
     }, 20);
     try {
       const call = client.version().then(() => undefined, (e: unknown) => e);
-      await within(peer.gone, 'the client destroying the flooded connection', 8_000);
+      await within(peer.gone, 'the client destroying the flooded connection', 15_000);
       const err = await within(call, 'the call failing', 3_000);
       assert.ok(err instanceof CriError, `the call failed typed: ${String(err)}`);
       assert.equal(err.code, 'ERR_CRI_UNAVAILABLE');
@@ -121,7 +121,7 @@ test('3: a peer that opens its windows wide and then stops reading: writes stall
   try {
     // Requests far larger than the socket buffers: most of them stay queued on this side.
     const calls = Array.from({ length: 4 }, () => client.removeContainer('x'.repeat(4 << 20)).then(() => undefined, (e: unknown) => e));
-    await within(stalled, 'the peer reading the first megabyte, then stopping', 8_000);
+    await within(stalled, 'the peer reading the first megabyte, then stopping', 15_000);
     assert.equal(closed, false);
     clock.step(WRITE_STALL_TIMEOUT_MS);
     for (const err of await within(Promise.all(calls), 'the calls failing once the stall timeout fired', 5_000)) {

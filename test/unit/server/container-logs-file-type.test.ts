@@ -39,13 +39,13 @@ after(() => {
 test('2: a FIFO at the log path is refused at once (more requests than libuv has threads); /metrics with gzip keeps answering', async () => {
   const s = await startSecure(f, { logPath: () => fifo });
   try {
-    const replies = await within(Promise.all(Array.from({ length: 8 }, () => request(f, s.port, '/containerLogs/ns/p/c', { timeoutMs: 4_000 }))), 'eight FIFO log requests answered', 6_000);
+    const replies = await within(Promise.all(Array.from({ length: 8 }, () => request(f, s.port, '/containerLogs/ns/p/c', { timeoutMs: 12_000 }))), 'eight FIFO log requests answered', 15_000);
     for (const r of replies) {
       assert.equal(r.status, 400);
       assert.match(r.body.toString(), /not a regular file \(fifo\)/);
       assert.match(r.body.toString(), /fifo\.log/);
     }
-    const m = await within(request(f, s.port, '/metrics', { headers: { 'accept-encoding': 'gzip' }, timeoutMs: 4_000 }), '/metrics after the FIFO requests', 6_000);
+    const m = await within(request(f, s.port, '/metrics', { headers: { 'accept-encoding': 'gzip' }, timeoutMs: 12_000 }), '/metrics after the FIFO requests', 15_000);
     assert.equal(m.status, 200);
     assert.equal(m.headers['content-encoding'], 'gzip');
     assert.match(zlib.gunzipSync(m.body).toString(), /^# HELP up/);
@@ -58,7 +58,7 @@ test('2: a symlink to /dev/zero is refused with a clear error instead of streami
   const s = await startSecure(f, { logPath: () => zeroLink, running: () => true });
   try {
     for (const q of ['', '?follow=true']) {
-      const r = await within(request(f, s.port, `/containerLogs/ns/p/c${q}`, { timeoutMs: 4_000 }), `the /dev/zero log request${q}`, 6_000);
+      const r = await within(request(f, s.port, `/containerLogs/ns/p/c${q}`, { timeoutMs: 12_000 }), `the /dev/zero log request${q}`, 15_000);
       assert.equal(r.status, 400, q);
       assert.match(r.body.toString(), /not a regular file \(character device\)/);
     }

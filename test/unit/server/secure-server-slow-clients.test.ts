@@ -70,7 +70,7 @@ test('1: an unauthenticated POST with a large body dripping one byte at a time g
   try {
     const clients = await Promise.all(Array.from({ length: 20 }, () => connect(f, s.port)));
     for (const c of clients) drip(c, 'POST /pods HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n');
-    await within(Promise.all(clients.map((c) => c.closed)), 'the server closing every refused connection', 3_000);
+    await within(Promise.all(clients.map((c) => c.closed)), 'the server closing every refused connection', 8_000);
     for (const c of clients) {
       assert.match(c.received(), /^HTTP\/1\.1 401 /);
       assert.match(c.received(), /\r\nconnection: close\r\n/i);
@@ -86,7 +86,7 @@ test('1: an authenticated but forbidden request dripping its body gets 403 with 
   try {
     const c = await connect(f, s.port, { authenticated: true });
     drip(c, 'POST /pods HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n');
-    await within(c.closed, 'the server closing the forbidden connection', 3_000);
+    await within(c.closed, 'the server closing the forbidden connection', 8_000);
     assert.match(c.received(), /^HTTP\/1\.1 403 /);
     assert.match(c.received(), /\r\nconnection: close\r\n/i);
   } finally {
@@ -99,7 +99,7 @@ test('1: headers dripped slower than the header limit: the connection is closed 
   try {
     const clients = await Promise.all(Array.from({ length: 10 }, () => connect(f, s.port)));
     for (const c of clients) drip(c, 'GET /pods HTTP/1.1\r\nX-Slow: ', 'a');
-    await within(Promise.all(clients.map((c) => c.closed)), 'header-dripping connections closed', 4_000);
+    await within(Promise.all(clients.map((c) => c.closed)), 'header-dripping connections closed', 8_000);
   } finally {
     s.server.destroy();
   }
@@ -110,7 +110,7 @@ test('1: an authenticated request whose body arrives slower than the body limit 
   try {
     const c = await connect(f, s.port, { authenticated: true });
     drip(c, 'POST /pods HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n');
-    await within(c.closed, 'the body-dripping connection closed', 4_000);
+    await within(c.closed, 'the body-dripping connection closed', 8_000);
   } finally {
     s.server.destroy();
   }
@@ -121,16 +121,16 @@ test('1: connections are capped per client address and in total; a slot frees wh
   try {
     const a = await Promise.all(Array.from({ length: 3 }, () => connect(f, s.port, { localAddress: '127.0.0.1' })));
     const a4 = await connect(f, s.port, { localAddress: '127.0.0.1' });
-    await within(a4.closed, 'the 4th connection from 127.0.0.1 refused', 3_000);
+    await within(a4.closed, 'the 4th connection from 127.0.0.1 refused', 8_000);
     const b = await Promise.all(Array.from({ length: 2 }, () => connect(f, s.port, { localAddress: '127.0.0.2' })));
     const c6 = await connect(f, s.port, { localAddress: '127.0.0.3' });
-    await within(c6.closed, 'a 6th connection (a new address) refused by the total cap', 3_000);
+    await within(c6.closed, 'a 6th connection (a new address) refused by the total cap', 8_000);
     // The admitted ones are still served.
     for (const c of [...a, ...b]) assert.equal(c.socket.destroyed, false);
     a[0]?.socket.destroy();
     await within(a[0]!.closed, 'our own close', 1_000);
     // The server learns of the close asynchronously: poll with a bound for a free slot.
-    const r = await pollUntil(() => request(f, s.port, '/healthz', { timeoutMs: 2_000 }), { what: 'a new connection served once a slot is free', timeoutMs: 3_000 });
+    const r = await pollUntil(() => request(f, s.port, '/healthz', { timeoutMs: 2_000 }), { what: 'a new connection served once a slot is free', timeoutMs: 10_000 });
     assert.equal(r.status, 200);
     for (const c of [...a, ...b]) c.socket.destroy();
   } finally {
@@ -147,15 +147,15 @@ test('1: an authenticated follow stream stays open past every limit and keeps de
     // the header and body limits and the checking interval), the follow stream must still be open.
     const slow = await connect(f, s.port);
     drip(slow, 'GET /pods HTTP/1.1\r\nX-Slow: ', 'a');
-    await within(slow.closed, 'the slow client closed', 4_000);
+    await within(slow.closed, 'the slow client closed', 8_000);
     const slow2 = await connect(f, s.port, { authenticated: true });
     drip(slow2, 'POST /pods HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n');
-    await within(slow2.closed, 'the slow body closed', 4_000);
+    await within(slow2.closed, 'the slow body closed', 8_000);
     assert.equal(follower.socket.destroyed, false, 'the follow stream is still open');
     fs.appendFileSync(log, '2026-01-01T00:00:01Z stdout F later\n');
     await within((async () => {
       while (!follower.received().includes('later')) await new Promise((r) => follower.socket.once('data', r));
-    })(), 'the appended line on the follow stream', 3_000);
+    })(), 'the appended line on the follow stream', 8_000);
     assert.match(follower.received(), /^HTTP\/1\.1 200 /);
     assert.match(follower.received(), /first\n/);
     follower.socket.destroy();
