@@ -79,7 +79,7 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     metrics,
   });
   const apiObjects = new PodApiObjectStore();
-  const volumes = new VolumeManager({ rootDir: config.rootDir, plugins: defaultVolumePlugins(systemTmpfsMounter, { clock, field: { nodeName: config.nodeName, hostIP: config.hostIP, podIPs: [] } }), mounter: systemTmpfsMounter, logger });
+  const volumes = new VolumeManager({ rootDir: config.rootDir, plugins: defaultVolumePlugins(systemTmpfsMounter, { clock, field: { nodeName: config.nodeName, hostIP: config.hostIP, podIPs: [] }, nodeAllocatableMemoryBytes: config.nodeAllocatableMemoryBytes }), mounter: systemTmpfsMounter, logger });
   const syncer = new KubeRuntimeSyncer({
     volumes,
     apiObjects: (uid) => apiObjects.get(uid),

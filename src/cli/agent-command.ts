@@ -5,7 +5,8 @@
 import { realClock, realRandom } from '../shared/clock/clock.js';
 import { Agent } from '../main/agent/agent.js';
 import { applyAgentV8Flags } from '../main/agent/v8-flags.js';
-import { AGENT_USAGE, ConfigError, parseAgentConfig } from '../main/agent/agent-config.js';
+import { AGENT_USAGE, parseAgentConfig } from '../main/agent/agent-config.js';
+import { ConfigError } from '../shared/manifest/config-errors.js';
 import { createLogger } from '../shared/logging/logger.js';
 import { startEmbeddedRuntime, type EmbeddedRuntime } from './embedded-runtime.js';
 import { HEAP_SNAPSHOT_DIR_ENV, HeapSnapshotConfigError, installHeapSnapshots } from './heap-snapshots.js';
@@ -15,7 +16,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     config = parseAgentConfig(argv);
   } catch (err) {
-    if (err instanceof ConfigError) {
+    if (err instanceof ConfigError && err.code === 'ERR_AGENT_CONFIG') {
       process.stderr.write(`shardlet agent: ${err.message}\n\n${AGENT_USAGE}`);
       return 2;
     }

@@ -79,6 +79,22 @@ async function stopAdopted(pidFile: string, socket: string): Promise<void> {
   }
 }
 
+/**
+ * The embedded runtime's state file lives in its own 0700 directory (it holds container env,
+ * secrets included; sim-persistence.ts tightens that directory, which must not be the root dir).
+ * A state file at the older place (`<root>/sim-runtime-state.json`) is moved there once.
+ */
+export function embeddedStatePath(rootDir: string): string {
+  const dir = path.join(rootDir, 'sim-runtime');
+  const file = path.join(dir, 'state.json');
+  const legacy = path.join(rootDir, 'sim-runtime-state.json');
+  if (fs.existsSync(legacy) && !fs.existsSync(file)) {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    fs.renameSync(legacy, file);
+  }
+  return file;
+}
+
 export async function startEmbeddedRuntime(rootDir: string, onLine: (line: string) => void): Promise<EmbeddedRuntime> {
   fs.mkdirSync(rootDir, { recursive: true });
   const socket = path.join(rootDir, 'sim-runtime.sock');
@@ -86,7 +102,7 @@ export async function startEmbeddedRuntime(rootDir: string, onLine: (line: strin
   if (await runtimeAnswers(socket)) {
     return { endpoint: `unix://${socket}`, adopted: true, stop: () => stopAdopted(pidFile, socket) };
   }
-  const child: ChildProcess = spawn(process.execPath, [MAIN, 'sim-runtime', '--socket', socket, '--state', path.join(rootDir, 'sim-runtime-state.json')], {
+  const child: ChildProcess = spawn(process.execPath, [MAIN, 'sim-runtime', '--socket', socket, '--state', embeddedStatePath(rootDir)], {
     stdio: ['ignore', 'inherit', 'pipe'],
   });
   if (child.pid !== undefined) fs.writeFileSync(pidFile, `${child.pid}\n`);

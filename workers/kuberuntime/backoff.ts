@@ -13,6 +13,7 @@
  * still lets the container restart when its delay is over (the kubelet would wait the hour).
  */
 import type { Clock, Random } from '../../src/shared/clock/clock.js';
+import { nextBackoffMs } from '../../src/shared/backoff/exponential-backoff.js';
 
 export interface BackoffOptions {
   initialMs: number;
@@ -55,7 +56,7 @@ export class Backoff {
     if (!e || this.#hasExpired(eventMs, e)) {
       this.#entries.set(key, { backoffMs: initialMs + this.#jitter(initialMs), lastUpdateMs: clock.now(), lastUpdateMono: clock.monotonic() });
     } else {
-      e.backoffMs = Math.min(e.backoffMs * 2 + this.#jitter(e.backoffMs), maxMs);
+      e.backoffMs = nextBackoffMs(e.backoffMs, { maxMs, extraMs: this.#jitter(e.backoffMs) });
       e.lastUpdateMs = clock.now();
       e.lastUpdateMono = clock.monotonic();
     }

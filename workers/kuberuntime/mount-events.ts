@@ -36,6 +36,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { Clock } from '../../src/shared/clock/clock.js';
 import type { PodApiObjects } from '../../src/shared/protocol/api-object-snapshot.js';
 import { PodEventReason, type PodEventRecorder } from './pod-events.js';
+import { nextBackoffMs } from '../../src/shared/backoff/exponential-backoff.js';
 
 export const MOUNT_EVENT_DEFAULTS = Object.freeze({
   /** nestedpendingoperations' initialDurationBeforeRetry. */
@@ -117,7 +118,7 @@ export class MountEvents {
         // New information is recorded at once; the retry backoff itself goes on (as the kubelet's).
         v.message = f.message;
       } else if (now >= v.quietUntil) {
-        v.backoffMs = Math.min(v.backoffMs * 2, this.#o.maxBackoffMs);
+        v.backoffMs = nextBackoffMs(v.backoffMs, { maxMs: this.#o.maxBackoffMs });
         v.quietUntil = now + v.backoffMs;
       } else continue;
       this.#record(pod, 'Warning', PodEventReason.FailedMount, f.message);

@@ -18,6 +18,7 @@ import { defaultWorkerThreads } from './worker-threads-policy.js';
 import { SysctlAllowlist, SysctlAllowlistError } from '../admission/sysctl-allowlist.js';
 import { GC_DEFAULTS, GC_FIELDS, GC_KEY_OF, GC_USAGE, gcConfigProblem, type GcConfig } from '../gc/gc-config.js';
 import { CGROUP_DRIVERS, CgroupNameError, parseCgroupRoot, type CgroupDriver } from '../../shared/cgroups/cgroup-name.js';
+import { ConfigError } from '../../shared/manifest/config-errors.js';
 
 export interface AgentConfig extends GcConfig {
   podManifestPath: string | undefined;
@@ -119,11 +120,6 @@ export interface AgentConfig extends GcConfig {
   clusterDomain: string;
   /** --resolv-conf: the node resolver config pods start from; '' disables it. */
   resolvConf: string;
-}
-
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-  readonly code = 'ERR_AGENT_CONFIG';
 }
 
 export const AGENT_DEFAULTS: Readonly<AgentConfig> = Object.freeze({
@@ -336,7 +332,7 @@ DNS
 ${GC_USAGE}`;
 
 function fail(where: string, msg: string): never {
-  throw new ConfigError(`${where}: ${msg}`);
+  throw new ConfigError('ERR_AGENT_CONFIG', '', `${where}: ${msg}`);
 }
 
 function convert(where: string, kind: FieldKind, raw: unknown): string | number | boolean | Record<string, string> | string[] {

@@ -61,6 +61,8 @@ export interface PodWorkerConfigInputs {
   memoryCapacityBytes?: number | undefined;
   /** The node's DNS and hosts settings (src/main/dns/node-dns-files.ts). */
   dns: NodeDnsSettings;
+  /** Node allocatable memory (bytes, reserved subtracted), as admission uses it. */
+  nodeAllocatableMemoryBytes?: number;
 }
 
 /** What every pod-worker thread starts with (structured-cloned; the buffers are shared). */
@@ -84,6 +86,7 @@ export function podWorkerThreadConfig(i: PodWorkerConfigInputs): PodWorkerThread
     pruneAppContainersBeforeStart: pruneMatchesGcPolicy(c),
     ...(i.podCgroups ? { podCgroups: i.podCgroups } : {}),
     ...(i.memoryCapacityBytes !== undefined ? { memoryCapacityBytes: i.memoryCapacityBytes } : {}),
+    ...(i.nodeAllocatableMemoryBytes !== undefined && i.nodeAllocatableMemoryBytes > 0 ? { nodeAllocatableMemoryBytes: i.nodeAllocatableMemoryBytes } : {}),
   };
 }
 

@@ -196,7 +196,7 @@ export class Agent {
       workers: c.workers,
       threadConfig: podWorkerThreadConfig({
         config: c, endpoint: cri.endpoint, runtimeName: version.runtimeName, cacheBuffer: cache.buffer, metricsBuffer: metrics.arena.buffer, recordEvents: recorder !== undefined,
-        podCgroups: nodeCgroups?.settings, memoryCapacityBytes: machine.memoryBytes,
+        podCgroups: nodeCgroups?.settings, memoryCapacityBytes: machine.memoryBytes, nodeAllocatableMemoryBytes: node.memoryBytes,
         dns: readNodeDnsSettings({ clusterDNS: c.clusterDNS, clusterDomain: c.clusterDomain, resolvConf: c.resolvConf, nodeIPs: [nodeInternalIP(c.nodeIP)], logger }),
       }),
       events: workerMessageRoutes({ lifecycle: () => lifecycle, loop: () => this.#loop, recorder }),

@@ -13,6 +13,7 @@ import type { Clock, TimerHandle } from '../../shared/clock/clock.js';
 import type { VersionResponse } from '../../shared/cri/cri-types.js';
 import type { RuntimeService } from '../../shared/cri/runtime-service.js';
 import type { Logger } from '../../shared/logging/logger.js';
+import { nextBackoffMs } from '../../shared/backoff/exponential-backoff.js';
 
 export interface RuntimeHealthDeps {
   runtime: Pick<RuntimeService, 'status' | 'version'>;
@@ -57,7 +58,7 @@ export class RuntimeHealth {
         if (signal.aborted) throw err;
         this.#d.logger.error('container runtime not reachable yet; retrying', { error: err instanceof Error ? err.message : String(err), backoffMs: backoff });
         await this.#d.clock.sleep(backoff, signal);
-        backoff = Math.min(backoff * 2, 5_000);
+        backoff = nextBackoffMs(backoff, { maxMs: 5_000 });
       }
     }
   }

@@ -14,6 +14,7 @@ import { ApiError, apiErrorCodeOfStatus, isRetriableStatus } from './api-errors.
 import type { ObjectListWatchers, ServiceListWatchers, TokenIssuer, IssuedToken, NamespacedObjectResource, PodDeleter, PodList, PodListWatcher, PodRef, PodStatusWriter, RequestOptions, TokenRequestSpec, WatchEnd, WatchEvent } from './api-roles.js';
 import type { ApiRequest, ApiResponse, ApiTransport } from './api-transport.js';
 import type { RequestThrottle } from './token-bucket.js';
+import { nextBackoffMs } from '../../shared/backoff/exponential-backoff.js';
 
 export interface ApiClientOptions {
   transport: ApiTransport;
@@ -221,7 +222,7 @@ export class ApiClient implements PodListWatcher, PodStatusWriter, PodDeleter, O
       if (res.status >= 200 && res.status < 300) return res;
       if (isRetriableStatus(res.status) && attempt < this.#maxRetries) {
         const wait = res.retryAfterMs !== undefined ? Math.min(res.retryAfterMs, API_CLIENT_DEFAULTS.retryAfterCapMs) : delay;
-        delay = Math.min(delay * 2, API_CLIENT_DEFAULTS.retryMaxMs);
+        delay = nextBackoffMs(delay, { maxMs: API_CLIENT_DEFAULTS.retryMaxMs });
         try {
           await this.#o.clock.sleep(wait, req.signal);
         } catch {

@@ -31,6 +31,7 @@ import type { Clock, Random } from '../../shared/clock/clock.js';
 import type { Logger } from '../../shared/logging/logger.js';
 import { apiErrorMessage, isAborted, isGone } from './api-errors.js';
 import type { PodListWatcher, WatchEvent } from './api-roles.js';
+import { nextBackoffMs } from '../../shared/backoff/exponential-backoff.js';
 
 export type ReflectorState = 'idle' | 'listing' | 'watching' | 'backoff' | 'stopped';
 
@@ -243,7 +244,7 @@ export class PodReflector {
   async #backoff(signal: AbortSignal): Promise<void> {
     this.#set('backoff');
     const ms = this.#backoffMs;
-    this.#backoffMs = Math.min(this.#backoffMs * 2, REFLECTOR_DEFAULTS.backoffMaxMs);
+    this.#backoffMs = nextBackoffMs(this.#backoffMs, { maxMs: REFLECTOR_DEFAULTS.backoffMaxMs });
     await this.#d.clock.sleep(ms, signal).catch(() => {});
   }
 }

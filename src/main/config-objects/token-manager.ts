@@ -20,6 +20,7 @@ import { apiErrorMessage } from '../apiserver/api-errors.js';
 import type { TokenIssuer } from '../apiserver/api-roles.js';
 import type { ObjectLookup, ServiceAccountToken } from '../../shared/protocol/api-object-snapshot.js';
 import { tokenKey } from '../../shared/protocol/api-object-snapshot.js';
+import { nextBackoffMs } from '../../shared/backoff/exponential-backoff.js';
 
 export const TOKEN_DEFAULTS = Object.freeze({
   /** Refresh once this share of the lifetime has passed (the kubelet's 80%). */
@@ -155,7 +156,7 @@ export class TokenManager {
         this.#o.onChange(e.pod.uid);
       }
       this.#schedule(e, e.retryMs);
-      e.retryMs = Math.min(e.retryMs * 2, TOKEN_DEFAULTS.retryMaxMs);
+      e.retryMs = nextBackoffMs(e.retryMs, { maxMs: TOKEN_DEFAULTS.retryMaxMs });
     } finally {
       e.inFlight = false;
     }

@@ -4,8 +4,9 @@
  * post the text and receive the pods.
  *
  * Bounds, per call: `timeoutMs` of the injected clock (default 10 s) and the thread's heap
- * (`maxHeapMb`, default 512 MiB, a worker_threads resource limit). A call that exceeds either
- * resolves with ERR_MANIFEST_TOO_LARGE naming the origin; the thread is terminated and a fresh
+ * (`maxHeapMb`, default 512 MiB, a worker_threads resource limit). A call that exceeds either,
+ * or whose reply cannot be deserialized here ('messageerror'; the decode bounds nesting so this
+ * should not happen), resolves with ERR_MANIFEST_TOO_LARGE naming the origin; the thread is terminated and a fresh
  * one is started for the next call. Decoding is already bounded by the decode budget
  * (manifest-decode.ts); these limits catch what a budget cannot (a YAML merge-key bomb is
  * quadratic in the parser itself).
@@ -202,6 +203,9 @@ export class ThreadManifestDecoder implements ManifestDecoder {
     });
     const t: DecoderThread = { worker, api: wrap<ManifestDecodeApi>(nodeEndpoint(worker)), died };
     void died.then((why) => this.#breach(t, `decoding failed: ${why}`));
+    // A reply the main thread cannot deserialize never reaches comlink: without this the call
+    // would wait out the time limit. The thread answers in order, so it was the oldest call's.
+    worker.on('messageerror', (e: unknown) => this.#breach(t, `the decoder thread's reply could not be deserialized (${e instanceof Error ? e.message : String(e)})`));
     return t;
   }
 
@@ -224,7 +228,9 @@ export class ThreadManifestDecoder implements ManifestDecoder {
       if (this.#inflight.length === 1) this.#arm();
       job.send(t.api).then(
         (settle) => this.#answer(job, t, settle),
-        () => {}, // the thread died: its 'error'/'exit' handler (#breach) settles the call
+        // A reply that arrived but cannot be used (not a decode result): that call fails now.
+        // (A thread that died is settled by its 'error'/'exit' handler; #breach ignores repeats.)
+        (err: unknown) => this.#breach(t, `the decoder thread's reply could not be used (${err instanceof Error ? err.message : String(err)})`),
       );
     }
     const busy = this.#inflight.length > 0;

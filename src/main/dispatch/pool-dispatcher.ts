@@ -51,6 +51,7 @@ import type { PodDispatcher, PodDispatcherEvents } from './pod-dispatcher.js';
 import { shardOf } from './shard-table.js';
 import { UpdateCoalescer } from './update-coalescer.js';
 import { WORKER_HEAP_LIMITS } from './worker-heap-limits.js';
+import { backoffForAttempt } from '../../shared/backoff/exponential-backoff.js';
 
 export interface PoolDispatcherOptions {
   threads: number;
@@ -327,7 +328,7 @@ export class PoolDispatcher implements PodDispatcher {
     }
     s.state = 'attaching';
     // A thread that served and died is replaced at once; repeated failures back off.
-    const delay = wasReady ? 0 : Math.min(POOL_DISPATCHER_DEFAULTS.attachRetryInitialMs * 2 ** s.failures, POOL_DISPATCHER_DEFAULTS.attachRetryMaxMs);
+    const delay = wasReady ? 0 : backoffForAttempt(s.failures, { initialMs: POOL_DISPATCHER_DEFAULTS.attachRetryInitialMs, maxMs: POOL_DISPATCHER_DEFAULTS.attachRetryMaxMs });
     s.failures++;
     if (delay === 0) this.#attach(s);
     else s.retry = this.#clock.setTimer(delay, () => this.#attach(s), { unref: true });

@@ -33,6 +33,7 @@ import type { MirrorPodCreator } from '../apiserver/object-roles.js';
 import type { PodSetSink } from '../../shared/manifest/pod-update.js';
 import { ConfigHashAnnotationKey, ConfigMirrorAnnotationKey } from '../../shared/kubetypes/kubelet-labels.js';
 import type { ApiStatusSink } from '../status/api-status-sync.js';
+import { nextBackoffMs } from '../../shared/backoff/exponential-backoff.js';
 
 /** What the status manager forwards for static pods. */
 export interface StaticStatusSink {
@@ -220,7 +221,7 @@ export class MirrorPodManager implements StaticStatusSink {
   #failed(name: string, what: string, pod: V1Pod, err: unknown): void {
     const error = apiErrorMessage(err);
     const prev = this.#failures.get(name);
-    const backoffMs = prev === undefined ? (this.#d.periodMs ?? MIRROR_DEFAULTS.periodMs) : Math.min(prev.backoffMs * 2, 60_000);
+    const backoffMs = prev === undefined ? (this.#d.periodMs ?? MIRROR_DEFAULTS.periodMs) : nextBackoffMs(prev.backoffMs, { maxMs: 60_000 });
     this.#failures.set(name, { backoffMs, error });
     this.#settling.set(name, { kind: 'failed', untilMs: this.#d.clock.monotonic() + backoffMs });
     if (prev?.error !== error) this.#d.logger.error(`${what}; retrying with backoff`, { ...podFields(pod), error, backoffMs });

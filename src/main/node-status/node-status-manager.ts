@@ -31,6 +31,7 @@ import type { NodeRef, NodeRegistry } from '../apiserver/object-roles.js';
 import { nodeConditions, readyCondition, type NodeCondition, type ReadinessInputs } from './node-conditions.js';
 import type { Taint } from './node-labels.js';
 import { buildNode, buildNodeStatus, changedNodeFields, nodeStatusChanged, type NodeImage, type NodeStaticStatus, type NodeStatus } from './node-status.js';
+import { nextBackoffMs } from '../../shared/backoff/exponential-backoff.js';
 
 export type NodeRegistrationState = 'new' | 'registering' | 'registered' | 'refused' | 'stopped';
 
@@ -139,7 +140,7 @@ export class NodeStatusManager {
         if (signal.aborted) throw signal.reason;
         logger.error('node registration failed; retrying', { node: nodeName, error: apiErrorMessage(err), backoffMs: backoff });
         await this.#d.clock.sleep(backoff, signal);
-        backoff = Math.min(backoff * 2, NODE_STATUS_DEFAULTS.registerBackoffMaxMs);
+        backoff = nextBackoffMs(backoff, { maxMs: NODE_STATUS_DEFAULTS.registerBackoffMaxMs });
       }
     }
   }

@@ -37,6 +37,7 @@ import type { PlegOutbound, PlegStartOptions, RuntimeCounts } from '../../shared
 import { plegHealth, type PlegHealth } from '../../shared/pleg/pleg-health.js';
 import type { ThreadHeapSample } from '../../shared/metrics/thread-heap.js';
 import { WORKER_HEAP_LIMITS } from '../dispatch/worker-heap-limits.js';
+import { nextBackoffMs } from '../../shared/backoff/exponential-backoff.js';
 
 /** One relist as the PLEG thread reported it (observed on the main thread). */
 export interface RelistObservation {
@@ -180,7 +181,7 @@ export function startPleg(o: PlegRunnerOptions): Promise<PlegRunner> {
         spawn(false);
       }
     });
-    delayMs = Math.min(delayMs * 2, backoff.maxMs);
+    delayMs = nextBackoffMs(delayMs, { maxMs: backoff.maxMs });
   };
 
   /** Creates a thread; `standby` ones become the spare, the others the live thread. */

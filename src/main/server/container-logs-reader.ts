@@ -6,6 +6,11 @@
  * across rotation (the path now names another file: the old one is read to its end, then the new
  * one from its start) — until the container stops running or the client goes away.
  *
+ * Only regular files are read (container-logs-open.ts: no FIFO, device or socket, opened without
+ * blocking); a rotation to something else ends the stream. Every read is bounded: at most one
+ * buffer (64 KiB), and without `follow` nothing past the size the file had when it was opened
+ * (a file that grows as fast as it is read cannot keep a plain request going).
+ *
  * Memory is bounded whatever the file size: one read buffer, one carried partial line (capped
  * at MAX_LINE_BYTES; a longer run without a newline is cut there), and a tail search that reads
  * backwards block by block. Writes wait for the sink to drain (a slow client slows the reader,
@@ -20,6 +25,7 @@ import type { LogOptions } from './container-logs-options.js';
 import { parseCriLine, tailStartOffset } from '../../shared/logs/cri-log-lines.js';
 
 export { parseCriLine, tailStartOffset };
+import { openRegularLogFile, type OpenLogResult } from './container-logs-open.js';
 
 export const LOG_READER_DEFAULTS = Object.freeze({ readBytes: 64 * 1024, pollMs: 100, runningCheckMs: 1_000 });
 /** containerd splits at 16 KiB; a header plus that fits easily. Longer runs are cut here. */
@@ -30,8 +36,20 @@ export interface LogSink {
   write(chunk: Buffer): Promise<boolean>;
 }
 
+/** Thrown by readContainerLog when `path` is not a regular file or cannot be opened. */
+export class LogFileError extends Error {
+  override readonly name = 'LogFileError';
+  readonly code: Extract<OpenLogResult, { ok: false }>['code'];
+  constructor(r: Extract<OpenLogResult, { ok: false }>) {
+    super(r.message);
+    this.code = r.code;
+  }
+}
+
 export interface ReadLogOptions {
   path: string;
+  /** `path` already opened by openRegularLogFile (the route opens it before answering 200). */
+  opened?: Extract<OpenLogResult, { ok: true }>;
   options: LogOptions;
   clock: Clock;
   sink: LogSink;
@@ -49,10 +67,14 @@ export async function readContainerLog(o: ReadLogOptions): Promise<void> {
   const runningCheckMs = o.runningCheckMs ?? LOG_READER_DEFAULTS.runningCheckMs;
   const opts = o.options;
   let remaining = opts.limitBytes ?? Number.POSITIVE_INFINITY;
-  let fh = await fs.promises.open(o.path, 'r');
+  const first = o.opened ?? (await openRegularLogFile(o.path));
+  if (!first.ok) throw new LogFileError(first);
+  let fh = first.file;
   try {
-    let ino = (await fh.stat()).ino;
-    let pos = opts.tailLines !== undefined ? await tailStartOffset(fh, (await fh.stat()).size, opts.tailLines) : 0;
+    let ino = first.ino;
+    // Without follow, the read ends where the file ended when it was opened.
+    const endAtOpen = opts.follow ? Number.POSITIVE_INFINITY : first.size;
+    let pos = opts.tailLines !== undefined ? await tailStartOffset(fh, first.size, opts.tailLines) : 0;
     const buf = Buffer.allocUnsafe(LOG_READER_DEFAULTS.readBytes);
     let carry: Buffer = Buffer.alloc(0);
     let lastRunningCheck = Number.NEGATIVE_INFINITY;
@@ -88,7 +110,8 @@ export async function readContainerLog(o: ReadLogOptions): Promise<void> {
 
     for (;;) {
       if (o.signal.aborted) return;
-      const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+      const want = Math.min(buf.length, endAtOpen - pos);
+      const { bytesRead } = want > 0 ? await fh.read(buf, 0, want, pos) : { bytesRead: 0 };
       if (bytesRead > 0) {
         pos += bytesRead;
         let chunk: Buffer = carry.length > 0 ? Buffer.concat([carry, buf.subarray(0, bytesRead)]) : buf.subarray(0, bytesRead);
@@ -113,11 +136,13 @@ export async function readContainerLog(o: ReadLogOptions): Promise<void> {
       if (rotated !== undefined && rotated !== ino) {
         // Rotated (renamed away, a new file opened by the runtime): the old file is read to its
         // end (we are there), continue with the new one from its start.
-        const next = await fs.promises.open(o.path, 'r').catch(() => undefined);
-        if (next !== undefined) {
+        const next = await openRegularLogFile(o.path);
+        // Replaced by something that is not a regular file: what was read is all there is.
+        if (!next.ok && next.code === 'ERR_LOG_NOT_REGULAR') throw new LogFileError(next);
+        if (next.ok) {
           await fh.close();
-          fh = next;
-          ino = (await fh.stat()).ino;
+          fh = next.file;
+          ino = next.ino;
           pos = 0;
           carry = Buffer.alloc(0);
           continue;

@@ -17,6 +17,7 @@ import type { Logger } from '../../shared/logging/logger.js';
 import { PROMETHEUS_TEXT_CONTENT_TYPE } from '../metrics/exposition-text.js';
 import { readOnlyRoutes, sendReply, type ReadOnlySources, type Reply } from './agent-server.js';
 import { parseLogOptions } from './container-logs-options.js';
+import { openRegularLogFile } from './container-logs-open.js';
 import { readContainerLog } from './container-logs-reader.js';
 import { filterFamilies } from './metrics-probes.js';
 import type { ContainerLogSource, PodByNameSource, RunningPodsSource, StatsSource } from './secure-sources.js';
@@ -143,9 +144,13 @@ async function containerLogs(o: KubeletApiRoutesOptions, req: http.IncomingMessa
   if (!spec.some((c) => c.name === container)) return text(404, `container "${container}" not found in pod "${podName}"`);
   const found = await o.logs.locate(pod, container, parsed.options.previous);
   if (!found.ok) return text(400, found.message);
+  // Regular files only, opened without blocking (container-logs-open.ts), before the 200.
+  const opened = await openRegularLogFile(found.logPath);
+  if (!opened.ok) return text(400, opened.message);
 
   res.writeHead(200, { 'content-type': TEXT, 'transfer-encoding': 'chunked', 'x-content-type-options': 'nosniff' });
   if (req.method === 'HEAD') {
+    await opened.file.close().catch(() => {});
     res.end();
     return;
   }
@@ -168,6 +173,7 @@ async function containerLogs(o: KubeletApiRoutesOptions, req: http.IncomingMessa
   try {
     await readContainerLog({
       path: found.logPath,
+      opened,
       options: parsed.options,
       clock: o.clock,
       sink,

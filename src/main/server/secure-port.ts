@@ -62,6 +62,10 @@ export function createSecurePort(d: SecurePortDeps): SecureServer {
       unauthorizedTtlMs: c.authorizationWebhookCacheUnauthorizedTTLMs,
     });
   }
+  if (c.anonymousAuth && c.authorizationMode === 'AlwaysAllow') {
+    // As for a non-loopback read-only port (agent-servers.ts): allowed, but never silently.
+    d.logger.error('--anonymous-auth with --authorization-mode AlwaysAllow: every secure-port endpoint (container logs, pod specs with env values, metrics, stats) is served without credentials to anyone who can reach it; turn anonymous access off or use --authorization-mode Webhook', { address: c.address, port: c.port });
+  }
   const auth = new RequestAuth({ authenticators, anonymous: c.anonymousAuth, authorizer, nodeName: c.nodeName });
   const streamProxy = new StreamProxy({ clock: d.clock, logger: d.logger, idleTimeoutMs: c.streamingConnectionIdleTimeoutMs });
   const routeOptions: KubeletApiRoutesOptions = {
@@ -79,7 +83,7 @@ export function createSecurePort(d: SecurePortDeps): SecureServer {
   };
   const routes = kubeletApiRoutes(routeOptions);
   const upgrades = kubeletApiUpgrades(routeOptions);
-  return createSecureServer({ address: c.address, port: c.port, cert: serving.cert, key: serving.key, clientCA, auth, routes, upgrades, onClose: () => streamProxy.destroy(), logger: d.logger });
+  return createSecureServer({ address: c.address, port: c.port, cert: serving.cert, key: serving.key, clientCA, auth, routes, upgrades, onClose: () => streamProxy.destroy(), logger: d.logger, clock: d.clock });
 }
 
 /** The kubelet's /runningpods/: ready sandboxes with their running containers, as minimal pods. */

@@ -4,9 +4,14 @@
  * given) but not required, and every request authenticated and authorized (auth-chain.ts)
  * before any route (kubelet-api-routes.ts) sees it. No endpoint is reachable without both.
  *
- * Request hygiene as on the read-only port: header size and header time capped; each request's
- * handler gets an AbortSignal that fires when the client goes away (ends a followed log stream).
- * Streams (`follow`) are not subject to the request timeout; everything else is.
+ * Request hygiene: header size capped; headers and request bodies timed
+ * (secure-request-timeouts.ts: a followed log stream is a complete GET and is never cut; the
+ * seam for request streams is `isRequestStream`); connections capped per client address and in
+ * total (secure-connection-limits.ts); the TLS handshake timed. A refused request (401, 403)
+ * is answered with `Connection: close` and its socket ended once the answer is written, so an
+ * unauthenticated client cannot keep a connection by dripping the body it announced. Each
+ * request's handler gets an AbortSignal that fires when the client goes away (ends a followed
+ * log stream).
  *
  * Upgrade requests (exec, attach, port-forward) arrive on the 'upgrade' event with the raw
  * socket: they are authenticated and authorized the same way (nodes/proxy), refused with a raw
@@ -18,11 +23,14 @@
 import https from 'node:https';
 import type net from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import { realClock, type Clock } from '../../shared/clock/clock.js';
 import type { Logger } from '../../shared/logging/logger.js';
 import { refusalOf, type RequestAuth } from './auth-chain.js';
 import type { PeerCertificate, RequestCredentials } from './auth-types.js';
 import type { RouteHandler, UpgradeHandler } from './kubelet-api-routes.js';
 import { writeRawReply } from './raw-reply.js';
+import { CONNECTION_LIMIT_DEFAULTS, enforceConnectionLimits, validateConnectionLimits, type ConnectionLimits } from './secure-connection-limits.js';
+import { armRequestBodyTimer, noRequestStreams, REQUEST_TIMEOUT_DEFAULTS, type RequestStreamPolicy } from './secure-request-timeouts.js';
 import { serverLifecycle, type ServerLifecycle } from './server-lifecycle.js';
 
 export interface SecureServerOptions {
@@ -41,9 +49,21 @@ export interface SecureServerOptions {
   logger: Logger;
   maxHeaderBytes?: number;
   headersTimeoutMs?: number;
+  /** From the end of a request's headers to the end of its body (secure-request-timeouts.ts). */
+  requestBodyTimeoutMs?: number;
+  /** How often node:http checks the header timer. */
+  connectionsCheckingIntervalMs?: number;
+  /** Longest TLS handshake. */
+  handshakeTimeoutMs?: number;
+  /** Connection caps (secure-connection-limits.ts). */
+  limits?: Partial<ConnectionLimits>;
+  /** Requests exempt from the body timer (exec streams, later); default none. */
+  isRequestStream?: RequestStreamPolicy;
+  /** Clock of the body timer (default the real one). */
+  clock?: Clock;
 }
 
-export const SECURE_SERVER_DEFAULTS = Object.freeze({ maxHeaderBytes: 16 * 1024, headersTimeoutMs: 10_000 });
+export const SECURE_SERVER_DEFAULTS = Object.freeze({ maxHeaderBytes: 16 * 1024, ...REQUEST_TIMEOUT_DEFAULTS, handshakeTimeoutMs: 10_000 });
 
 /** listen() once, close() gracefully, destroy() now (server-lifecycle.ts). */
 export type SecureServer = ServerLifecycle;
@@ -64,6 +84,10 @@ export function createSecureServer(o: SecureServerOptions): SecureServer {
     if (o[k] === undefined || o[k] === null) throw new TypeError(`createSecureServer: ${k} is required`);
   }
   const log = o.logger;
+  const limits = validateConnectionLimits({ ...CONNECTION_LIMIT_DEFAULTS, ...o.limits });
+  const clock = o.clock ?? realClock;
+  const bodyTimeoutMs = o.requestBodyTimeoutMs ?? SECURE_SERVER_DEFAULTS.requestBodyTimeoutMs;
+  const isRequestStream = o.isRequestStream ?? noRequestStreams;
   const streams = new Set<AbortController>();
   const server = https.createServer(
     {
@@ -75,10 +99,21 @@ export function createSecureServer(o: SecureServerOptions): SecureServer {
       ...(o.clientCA !== undefined ? { ca: o.clientCA } : {}),
       maxHeaderSize: o.maxHeaderBytes ?? SECURE_SERVER_DEFAULTS.maxHeaderBytes,
       headersTimeout: o.headersTimeoutMs ?? SECURE_SERVER_DEFAULTS.headersTimeoutMs,
-      // Followed log streams last as long as the client wants; idle sockets still time out.
+      connectionsCheckingInterval: o.connectionsCheckingIntervalMs ?? SECURE_SERVER_DEFAULTS.connectionsCheckingIntervalMs,
+      handshakeTimeout: o.handshakeTimeoutMs ?? SECURE_SERVER_DEFAULTS.handshakeTimeoutMs,
+      // node:http's requestTimeout has no per-request exemption; the body timer below has one.
       requestTimeout: 0,
     },
     (req, res) => {
+      armRequestBodyTimer(req, {
+        clock,
+        timeoutMs: bodyTimeoutMs,
+        isStream: isRequestStream,
+        onExpired: () => {
+          log.v(2).info('secure port: request body not received in time; closing the connection', { timeoutMs: bodyTimeoutMs });
+          req.socket.destroy();
+        },
+      });
       const ac = new AbortController();
       streams.add(ac);
       res.once('close', () => {
@@ -94,8 +129,9 @@ export function createSecureServer(o: SecureServerOptions): SecureServer {
             const r = refusalOf(outcome);
             if (outcome.kind === 'unauthenticated') log.v(2).info('unauthenticated request', { path, reason: outcome.reason });
             else log.v(2).info(outcome.kind === 'forbidden' ? 'Forbidden' : 'Authorization error', { path, user: outcome.attrs.user.name, verb: outcome.attrs.verb, subresource: outcome.attrs.subresource, reason: outcome.reason });
-            res.writeHead(r.status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(r.body)), 'x-content-type-options': 'nosniff' });
-            res.end(r.body);
+            // The unread body must not hold the connection: close it once the answer is out.
+            res.writeHead(r.status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(r.body)), 'x-content-type-options': 'nosniff', connection: 'close' });
+            res.end(r.body, () => req.socket.destroySoon());
             return;
           }
           await o.routes(req, res, ac.signal);
@@ -136,6 +172,7 @@ export function createSecureServer(o: SecureServerOptions): SecureServer {
     else socket.destroy();
   });
   server.on('tlsClientError', () => {});
+  enforceConnectionLimits(server, limits, (address, why) => log.v(2).info('secure port: connection refused over the cap', { address, cap: why, maxConnectionsPerClient: limits.maxConnectionsPerClient, maxConnections: limits.maxConnections }));
 
   return serverLifecycle(server, o.port, o.address, {
     abortStreams: () => {

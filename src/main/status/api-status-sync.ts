@@ -37,6 +37,7 @@ import type { PodDeleter, PodRef, PodStatusWriter } from '../apiserver/api-roles
 import type { RequestPriority, RequestThrottle } from '../apiserver/token-bucket.js';
 import { changedFields, isTerminalPhaseName, normalizeStatus, phaseOf, statusUnchanged, type ApiPodStatus } from './status-normalize.js';
 import { statusPatchBody, withOwnedConditions } from './status-patch.js';
+import { nextBackoffMs } from '../../shared/backoff/exponential-backoff.js';
 
 /** What the status manager forwards for API pods. */
 export interface ApiStatusSink {
@@ -329,7 +330,7 @@ export class ApiStatusSync implements ApiStatusSink {
     if (this.#pausedUntilMs <= now) {
       this.#pausedUntilMs = now + this.#backoffMs;
       this.#d.logger.error(what, { ...podFields(rec.pod), error: apiErrorMessage(err), backoffMs: this.#backoffMs });
-      this.#backoffMs = Math.min(this.#backoffMs * 2, API_STATUS_SYNC_DEFAULTS.backoffMaxMs);
+      this.#backoffMs = nextBackoffMs(this.#backoffMs, { maxMs: API_STATUS_SYNC_DEFAULTS.backoffMaxMs });
     }
   }
 }

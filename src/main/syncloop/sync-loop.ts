@@ -14,6 +14,7 @@ import type { Logger } from '../../shared/logging/logger.js';
 import type { ProbeUpdate } from '../../shared/protocol/probe-update.js';
 import type { PodLifecycleEvent } from '../../shared/pleg/pod-lifecycle-event.js';
 import type { PodLifecycle } from './pod-lifecycle.js';
+import { nextBackoffMs } from '../../shared/backoff/exponential-backoff.js';
 
 export interface ConfigUpdateSource {
   waitReady(signal?: AbortSignal): Promise<void>;
@@ -98,7 +99,7 @@ export class SyncLoop {
         if (errors.length > 0) {
           this.#d.logger.error('skipping pod synchronization: container runtime not ready', { errors: errors.join('; '), backoffMs: backoff });
           await clock.sleep(backoff, signal).catch(() => {});
-          backoff = Math.min(backoff * 2, SYNC_LOOP_DEFAULTS.maxBackoffMs);
+          backoff = nextBackoffMs(backoff, { maxMs: SYNC_LOOP_DEFAULTS.maxBackoffMs });
           this.#lastIterationMs = clock.monotonic();
           continue;
         }

@@ -5,9 +5,9 @@
  *     (net.Socket, own frame codec and HPACK decoder; ~15–20 µs of client CPU per call against
  *     ~145–155 µs on grpc-js, issue 15);
  *   - 'grpc-js' (unary-transport-grpc-js.ts): a @grpc/grpc-js channel driven below its Client layer.
- * The one server-streaming call, GetContainerEvents, always uses grpc-js; on 'h2' that channel
- * is created on first use. One instance owns its connection(s); it is cheap enough to create
- * one per worker thread, which is how shardlet uses it.
+ * No streaming call: the agent has no evented PLEG (GetContainerEvents has no user). One
+ * instance owns its connection(s); it is cheap enough to create one per worker thread, which is
+ * how shardlet uses it.
  *
  * Every call: a deadline (2 min default like the kubelet's --runtime-request-timeout, 4 min for
  * image pulls), cancellation by AbortSignal, gRPC status translated once into CriError, and the
@@ -16,7 +16,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { clampTimerMs, realClock, realRandom } from '../clock/clock.js';
 import type { Clock, Random } from '../clock/clock.js';
-import { CriError, criErrorFromGrpc } from './cri-errors.js';
+import { CriError } from './cri-errors.js';
 import { buildUnaryMethods, operationOf } from './cri-methods.js';
 import type { UnaryMethod } from './cri-methods.js';
 import { CRI_FLOW_CONTROL_WINDOW, loadCriProto, MAX_MESSAGE_BYTES } from './cri-proto.js';
@@ -78,10 +78,7 @@ export function normalizeEndpoint(endpoint: string): string {
 export class CriClient implements RuntimeService, ContainerLogService, ImageService, StreamingService {
   readonly endpoint: string;
   readonly transport: CriTransport;
-  /**
-   * The grpc-js client (its channel carries unary calls on 'grpc-js', GetContainerEvents on
-   * both): created in the constructor on 'grpc-js', on first use on 'h2'.
-   */
+  /** The grpc-js client whose channel carries the unary calls on 'grpc-js' (none on 'h2'). */
   #grpc: grpc.Client | null = null;
   readonly #unaryTransport: UnaryTransport;
   readonly #methods: ReadonlyMap<string, UnaryMethod>;
@@ -295,26 +292,6 @@ export class CriClient implements RuntimeService, ContainerLogService, ImageServ
   async listPodSandboxStats(opts?: CallOptions): Promise<T.PodSandboxStats[]> {
     const res = await this.#rt<{ stats: T.PodSandboxStats[] }>('ListPodSandboxStats', {}, opts);
     return res.stats;
-  }
-
-  getContainerEvents(handlers: { onEvent: (ev: T.ContainerEventResponse) => void; onError: (err: Error) => void; onEnd?: () => void }): { cancel(): void } {
-    if (this.#closed) throw new CriError('ERR_CRI_UNAVAILABLE', 'GetContainerEvents', 'GetContainerEvents: Channel has been shut down');
-    const runtime = this.#grpcClient();
-    const fn = (runtime as unknown as Record<string, (req: unknown) => grpc.ClientReadableStream<T.ContainerEventResponse>>)['GetContainerEvents'];
-    if (!fn) throw new CriError('ERR_CRI_UNIMPLEMENTED', 'GetContainerEvents', 'not in proto');
-    const stream = fn.call(runtime, {});
-    let cancelled = false;
-    stream.on('data', (ev: T.ContainerEventResponse) => handlers.onEvent(ev));
-    stream.on('error', (err: unknown) => {
-      if (!cancelled) handlers.onError(criErrorFromGrpc('GetContainerEvents', err));
-    });
-    stream.on('end', () => handlers.onEnd?.());
-    return {
-      cancel: () => {
-        cancelled = true;
-        stream.cancel();
-      },
-    };
   }
 
   // ---- ImageService --------------------------------------------------------------------

@@ -1,13 +1,17 @@
 /**
  * Protobuf base-128 varints, for the CRI client's wire-level helpers that read or write a few
- * fields without a full decode (cri-list-memo.ts, sandbox-config-wire.ts). Any thread.
+ * fields without a full decode (cri-list-memo.ts, sandbox-config-wire.ts) and the pod cache's
+ * entry codec (pod-status-codec.ts, the same encoding). Pure, any thread.
  */
 
-/** Reads a varint at `pos`; returns [value, next] or null when malformed (> 32 bits, truncated). */
-export function readVarint32(buf: Buffer, pos: number): [number, number] | null {
+/**
+ * Reads a varint at `pos`, not past `end` (default the buffer's end); returns [value, next] or
+ * null when malformed (> 32 bits, truncated).
+ */
+export function readVarint32(buf: Uint8Array, pos: number, end = buf.length): [number, number] | null {
   let value = 0;
   for (let shift = 0; shift < 35; shift += 7) {
-    if (pos >= buf.length) return null;
+    if (pos >= end) return null;
     const b = buf[pos++] as number;
     value += (b & 0x7f) * 2 ** shift;
     if (b < 0x80) return value > 0xffffffff ? null : [value, pos];

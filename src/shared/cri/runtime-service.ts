@@ -4,7 +4,6 @@
  * the agent does is readable as CRI calls.
  */
 import type {
-  ContainerEventResponse,
   Container,
   ContainerFilter,
   ContainerStats,
@@ -57,12 +56,6 @@ export interface RuntimeService {
   execSync(req: ExecSyncRequest, opts?: CallOptions): Promise<ExecSyncResponse>;
   listContainerStats(opts?: CallOptions): Promise<ContainerStats[]>;
   listPodSandboxStats(opts?: CallOptions): Promise<PodSandboxStats[]>;
-  /** Server stream; the returned handle's `cancel()` ends it. Errors arrive as CriError. */
-  getContainerEvents(handlers: {
-    onEvent: (ev: ContainerEventResponse) => void;
-    onError: (err: Error) => void;
-    onEnd?: () => void;
-  }): { cancel(): void };
 }
 
 /**

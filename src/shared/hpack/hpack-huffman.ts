@@ -14,7 +14,7 @@
  */
 
 /** RFC 7541 Appendix B: the code of each symbol 0–255, right-aligned in `HUFFMAN_LENGTHS` bits. */
-const HUFFMAN_CODES: readonly number[] = [
+export const HUFFMAN_CODES: readonly number[] = [
   0x1ff8, 0x7fffd8, 0xfffffe2, 0xfffffe3, 0xfffffe4, 0xfffffe5, 0xfffffe6, 0xfffffe7,
   0xfffffe8, 0xffffea, 0x3ffffffc, 0xfffffe9, 0xfffffea, 0x3ffffffd, 0xfffffeb, 0xfffffec,
   0xfffffed, 0xfffffee, 0xfffffef, 0xffffff0, 0xffffff1, 0xffffff2, 0x3ffffffe, 0xffffff3,
@@ -49,7 +49,7 @@ const HUFFMAN_CODES: readonly number[] = [
   0x7ffffeb, 0xffffffe, 0x7ffffec, 0x7ffffed, 0x7ffffee, 0x7ffffef, 0x7fffff0, 0x3ffffee,];
 
 /** RFC 7541 Appendix B: the code length in bits of each symbol 0–255 (5–30). */
-const HUFFMAN_LENGTHS: readonly number[] = [
+export const HUFFMAN_LENGTHS: readonly number[] = [
   13, 23, 28, 28, 28, 28, 28, 28,
   28, 24, 30, 28, 28, 30, 28, 28,
   28, 28, 28, 28, 28, 28, 30, 28,

@@ -5,6 +5,9 @@
  *
  *   manifests/web.yaml: spec.containers[1].name: Required value
  *
+ * The agent's own flag and config-file errors (agent-config.ts) are ConfigErrors too, code
+ * ERR_AGENT_CONFIG: one class for every configuration problem, told apart by code.
+ *
  * These errors are data: sources report them through an injected callback/logger and carry on;
  * one bad manifest never disturbs the pods of another. Callers test `code`, never `message`.
  */
@@ -29,7 +32,9 @@ export type ConfigErrorCode =
    */
   | 'ERR_MANIFEST_TOO_LARGE'
   /** A source or merger was constructed with bad options. */
-  | 'ERR_CONFIG_OPTION';
+  | 'ERR_CONFIG_OPTION'
+  /** The agent's flags or config file are invalid (the message names the flag); exit code 2. */
+  | 'ERR_AGENT_CONFIG';
 
 export interface ConfigErrorWire {
   code: string;

@@ -21,6 +21,7 @@
  * The stamp comes from that same fstat, so it describes the bytes read.
  */
 import fs from 'node:fs';
+import { REGULAR_FILE_OPEN_FLAGS } from '../fs/regular-file.js';
 import { ConfigError } from './config-errors.js';
 import { manifestDigest } from './manifest-digest.js';
 import { podsFromManifest, type ManifestContext, type ManifestResult } from './manifest-pods.js';
@@ -90,7 +91,7 @@ export function readAndDecodeFile(req: FileDecodeRequest): FileDecodeResult {
     const st = fs.statSync(req.file);
     if (!st.isFile()) return { kind: 'not-file' };
     if (st.size > req.maxBytes) return { kind: 'too-large', size: st.size };
-    fd = fs.openSync(req.file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOCTTY);
+    fd = fs.openSync(req.file, REGULAR_FILE_OPEN_FLAGS);
   } catch (e) {
     return openFailure(req.file, e);
   }

@@ -16,6 +16,10 @@
  *   were written out without aliases and stops at the budget with one error: nothing is built
  *   beyond it, so no later step (cloning, hashing, sending to another thread) ever sees the
  *   expansion.
+ * - Nesting is bounded: a value deeper than {@link MAX_DECODE_DEPTH} levels below the document
+ *   root (in practice a free-form field such as `metadata.managedFields[].fieldsV1`) is an error
+ *   naming the field and the bound. Nothing deeper is kept, so no reply that crosses a thread
+ *   (structured clone, whose deserializer recurses) and no later walk ever meets deep nesting.
  *
  * Never throws. The result is plain data (objects, arrays, strings, numbers, booleans, Dates).
  */
@@ -52,8 +56,20 @@ const ARRAY_PREFIX = 'Array<';
 const MAP_PREFIX = '{ [key: string]: ';
 const MAP_SUFFIX = '; }';
 
+/**
+ * Deepest nesting accepted, in levels below the document root. The v1 Pod model itself needs
+ * about ten; the rest is headroom for free-form fields. The API server's own JSON limit is far
+ * higher, but a node agent has no use for more and every consumer of the result recurses.
+ */
+export const MAX_DECODE_DEPTH = 100;
+
 /** Thrown (internally only) when the budget runs out; caught in {@link decodeTypedPod}. */
 class BudgetExhausted extends Error {}
+
+/** Thrown (internally only) by the free-form walk past {@link MAX_DECODE_DEPTH}; caught in value(). */
+class NestingTooDeep extends Error {}
+
+const TOO_DEEP = `must not be nested deeper than ${MAX_DECODE_DEPTH} levels`;
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   if (typeof v !== 'object' || v === null || Array.isArray(v) || ArrayBuffer.isView(v) || v instanceof Date) return false;
@@ -107,10 +123,14 @@ class Walker {
     return undefined;
   }
 
-  /** Decodes `v` as `type`; undefined when absent or wrong (the error is recorded). */
-  value(v: unknown, type: string, format: string, field: string): unknown {
+  /**
+   * Decodes `v` as `type`; undefined when absent or wrong (the error is recorded). `depth`: the
+   * levels above `v` (0 for the document).
+   */
+  value(v: unknown, type: string, format: string, field: string, depth = 0): unknown {
     if (v === undefined || v === null) return undefined;
     this.#spend(typeof v === 'string' ? v.length : 0);
+    if (depth > MAX_DECODE_DEPTH) return void this.errs.push(fieldErr.invalid(field, '<nested value>', TOO_DEEP));
     if (type.startsWith(ARRAY_PREFIX)) {
       const sub = type.slice(ARRAY_PREFIX.length, -1);
       if (!Array.isArray(v)) return this.#wrongType(field, v, 'a list');
@@ -123,7 +143,7 @@ class Walker {
           this.errs.push(fieldErr.invalid(`${field}[${i}]`, null, `must be ${sub === 'string' ? 'a string' : 'an object'}, not null`));
           continue;
         }
-        out.push(this.value(item, sub, format, `${field}[${i}]`));
+        out.push(this.value(item, sub, format, `${field}[${i}]`, depth + 1));
       }
       return out;
     }
@@ -135,7 +155,7 @@ class Walker {
         this.#spend(k.length);
         // `key:` with no value is null; Go decodes it into a string map as "".
         if ((v[k] === null || v[k] === undefined) && sub === 'string') out[k] = '';
-        const d = this.value(v[k], sub, format, keyPath(field, k));
+        const d = this.value(v[k], sub, format, keyPath(field, k), depth + 1);
         if (d !== undefined) out[k] = d;
       }
       return out;
@@ -155,10 +175,15 @@ class Walker {
         return this.#wrongType(field, v, 'an integer or a string');
       case 'any':
         // Free-form (only in fields shardlet does not use); kept as parsed, counted by size.
-        this.#countAny(v);
+        try {
+          this.#countAny(v, depth);
+        } catch (e) {
+          if (e instanceof NestingTooDeep) return void this.errs.push(fieldErr.invalid(field, '<nested value>', TOO_DEEP));
+          throw e;
+        }
         return v;
       default:
-        return this.#model(v, type, field);
+        return this.#model(v, type, field, depth);
     }
   }
 
@@ -183,13 +208,14 @@ class Walker {
     return d;
   }
 
-  #countAny(v: unknown): void {
+  #countAny(v: unknown, depth: number): void {
     if (typeof v === 'string') return this.#spend(v.length);
-    if (Array.isArray(v)) for (const x of v) this.#spend(0), this.#countAny(x);
-    else if (isPlainObject(v)) for (const [k, x] of Object.entries(v)) this.#spend(k.length), this.#countAny(x);
+    if (depth > MAX_DECODE_DEPTH && typeof v === 'object' && v !== null) throw new NestingTooDeep();
+    if (Array.isArray(v)) for (const x of v) this.#spend(0), this.#countAny(x, depth + 1);
+    else if (isPlainObject(v)) for (const [k, x] of Object.entries(v)) this.#spend(k.length), this.#countAny(x, depth + 1);
   }
 
-  #model(v: unknown, type: string, field: string): Record<string, unknown> | undefined {
+  #model(v: unknown, type: string, field: string, depth: number): Record<string, unknown> | undefined {
     const attrs = attributesOf(type);
     if (attrs === undefined) {
       // A type the generated models do not describe: keep nothing rather than guess.
@@ -199,7 +225,7 @@ class Walker {
     const out: Record<string, unknown> = {};
     for (const a of attrs) {
       if (!Object.hasOwn(v, a.baseName)) continue;
-      const d = this.value(v[a.baseName], a.type, a.format, field === '' ? a.baseName : `${field}.${a.baseName}`);
+      const d = this.value(v[a.baseName], a.type, a.format, field === '' ? a.baseName : `${field}.${a.baseName}`, depth + 1);
       if (d !== undefined) out[a.name] = d;
     }
     return out;

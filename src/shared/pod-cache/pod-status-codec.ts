@@ -16,6 +16,7 @@ import type { ContainerState, PodSandboxState } from '../cri/cri-types.js';
 import type { WireError } from '../cri/cri-errors.js';
 import { CacheError } from './pod-cache-errors.js';
 import type { RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus } from './runtime-pod-status.js';
+import { readVarint32 } from '../cri/protobuf-varint.js';
 
 export const CODEC_VERSION = 1;
 
@@ -136,13 +137,10 @@ export function decodeEntry(buf: Buffer, len: number): { status: RuntimePodStatu
   };
   const u8 = (): number => (pos < len ? (buf[pos++] ?? 0) : fail('truncated'));
   const uint = (): number => {
-    let v = 0;
-    for (let shift = 0; shift < 35; shift += 7) {
-      const b = u8();
-      v += (b & 0x7f) * 2 ** shift;
-      if (b < 0x80) return v;
-    }
-    return fail('varint too long');
+    const r = readVarint32(buf, pos, len);
+    if (r === null) return fail('malformed or truncated varint');
+    pos = r[1];
+    return r[0];
   };
   const str = (): string => {
     const n = uint();

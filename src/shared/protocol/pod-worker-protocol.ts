@@ -253,6 +253,8 @@ export interface PodWorkerThreadConfig {
   podCgroups?: PodCgroupSettings;
   /** The machine's memory capacity (bytes), for the containers' oom_score_adj. */
   memoryCapacityBytes?: number;
+  /** Node allocatable memory in bytes (bounds memory-medium emptyDirs); unset: os.totalmem(). */
+  nodeAllocatableMemoryBytes?: number;
 }
 
 /** The same update as a full sync: without `plegOnly` (another reason to sync joined it). */

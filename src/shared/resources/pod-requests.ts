@@ -1,42 +1,12 @@
 /**
  * A pod's effective resource requests, as the scheduler and the kubelet's admission compute them
- * (k8s.io/component-helpers/resource `PodRequests`):
- *
- *   app     = Σ requests of regular containers
- *   sidecar = Σ requests of restartable init containers (restartPolicy: Always), which keep
- *             running next to the app containers
- *   init    = max over regular init containers i of (request_i + Σ sidecars started before i)
- *   pod     = max(app + sidecar, init) + spec.overhead
- *
- * Pod-level resources (spec.resources.requests, the PodLevelResources feature) replace the
- * container sum for the resources they name. Invalid quantities count as 0 (manifests are
- * validated before they get here).
+ * (k8s.io/component-helpers/resource `PodRequests`). The formula lives in
+ * src/shared/resources/pod-resource-totals.ts (worker threads need the pod's limits from it).
  */
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
-import { parseQuantity, milliValue, unitValue } from './quantity.js';
+import { podResourceTotals, resourceAmounts, ZERO_RESOURCES, type ResourceAmounts } from './pod-resource-totals.js';
 
-/** cpu in millicores, memory and ephemeral-storage in bytes. */
-export interface ResourceAmounts {
-  cpuMillis: number;
-  memoryBytes: number;
-  ephemeralStorageBytes: number;
-}
-
-export const ZERO_RESOURCES: Readonly<ResourceAmounts> = Object.freeze({ cpuMillis: 0, memoryBytes: 0, ephemeralStorageBytes: 0 });
-
-type ResourceList = Readonly<Record<string, unknown>> | undefined;
-
-/** Reads cpu/memory/ephemeral-storage from a resource list (requests or limits). */
-export function resourceAmounts(list: ResourceList): ResourceAmounts {
-  const cpu = parseQuantity(list?.['cpu']);
-  const mem = parseQuantity(list?.['memory']);
-  const eph = parseQuantity(list?.['ephemeral-storage']);
-  return {
-    cpuMillis: cpu === undefined ? 0 : Math.max(0, milliValue(cpu)),
-    memoryBytes: mem === undefined ? 0 : Math.max(0, unitValue(mem)),
-    ephemeralStorageBytes: eph === undefined ? 0 : Math.max(0, unitValue(eph)),
-  };
-}
+export { resourceAmounts, ZERO_RESOURCES, type ResourceAmounts } from './pod-resource-totals.js';
 
 function add(a: ResourceAmounts, b: ResourceAmounts): ResourceAmounts {
   return { cpuMillis: a.cpuMillis + b.cpuMillis, memoryBytes: a.memoryBytes + b.memoryBytes, ephemeralStorageBytes: a.ephemeralStorageBytes + b.ephemeralStorageBytes };
@@ -50,37 +20,9 @@ function max(a: ResourceAmounts, b: ResourceAmounts): ResourceAmounts {
   };
 }
 
-function containerRequests(c: V1Container): ResourceAmounts {
-  return resourceAmounts(c.resources?.requests);
-}
-
-/** The pod's effective requests (see the module comment for the formula). */
+/** The pod's effective requests (pod-resource-totals.ts has the formula). */
 export function podRequests(pod: V1Pod): ResourceAmounts {
-  const spec = pod.spec;
-  if (spec === undefined) return { ...ZERO_RESOURCES };
-  let app: ResourceAmounts = { ...ZERO_RESOURCES };
-  for (const c of spec.containers ?? []) app = add(app, containerRequests(c));
-  let sidecars: ResourceAmounts = { ...ZERO_RESOURCES };
-  let init: ResourceAmounts = { ...ZERO_RESOURCES };
-  for (const c of spec.initContainers ?? []) {
-    const r = containerRequests(c);
-    if (c.restartPolicy === 'Always') {
-      sidecars = add(sidecars, r);
-      init = max(init, sidecars);
-    } else {
-      init = max(init, add(r, sidecars));
-    }
-  }
-  let total = max(add(app, sidecars), init);
-  const podLevel = spec.resources?.requests;
-  if (podLevel !== undefined) {
-    const pl = resourceAmounts(podLevel);
-    if (podLevel['cpu'] !== undefined) total = { ...total, cpuMillis: pl.cpuMillis };
-    if (podLevel['memory'] !== undefined) total = { ...total, memoryBytes: pl.memoryBytes };
-    if (podLevel['ephemeral-storage'] !== undefined) total = { ...total, ephemeralStorageBytes: pl.ephemeralStorageBytes };
-  }
-  if (spec.overhead !== undefined) total = add(total, resourceAmounts(spec.overhead));
-  return total;
+  return podResourceTotals(pod, 'requests');
 }
 
 /**

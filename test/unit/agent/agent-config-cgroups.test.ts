@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError, parseAgentConfig, type AgentConfig } from '../../../src/main/agent/agent-config.js';
+import { parseAgentConfig, type AgentConfig } from '../../../src/main/agent/agent-config.js';
+import { ConfigError } from '../../../src/shared/manifest/config-errors.js';
 
 const BASE = ['--pod-manifest-path', '/m'];
 const files: Record<string, string> = {

@@ -4,7 +4,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseAgentConfig, ConfigError, type AgentConfig } from '../../../src/main/agent/agent-config.js';
+import { parseAgentConfig, type AgentConfig } from '../../../src/main/agent/agent-config.js';
+import { ConfigError } from '../../../src/shared/manifest/config-errors.js';
 
 const BASE = ['--pod-manifest-path', '/tmp/manifests'];
 

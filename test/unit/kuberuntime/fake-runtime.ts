@@ -240,10 +240,7 @@ export class FakeRuntime implements RuntimeService, ImageService {
   async listPodSandboxStats(): Promise<PodSandboxStats[]> {
     return [];
   }
-  getContainerEvents(h: { onError: (err: Error) => void }): { cancel(): void } {
-    queueMicrotask(() => h.onError(new CriError('ERR_CRI_UNIMPLEMENTED', 'GetContainerEvents', 'not implemented')));
-    return { cancel: () => {} };
-  }
+
 
   // ---- ImageService -----------------------------------------------------------------------
 

@@ -199,8 +199,4 @@ export class FakeRuntime implements RuntimeService {
   execSync() { return this.#unimplemented('ExecSync'); }
   listContainerStats() { return this.#unimplemented('ListContainerStats'); }
   listPodSandboxStats() { return this.#unimplemented('ListPodSandboxStats'); }
-  getContainerEvents(handlers: { onError: (err: Error) => void }): { cancel(): void } {
-    queueMicrotask(() => handlers.onError(new CriError('ERR_CRI_UNIMPLEMENTED', 'GetContainerEvents', 'not faked')));
-    return { cancel: () => {} };
-  }
 }

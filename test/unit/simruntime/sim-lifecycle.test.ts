@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { isNotFound, type CriError } from '../../../src/shared/cri/cri-errors.js';
 import { within } from '../../harness/poll.js';
 import { containerConfig, runPod, sandboxConfig, startHarness } from './sim-harness.js';
+import { subscribeContainerEvents } from './sim-events-client.js';
 
 const code = (e: unknown): string => (e as CriError).code;
 
@@ -197,7 +198,7 @@ test('GetContainerEvents streams created/started/stopped/deleted in order', asyn
     let wanted = Infinity;
     let gotAll: () => void = () => {};
     const allEvents = new Promise<void>((resolve) => (gotAll = resolve));
-    const sub = h.client.getContainerEvents({
+    const sub = subscribeContainerEvents(h.rt.endpoint, {
       onEvent: (ev) => {
         events.push(`${ev.containerEventType}:${ev.containerId.slice(0, 6)}`);
         if (events.length >= wanted) gotAll();
@@ -225,7 +226,7 @@ test('GetContainerEvents streams created/started/stopped/deleted in order', asyn
 test('GetContainerEvents is UNIMPLEMENTED when disabled (containerd 1.6.20)', async () => {
   const h = await startHarness({ containerEvents: false });
   try {
-    const err = await new Promise<Error>((resolve) => h.client.getContainerEvents({ onEvent: () => {}, onError: resolve }));
+    const err = await new Promise<Error>((resolve) => subscribeContainerEvents(h.rt.endpoint, { onEvent: () => {}, onError: resolve }));
     assert.equal(code(err), 'ERR_CRI_UNIMPLEMENTED');
   } finally {
     await h.close();

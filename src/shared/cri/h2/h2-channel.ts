@@ -16,6 +16,7 @@
  * `waitForReady` keeps dialling through the backoff until the channel is ready or its time is up.
  */
 import type { Clock, Random, TimerHandle } from '../../clock/clock.js';
+import { jitteredMs, nextBackoffMs } from '../../backoff/exponential-backoff.js';
 import { GrpcCode } from './grpc-codes.js';
 import { H2Connection } from './h2-connection.js';
 import type { H2ConnectionEvents } from './h2-connection.js';
@@ -130,6 +131,7 @@ export class H2Channel implements H2ConnectionEvents {
       events: this,
       recvWindow: o.recvWindow,
       monotonic: () => o.clock.monotonic(),
+      setTimer: (ms, fn) => o.clock.setTimer(ms, fn, { unref: true }),
       ...(o.maxStreamId === undefined ? {} : { maxStreamId: o.maxStreamId }),
     });
     this.#conn = conn;
@@ -192,9 +194,8 @@ export class H2Channel implements H2ConnectionEvents {
     if (!wasReady) {
       // A failed dial: back off; the calls that waited for it fail like grpc-js's in TRANSIENT_FAILURE.
       this.#lastError = reason;
-      const jitter = 1 + BACKOFF_JITTER * (2 * this.#opts.random() - 1);
-      this.#retryAt = this.#opts.clock.monotonic() + this.#backoffMs * jitter;
-      this.#backoffMs = Math.min(this.#backoffMs * BACKOFF_MULTIPLIER, this.#opts.backoff.maxMs);
+      this.#retryAt = this.#opts.clock.monotonic() + jitteredMs(this.#backoffMs, BACKOFF_JITTER, this.#opts.random);
+      this.#backoffMs = nextBackoffMs(this.#backoffMs, { factor: BACKOFF_MULTIPLIER, maxMs: this.#opts.backoff.maxMs });
       for (const c of queued) c.complete(GrpcCode.UNAVAILABLE, `No connection established to the runtime: ${reason}`);
       this.#kick();
       return;

@@ -16,8 +16,20 @@
  * Flow control: this side advertises `recvWindow` for every stream and the connection and
  * returns consumed octets with WINDOW_UPDATE once half of a window is used; it sends DATA only
  * within the peer's windows and queues the rest of a body until WINDOW_UPDATE.
+ *
+ * A peer that does not read (invariants that keep this side's memory bounded whatever it does):
+ * - Control frames this side writes in reply to the peer's (PING and SETTINGS ACKs,
+ *   WINDOW_UPDATE, RST_STREAM) go through #writeControl. While the socket needs draining, reading
+ *   stops (the peer gets no more replies to queue than one read held) and each reply written is
+ *   counted; past MAX_UNFLUSHED_CONTROL_REPLIES (nghttp2's max outbound ACK, which node:http2's
+ *   flood protection rests on) the connection ends with GOAWAY ENHANCE_YOUR_CALM. 'drain'
+ *   resets the count and resumes reading.
+ * - Writes stalled (the socket needing a drain) for WRITE_STALL_TIMEOUT_MS end the connection.
+ * - Ending a connection never waits on a peer that does not read: with unflushed bytes the
+ *   socket is destroyed at once, and a closed connection reads nothing more.
  */
 import net from 'node:net';
+import type { TimerHandle } from '../../clock/clock.js';
 import { HpackDecoder } from '../../hpack/hpack-decoder.js';
 import type { HeaderList } from '../../hpack/hpack-decoder.js';
 import { GrpcCode } from './grpc-codes.js';
@@ -60,7 +72,15 @@ export interface H2ConnectionOptions {
   monotonic: () => number;
   /** Highest stream id to use before draining (tests lower it; default 2^31 - 1). */
   maxStreamId?: number;
+  /** Timers (the channel's clock) for the write-stall timeout; absent: no stall timeout. */
+  setTimer?: (ms: number, fn: () => void) => TimerHandle;
 }
+
+/** Control-frame replies written while the socket needs draining, before ENHANCE_YOUR_CALM. */
+export const MAX_UNFLUSHED_CONTROL_REPLIES = 1000;
+
+/** How long writes may stay blocked on a peer that does not read before the connection ends. */
+export const WRITE_STALL_TIMEOUT_MS = 20_000;
 
 /** The connection's one read buffer (a socket read fills at most this much). */
 const READ_BUFFER_BYTES = 64 * 1024;
@@ -94,8 +114,16 @@ export class H2Connection implements FrameSink, H2CallCarrier {
   /** Gathers HEADERS + CONTINUATION into header blocks. */
   readonly #blocks = new HeaderBlockAssembler(MAX_HEADER_BLOCK_BYTES);
   #closeReason = '';
+  /** Control replies written since the socket last drained (see the module comment). */
+  #unflushedReplies = 0;
+  /** Reading stopped until 'drain' (replies cannot be written). */
+  #readPaused = false;
+  readonly #setTimer: H2ConnectionOptions['setTimer'];
+  /** Armed while writes are blocked; ends the connection when it fires. */
+  #stallTimer: TimerHandle | undefined;
 
   constructor(opts: H2ConnectionOptions) {
+    this.#setTimer = opts.setTimer;
     this.#events = opts.events;
     this.#recvWindow = opts.recvWindow;
     this.#connRecvAvail = opts.recvWindow;
@@ -112,6 +140,7 @@ export class H2Connection implements FrameSink, H2CallCarrier {
     socket.unref();
     this.#writer = new H2RequestWriter(socket);
     socket.on('connect', () => this.#onConnect());
+    socket.on('drain', () => this.#onDrain());
     socket.on('error', (err: Error) => this.#teardown(`socket error: ${err.message}`));
     socket.on('close', () => this.#teardown('socket closed by the runtime'));
   }
@@ -143,7 +172,7 @@ export class H2Connection implements FrameSink, H2CallCarrier {
   cancelCall(call: H2UnaryCall): void {
     if (call.streamId !== 0 && this.#streams.get(call.streamId) === call) {
       this.#streams.delete(call.streamId);
-      if (this.#state !== 'closed') this.#socket.write(rstStreamFrame(call.streamId, H2Error.CANCEL));
+      if (this.#state !== 'closed') this.#writeControl(rstStreamFrame(call.streamId, H2Error.CANCEL));
       this.#writer.remove(call);
       this.#afterStreamClosed();
       return;
@@ -176,6 +205,7 @@ export class H2Connection implements FrameSink, H2CallCarrier {
     call.sendWindow = this.#peerInitialWindow;
     this.#streams.set(id, call);
     this.#writer.writeRequest(call, call.deadlineAt - this.#monotonic());
+    this.#watchWrites();
     if (this.#nextStreamId > this.#maxStreamId) this.#drain('stream ids exhausted');
   }
 
@@ -207,18 +237,59 @@ export class H2Connection implements FrameSink, H2CallCarrier {
 
   #closeSocket(reason: string): void {
     if (this.#state === 'closed') return;
-    // FIN after what is queued, then destroyed: a peer that never closes its side holds nothing.
-    this.#socket.destroySoon();
+    this.#endSocket();
     this.#teardown(reason);
+  }
+
+  /**
+   * FIN after what is queued, then destroyed: a peer that never closes its side holds nothing.
+   * With bytes still queued (a peer that does not read), destroyed now: nothing to wait for.
+   */
+  #endSocket(): void {
+    if (this.#socket.writableLength > 0) this.#socket.destroy();
+    else this.#socket.destroySoon();
   }
 
   /** Connection error (RFC 9113 §5.4.1): GOAWAY with the code, then close. */
   #connectionError(code: number, message: string): void {
     if (this.#state === 'closed') return;
     this.#reader.fail();
-    this.#socket.write(goawayFrame(0, code));
-    this.#socket.destroySoon();
+    if (!this.#socket.destroyed) this.#socket.write(goawayFrame(0, code));
+    this.#endSocket();
     this.#teardown(`connection error: ${message}`);
+  }
+
+  // ---- writing replies (backpressure, flood bound, stall timeout) -------------------------
+
+  /** Writes a control frame this side owes the peer (see the module comment for the bound). */
+  #writeControl(frame: Buffer): void {
+    if (this.#socket.destroyed) return;
+    this.#socket.write(frame);
+    if (!this.#socket.writableNeedDrain) return;
+    this.#readPaused = true;
+    this.#watchWrites();
+    if (++this.#unflushedReplies > MAX_UNFLUSHED_CONTROL_REPLIES) {
+      this.#connectionError(H2Error.ENHANCE_YOUR_CALM, `ENHANCE_YOUR_CALM: the runtime sent control frames faster than it read the replies (${this.#unflushedReplies} unflushed)`);
+    }
+  }
+
+  /** Arms the stall timer when writes are blocked (a no-op when they are not, or it is armed). */
+  #watchWrites(): void {
+    if (!this.#socket.writableNeedDrain || this.#stallTimer !== undefined || this.#setTimer === undefined || this.#state === 'closed') return;
+    this.#stallTimer = this.#setTimer(WRITE_STALL_TIMEOUT_MS, () => {
+      this.#stallTimer = undefined;
+      if (this.#socket.writableNeedDrain) this.#connectionError(H2Error.INTERNAL_ERROR, `the runtime read nothing for ${WRITE_STALL_TIMEOUT_MS} ms while writes were blocked`);
+    });
+  }
+
+  #onDrain(): void {
+    this.#unflushedReplies = 0;
+    this.#stallTimer?.cancel();
+    this.#stallTimer = undefined;
+    if (this.#readPaused && this.#state !== 'closed') {
+      this.#readPaused = false;
+      this.#socket.resume();
+    }
   }
 
   /** Enters `closed` once: fails every carried call UNAVAILABLE, tells the owner. */
@@ -227,9 +298,12 @@ export class H2Connection implements FrameSink, H2CallCarrier {
     const wasDraining = this.#state === 'draining';
     this.#state = 'closed';
     this.#reader.fail();
-    // A closed connection never keeps the process alive; one not already ending stops now.
+    this.#stallTimer?.cancel();
+    this.#stallTimer = undefined;
+    // A closed connection never keeps the process alive; one not already ending (or ending
+    // with bytes a peer may never read) stops now.
     this.#socket.unref();
-    if (!this.#socket.destroyed && !this.#socket.writableEnded) this.#socket.destroy();
+    if (!this.#socket.destroyed && (!this.#socket.writableEnded || this.#socket.writableLength > 0)) this.#socket.destroy();
     const why = wasDraining && reason === 'drained' ? this.#closeReason : reason;
     const streams = [...this.#streams.values()];
     this.#streams.clear();
@@ -246,8 +320,10 @@ export class H2Connection implements FrameSink, H2CallCarrier {
 
   /** A socket read of `n` octets into the connection's read buffer (`onread`); true: keep reading. */
   #onRead(n: number, buf: Uint8Array): boolean {
+    if (this.#state === 'closed') return false;
     this.#onBytes(Buffer.from(buf.buffer, buf.byteOffset, n));
-    return true;
+    // false pauses the socket (net's onread contract): replies are blocked, or it is closed.
+    return !this.#readPaused && (this.#state as H2ConnectionState) !== 'closed';
   }
 
   /**
@@ -306,7 +382,7 @@ export class H2Connection implements FrameSink, H2CallCarrier {
     }
     this.#connRecvUnacked += len;
     if (this.#connRecvUnacked >= this.#recvWindow / 2) {
-      this.#socket.write(windowUpdateFrame(0, this.#connRecvUnacked));
+      this.#writeControl(windowUpdateFrame(0, this.#connRecvUnacked));
       this.#connRecvAvail += this.#connRecvUnacked;
       this.#connRecvUnacked = 0;
     }
@@ -324,7 +400,7 @@ export class H2Connection implements FrameSink, H2CallCarrier {
       return;
     }
     if (!endStream && call.recvUnacked >= this.#recvWindow / 2) {
-      this.#socket.write(windowUpdateFrame(streamId, call.recvUnacked));
+      this.#writeControl(windowUpdateFrame(streamId, call.recvUnacked));
       call.recvUnacked = 0;
     }
     if (call.receiveData(data) !== -1) this.#cancelRejected(call);
@@ -334,7 +410,7 @@ export class H2Connection implements FrameSink, H2CallCarrier {
   /** The call rejected what its stream carried (it holds its own status): cancel the stream, fail the call. */
   #cancelRejected(call: H2UnaryCall): void {
     this.#streams.delete(call.streamId);
-    this.#socket.write(rstStreamFrame(call.streamId, H2Error.CANCEL));
+    this.#writeControl(rstStreamFrame(call.streamId, H2Error.CANCEL));
     this.#writer.remove(call);
     call.failWithOwnStatus();
     this.#afterStreamClosed();
@@ -350,7 +426,7 @@ export class H2Connection implements FrameSink, H2CallCarrier {
   /** Ends `call` with a gRPC error and RST_STREAM(h2Code). */
   #resetStream(call: H2UnaryCall, h2Code: number, grpcCode: number, details: string): void {
     this.#streams.delete(call.streamId);
-    this.#socket.write(rstStreamFrame(call.streamId, h2Code));
+    this.#writeControl(rstStreamFrame(call.streamId, h2Code));
     this.#writer.remove(call);
     call.complete(grpcCode, details);
     this.#afterStreamClosed();
@@ -434,7 +510,7 @@ export class H2Connection implements FrameSink, H2CallCarrier {
     }
     if (update.maxFrame !== undefined) this.#writer.maxFrame = update.maxFrame;
     if (update.maxStreams !== undefined) this.#peerMaxStreams = update.maxStreams;
-    this.#socket.write(SETTINGS_ACK);
+    this.#writeControl(SETTINGS_ACK);
     if (this.#state === 'connecting') {
       this.#state = 'ready';
       this.#wasReady = true;
@@ -442,6 +518,7 @@ export class H2Connection implements FrameSink, H2CallCarrier {
     }
     if (this.#state === 'ready') this.#afterStreamClosed();
     if (this.#writer.hasBlocked) this.#writer.flush();
+    this.#watchWrites();
   }
 
   #onPing(flags: number, streamId: number, payload: Buffer): void {
@@ -449,7 +526,7 @@ export class H2Connection implements FrameSink, H2CallCarrier {
       this.#connectionError(payload.length !== 8 ? H2Error.FRAME_SIZE_ERROR : H2Error.PROTOCOL_ERROR, 'bad PING');
       return;
     }
-    if ((flags & Flag.ACK) === 0) this.#socket.write(pingAckFrame(payload));
+    if ((flags & Flag.ACK) === 0) this.#writeControl(pingAckFrame(payload));
   }
 
   #onGoaway(streamId: number, payload: Buffer): void {
@@ -505,6 +582,7 @@ export class H2Connection implements FrameSink, H2CallCarrier {
       call.sendWindow += inc;
     }
     if (this.#writer.hasBlocked) this.#writer.flush();
+    this.#watchWrites();
   }
 }
 
