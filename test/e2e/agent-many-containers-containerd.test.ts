@@ -58,6 +58,16 @@ test('14 and 50 containers on containerd: start, crashed containers restart repe
     removeWidePod(dir, n);
     const took = await waitKilled(endpoint, pods.get(n)!.metadata!.uid!, t0, `the ${n}-container pod killed on containerd`);
     t.diagnostic(`${n} containers on containerd: killed ${took} ms after the manifest went`);
+    // Where the time went: when the agent sent the kill, its worker began it, and it saw
+    // the pod terminated (its log), against when the runtime showed it stopped.
+    const uid = pods.get(n)!.metadata!.uid!;
+    const mine = agent.logs.filter((l) => l.includes(uid) || l.includes(`wide-${n}`));
+    const at = (re: RegExp): string => {
+      const hit = mine.find((l) => re.test(l));
+      const ts = hit ? Date.parse((JSON.parse(hit) as { ts: string }).ts) : NaN;
+      return Number.isNaN(ts) ? 'never' : `${ts - t0} ms`;
+    };
+    t.diagnostic(`${n} containers: kill sent at ${at(/killing pod/)}, worker terminating at ${at(/pod terminating/)}, terminated at ${at(/pod terminated/)}`);
     const bound = KILL_BOUND_MS + n * CONTAINERD_SLACK_MS_PER_CONTAINER;
     assert.ok(took <= bound, `the ${n}-container pod took ${took} ms to be killed (bound ${bound} ms)`);
   }

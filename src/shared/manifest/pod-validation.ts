@@ -199,6 +199,10 @@ function validateContainer(c: unknown, field: string, errs: FieldError[], init: 
   if (pull !== undefined && !(PULL_POLICIES as readonly unknown[]).includes(pull)) errs.push(fieldErr.notSupported(`${field}.imagePullPolicy`, pull, PULL_POLICIES));
   if (init && c['restartPolicy'] !== undefined && c['restartPolicy'] !== 'Always') {
     errs.push(fieldErr.notSupported(`${field}.restartPolicy`, c['restartPolicy'], ['Always']));
+  } else if (init && c['restartPolicy'] === 'Always') {
+    // Valid in the API (KEP-753), but shardlet would run a sidecar as a run-to-completion init
+    // container and hold the pod forever: refused, naming the field, until sidecars are built.
+    errs.push(fieldErr.forbidden(`${field}.restartPolicy`, 'sidecar containers (init containers with restartPolicy: Always) are not supported by shardlet'));
   }
   if (Array.isArray(c['ports'])) {
     c['ports'].forEach((p: unknown, i) => {

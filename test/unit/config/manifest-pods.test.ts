@@ -112,6 +112,7 @@ test('validation errors name the file and the field path, in the API server word
     [WEB.replace('    image: busybox\n', ''), 'manifests/web.yaml: spec.containers[1].image: Required value'],
     [WEB.replace('name: side', 'name: app'), 'manifests/web.yaml: spec.containers[1].name: Duplicate value: "app"'],
     [WEB.replace('spec:\n', 'spec:\n  initContainers: [{name: side, image: x}]\n'), 'manifests/web.yaml: spec.containers[1].name: Duplicate value: "side"'],
+    [WEB.replace('spec:\n', 'spec:\n  initContainers: [{name: mesh, image: x, restartPolicy: Always}]\n'), 'manifests/web.yaml: spec.initContainers[0].restartPolicy: Forbidden: sidecar containers (init containers with restartPolicy: Always) are not supported by shardlet'],
     [WEB.replace('spec:\n', 'spec:\n  restartPolicy: Sometimes\n'), 'manifests/web.yaml: spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "Never", "OnFailure"'],
     [WEB.replace('spec:\n', 'spec:\n  terminationGracePeriodSeconds: -1\n'), 'manifests/web.yaml: spec.terminationGracePeriodSeconds: Invalid value: -1: must be greater than or equal to 0'],
     [WEB.replace('    image: busybox\n', '    image: busybox\n    resources: {requests: {cpu: lots}}\n'), 'manifests/web.yaml: spec.containers[1].resources.requests[cpu]: Invalid value: "lots": quantities must match the regular expression'],
