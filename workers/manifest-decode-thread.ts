@@ -15,6 +15,7 @@ import type { ManifestDecodeApi } from '../src/shared/protocol/manifest-decode-p
 if (!parentPort) throw new Error('manifest-decode-thread.js must run in a worker thread');
 
 const api: ManifestDecodeApi = {
+  ready: () => true,
   decode: (text, ctx) => toTransfer(podsFromManifest(text, ctx)),
   decodeFile: (req) => fileResultToTransfer(readAndDecodeFile(req)),
 };

@@ -13,7 +13,10 @@
  *
  * Up to MAX_IN_FLIGHT calls are sent ahead (the thread answers them in order), so a directory of
  * a thousand small files is not a thousand round trips in series. The time limit runs for the
- * oldest unanswered call only, from when it became the oldest (when the thread started on it).
+ * oldest unanswered call only, from when it became the oldest (when the thread started on it);
+ * on a new thread, from when the thread answered `ready()` (its modules loaded), bounded apart by
+ * `startupTimeoutMs`, so a slow thread start on a loaded machine is not blamed on (and does not
+ * fail) the first manifest, which a source would then not read again until it changes.
  * On a breach that call alone fails; the calls sent after it are resent to a fresh thread. The
  * thread is unref'd while idle, so an idle decoder never keeps the process alive.
  *
@@ -49,6 +52,8 @@ export interface ThreadManifestDecoderOptions {
   logger: Logger;
   /** Longest one decode may take on the injected clock (default 10 s). */
   timeoutMs?: number;
+  /** Longest a new thread may take to load its modules, on the injected clock (default 30 s). */
+  startupTimeoutMs?: number;
   /** Heap limit of the decoder thread in MiB (default 512). */
   maxHeapMb?: number;
   /** An idle thread exits after this long without a call, on the injected clock (default 60 s). */
@@ -59,6 +64,7 @@ export interface ThreadManifestDecoderOptions {
 
 export const THREAD_DECODER_DEFAULTS = Object.freeze({
   timeoutMs: 10_000,
+  startupTimeoutMs: 30_000,
   maxHeapMb: 512,
   idleExitMs: 60_000,
   threadFile: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../workers/manifest-decode-thread.js'),
@@ -69,6 +75,8 @@ interface DecoderThread {
   api: Remote<ManifestDecodeApi>;
   /** Settles when the thread exits or fails (out of memory, crash), with the reason. */
   died: Promise<string>;
+  /** The thread answered `ready()`: the call time limit runs; before, the start-up limit does. */
+  ready: boolean;
 }
 
 /** One call to the thread: a text to decode, or a file to read and decode. */
@@ -93,6 +101,7 @@ export class ThreadManifestDecoder implements ManifestDecoder {
   readonly #clock: Clock;
   readonly #log: Logger;
   readonly #timeoutMs: number;
+  readonly #startupTimeoutMs: number;
   readonly #maxHeapMb: number;
   readonly #threadFile: string;
   #thread: DecoderThread | undefined;
@@ -119,6 +128,7 @@ export class ThreadManifestDecoder implements ManifestDecoder {
     this.#clock = opts.clock;
     this.#log = opts.logger.with({ component: 'manifest-decoder' });
     this.#timeoutMs = opts.timeoutMs ?? THREAD_DECODER_DEFAULTS.timeoutMs;
+    this.#startupTimeoutMs = opts.startupTimeoutMs ?? THREAD_DECODER_DEFAULTS.startupTimeoutMs;
     this.#maxHeapMb = opts.maxHeapMb ?? THREAD_DECODER_DEFAULTS.maxHeapMb;
     this.#threadFile = opts.threadFile ?? THREAD_DECODER_DEFAULTS.threadFile;
     this.#idleExitMs = opts.idleExitMs ?? THREAD_DECODER_DEFAULTS.idleExitMs;
@@ -201,8 +211,17 @@ export class ThreadManifestDecoder implements ManifestDecoder {
       worker.once('error', (e: unknown) => resolve(e instanceof Error ? `${String(Reflect.get(e, 'code') ?? e.name)}: ${e.message}` : String(e)));
       worker.once('exit', (code) => resolve(`decoder thread exited with code ${code}`));
     });
-    const t: DecoderThread = { worker, api: wrap<ManifestDecodeApi>(nodeEndpoint(worker)), died };
+    const t: DecoderThread = { worker, api: wrap<ManifestDecodeApi>(nodeEndpoint(worker)), died, ready: false };
     void died.then((why) => this.#breach(t, `decoding failed: ${why}`));
+    // Sent before any decode (the thread answers in order): from its answer on, the oldest
+    // call's own time limit runs (#arm).
+    void t.api.ready().then(
+      () => {
+        t.ready = true;
+        if (t === this.#thread) this.#arm();
+      },
+      () => {}, // the thread died first: 'error'/'exit' settle its calls
+    );
     // A reply the main thread cannot deserialize never reaches comlink: without this the call
     // would wait out the time limit. The thread answers in order, so it was the oldest call's.
     worker.on('messageerror', (e: unknown) => this.#breach(t, `the decoder thread's reply could not be deserialized (${e instanceof Error ? e.message : String(e)})`));
@@ -261,6 +280,11 @@ export class ThreadManifestDecoder implements ManifestDecoder {
     const head = this.#inflight[0];
     const t = this.#thread;
     if (head === undefined || t === undefined) return;
+    if (!t.ready) {
+      const limit = this.#startupTimeoutMs + this.#timeoutMs;
+      this.#timer = this.#clock.setTimer(limit, () => this.#breach(t, `the decoder thread did not start and answer within ${limit} ms`));
+      return;
+    }
     this.#timer = this.#clock.setTimer(this.#timeoutMs, () => this.#breach(t, `decoding took longer than ${this.#timeoutMs} ms`));
   }
 

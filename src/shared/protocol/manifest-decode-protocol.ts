@@ -8,6 +8,12 @@ import type { FileDecodeTransfer, ManifestResultTransfer } from '../manifest/man
 import type { FileDecodeRequest } from '../manifest/manifest-file-read.js';
 
 export interface ManifestDecodeApi {
+  /**
+   * Answers once the thread has loaded its modules and serves calls: the main side's per-call
+   * time limit starts from this answer, so a slow thread start (a loaded machine) is not charged
+   * to the first manifest.
+   */
+  ready(): true;
   decode(text: string, ctx: ManifestContext): ManifestResultTransfer;
   /** Reads the file on the decoder thread and decodes it unless its text is `req.lastDigest`'s. */
   decodeFile(req: FileDecodeRequest): FileDecodeTransfer;

@@ -21,6 +21,8 @@ import { aliasBombFreeForm, podYaml, stringAsList } from './bad-input-corpus.js'
 import { within } from '../../harness/poll.js';
 
 const HOSTILE_THREAD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'hostile-decode-thread.js');
+/** A thread that loads but never serves (a start that never finishes). */
+const SILENT_THREAD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'silent-decode-thread.js');
 const ctx = { source: 'file' as const, origin: '/m/web.yaml', nodeName: 'n1', allowLists: false };
 
 test('16: the product decoder thread decodes valid and hostile manifests; results cross back intact', async () => {
@@ -49,6 +51,8 @@ test('16: a decode that exceeds the time limit is cut off on the injected clock;
   const clock = new FakeClock();
   const d = new ThreadManifestDecoder({ clock, logger: silentLogger, timeoutMs: 5_000, threadFile: HOSTILE_THREAD });
   try {
+    // A started thread (its ready() answered, real time): from here only fake time bounds the call.
+    assert.ok((await d.decode(podYaml('warm'), ctx)).ok);
     let settled = false;
     const hung = d.decode('HANG', ctx).finally(() => (settled = true));
     // Steps fake time until the call is answered (the thread spins; only the timeout can end it).
@@ -72,6 +76,7 @@ test('16: a file whose read and decode exceed the time limit fails naming the fi
   try {
     await fs.writeFile(path.join(dir, 'hang.yaml'), 'HANG');
     await fs.writeFile(path.join(dir, 'web.yaml'), podYaml('web'));
+    assert.ok((await d.decode(podYaml('warm'), ctx)).ok, 'a started thread');
     let settled = false;
     const hung = d.decodeFile(req('hang.yaml')).finally(() => (settled = true));
     const queued = d.decodeFile(req('web.yaml'));
@@ -117,6 +122,7 @@ test('16: the file source does not send a file the decoder gave up on again unti
     // Fake time is stepped only while the hang is the decoder's one call: stepped while a fresh
     // thread boots in real time, it would cut a valid file off too.
     await fs.writeFile(path.join(dir, 'hang.yaml'), 'HANG');
+    assert.ok((await thread.decode(podYaml('warm'), ctx)).ok, 'a started thread (not a file: `sent` counts files)');
     src.start();
     const first = src.syncNow();
     // The source stats the directory and the file (real I/O) before it calls the decoder: step
@@ -159,6 +165,22 @@ test('16: a decode that exceeds the heap limit kills only its thread; the next c
     assert.match(r.ok ? '' : r.error.message, /decoding failed: .*(ERR_WORKER_OUT_OF_MEMORY|exited)/);
     assert.equal(d.replacedThreads, 1);
     assert.ok((await d.decode(podYaml('web'), ctx)).ok);
+  } finally {
+    await d.close();
+  }
+});
+
+test('16: a thread that never starts serving fails the oldest call after the start-up and call limits, not before', async () => {
+  const clock = new FakeClock();
+  const d = new ThreadManifestDecoder({ clock, logger: silentLogger, timeoutMs: 5_000, startupTimeoutMs: 20_000, threadFile: SILENT_THREAD });
+  try {
+    let settled = false;
+    const call = d.decode(podYaml('web'), ctx).finally(() => (settled = true));
+    assert.equal(await clock.runUntil(() => settled, { stepMs: 1_000, maxMs: 24_000 }), false, 'a slow start is not charged to the call');
+    assert.ok(await clock.runUntil(() => settled, { stepMs: 1_000, maxMs: 10_000 }), 'the start-up limit answered the call');
+    const r = await call;
+    assert.match(r.ok ? '' : r.error.message, /^\/m\/web\.yaml: the decoder thread did not start and answer within 25000 ms/);
+    assert.equal(d.replacedThreads, 1);
   } finally {
     await d.close();
   }

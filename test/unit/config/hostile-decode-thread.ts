@@ -18,6 +18,9 @@ import type { ManifestDecodeApi } from '../../../src/shared/protocol/manifest-de
 if (!parentPort) throw new Error('must run in a worker thread');
 const hog: unknown[] = [];
 const api: ManifestDecodeApi = {
+  ready() {
+    return true;
+  },
   decode(text, ctx) {
     if (text === 'HANG') for (;;);
     if (text === 'OOM') for (;;) hog.push(new Array(1 << 16).fill(hog.length));
