@@ -4,21 +4,9 @@
  * src/shared/resources/pod-resource-totals.ts (worker threads need the pod's limits from it).
  */
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
-import { podResourceTotals, resourceAmounts, ZERO_RESOURCES, type ResourceAmounts } from './pod-resource-totals.js';
+import { addResources as add, maxResources as max, podResourceTotals, resourceAmounts, ZERO_RESOURCES, type ResourceAmounts } from './pod-resource-totals.js';
 
 export { resourceAmounts, ZERO_RESOURCES, type ResourceAmounts } from './pod-resource-totals.js';
-
-function add(a: ResourceAmounts, b: ResourceAmounts): ResourceAmounts {
-  return { cpuMillis: a.cpuMillis + b.cpuMillis, memoryBytes: a.memoryBytes + b.memoryBytes, ephemeralStorageBytes: a.ephemeralStorageBytes + b.ephemeralStorageBytes };
-}
-
-function max(a: ResourceAmounts, b: ResourceAmounts): ResourceAmounts {
-  return {
-    cpuMillis: Math.max(a.cpuMillis, b.cpuMillis),
-    memoryBytes: Math.max(a.memoryBytes, b.memoryBytes),
-    ephemeralStorageBytes: Math.max(a.ephemeralStorageBytes, b.ephemeralStorageBytes),
-  };
-}
 
 /** The pod's effective requests (pod-resource-totals.ts has the formula). */
 export function podRequests(pod: V1Pod): ResourceAmounts {

@@ -40,11 +40,13 @@ export function resourceAmounts(list: ResourceList): ResourceAmounts {
   };
 }
 
-function add(a: ResourceAmounts, b: ResourceAmounts): ResourceAmounts {
+/** a + b, per resource. */
+export function addResources(a: ResourceAmounts, b: ResourceAmounts): ResourceAmounts {
   return { cpuMillis: a.cpuMillis + b.cpuMillis, memoryBytes: a.memoryBytes + b.memoryBytes, ephemeralStorageBytes: a.ephemeralStorageBytes + b.ephemeralStorageBytes };
 }
 
-function max(a: ResourceAmounts, b: ResourceAmounts): ResourceAmounts {
+/** max(a, b), per resource. */
+export function maxResources(a: ResourceAmounts, b: ResourceAmounts): ResourceAmounts {
   return {
     cpuMillis: Math.max(a.cpuMillis, b.cpuMillis),
     memoryBytes: Math.max(a.memoryBytes, b.memoryBytes),
@@ -61,19 +63,19 @@ export function podResourceTotals(pod: V1Pod, kind: ResourceKind): ResourceAmoun
   const spec = pod.spec;
   if (spec === undefined) return { ...ZERO_RESOURCES };
   let app: ResourceAmounts = { ...ZERO_RESOURCES };
-  for (const c of spec.containers ?? []) app = add(app, containerAmounts(c, kind));
+  for (const c of spec.containers ?? []) app = addResources(app, containerAmounts(c, kind));
   let sidecars: ResourceAmounts = { ...ZERO_RESOURCES };
   let init: ResourceAmounts = { ...ZERO_RESOURCES };
   for (const c of spec.initContainers ?? []) {
     const r = containerAmounts(c, kind);
     if (c.restartPolicy === 'Always') {
-      sidecars = add(sidecars, r);
-      init = max(init, sidecars);
+      sidecars = addResources(sidecars, r);
+      init = maxResources(init, sidecars);
     } else {
-      init = max(init, add(r, sidecars));
+      init = maxResources(init, addResources(r, sidecars));
     }
   }
-  let total = max(add(app, sidecars), init);
+  let total = maxResources(addResources(app, sidecars), init);
   const podLevel = kind === 'requests' ? spec.resources?.requests : spec.resources?.limits;
   if (podLevel !== undefined) {
     const pl = resourceAmounts(podLevel);
@@ -81,7 +83,7 @@ export function podResourceTotals(pod: V1Pod, kind: ResourceKind): ResourceAmoun
     if (podLevel['memory'] !== undefined) total = { ...total, memoryBytes: pl.memoryBytes };
     if (podLevel['ephemeral-storage'] !== undefined) total = { ...total, ephemeralStorageBytes: pl.ephemeralStorageBytes };
   }
-  if (spec.overhead !== undefined) total = add(total, resourceAmounts(spec.overhead));
+  if (spec.overhead !== undefined) total = addResources(total, resourceAmounts(spec.overhead));
   return total;
 }
 
