@@ -141,7 +141,11 @@ export interface RuntimeKillResult {
 export async function runtimeKillScenario(o: RuntimeKillOptions): Promise<RuntimeKillResult> {
   const dir = path.join(o.workDir, 'manifests');
   fs.mkdirSync(dir);
-  const agent: AgentProcess = await startAgent({ endpoint: o.endpoint, manifestDir: dir, workers: 2, extraArgs: ['--runtime-request-timeout', '5s'] });
+  // A short CRI deadline so calls caught by the kill fail fast; 10 s, not less: right after a
+  // restart containerd re-creates the interrupted sandboxes at its own pace, and on a loaded
+  // 2-core machine a RunPodSandbox among 16 concurrent ones took over 5 s (a CI run: the syncs
+  // it failed waited out the 10-15 s error backoff, 21.9 s in all).
+  const agent: AgentProcess = await startAgent({ endpoint: o.endpoint, manifestDir: dir, workers: 2, extraArgs: ['--runtime-request-timeout', '10s'] });
   o.onCleanup(() => agent.kill());
   const tail = (n: number): string => agent.logs.slice(-n).join('\n');
 

@@ -77,7 +77,7 @@ export async function runSecurityContextScenario(o: ScenarioOptions): Promise<vo
     const strict = byName(pods, 'strict')!.status!.containerStatuses![0]!.state!.waiting!;
     assert.equal(strict.message, `container has runAsNonRoot and image will run as root (pod: "strict-node-e2e_default(${byName(pods, 'strict')!.metadata!.uid})", container: main)`);
     const unsafe = byName(pods, 'unsafe')!.status!;
-    assert.deepEqual([unsafe.reason, unsafe.message], ['SysctlForbidden', 'forbidden sysctl: "kernel.msgmax" not allowlisted']);
+    assert.deepEqual([unsafe.reason, unsafe.message], ['SysctlForbidden', 'Pod was rejected: forbidden sysctl: "kernel.msgmax" not allowlisted']);
 
     // A Localhost profile that is not there: the runtime refuses to create the container.
     const missing = byName(pods, 'noprofile')!.status!.containerStatuses![0]!.state!.waiting!.message ?? '';
