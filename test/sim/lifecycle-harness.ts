@@ -210,6 +210,7 @@ export class LifecycleHarness {
     const logDirs: PodLogDirs = {
       mkdir: (d) => activity.track('mkdir', nodeLogDirs.mkdir(d), false),
       remove: (d) => activity.track('rm', failRemovals-- > 0 ? Promise.reject(Object.assign(new Error(`EBUSY: resource busy or locked, rm '${d}'`), { code: 'EBUSY' })) : nodeLogDirs.remove(d), false),
+      removeFiles: (f) => activity.track('rm-log', nodeLogDirs.removeFiles(f), false),
     };
     const cache = createPodCache({ capacity: 64 });
 

@@ -24,6 +24,7 @@ import { isNotFound } from '../../src/shared/cri/cri-errors.js';
 import { removeContainerLogFiles } from '../../src/shared/fs/container-log-files.js';
 import { containerLogPathOf } from '../../src/shared/kubetypes/pod-log-paths.js';
 import type { RuntimeService } from '../../src/shared/cri/runtime-service.js';
+import type { PodLogDirs } from './pod-log-dirs.js';
 import type { Logger } from '../../src/shared/logging/logger.js';
 import type { RuntimeContainerStatus, RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 import { errorMessage, rethrowIfAborted } from './kuberuntime-errors.js';
@@ -34,6 +35,8 @@ export interface PruneDeps {
   logger: Logger;
   /** --pod-logs-dir: removed instances' log files go with them (absent: logs are left). */
   podLogsDir?: string;
+  /** How those files are removed, confined to --pod-logs-dir (pod-log-dirs.ts; default: directly). */
+  logDirs?: Pick<PodLogDirs, 'removeFiles'>;
 }
 
 async function remove(deps: PruneDeps, c: RuntimeContainerStatus, signal: AbortSignal, status: RuntimePodStatus, removing: ReadonlySet<string>): Promise<void> {
@@ -42,7 +45,7 @@ async function remove(deps: PruneDeps, c: RuntimeContainerStatus, signal: AbortS
     const shared = status.containers.some((o) => !removing.has(o.id) && o.name === c.name && o.restartCount === c.restartCount);
     const logPath = shared ? null : containerLogPathOf(deps.podLogsDir, status.namespace, status.name, status.uid, c.name, c.restartCount);
     try {
-      if (logPath !== null) await removeContainerLogFiles(logPath);
+      if (logPath !== null) await (deps.logDirs ? deps.logDirs.removeFiles(logPath) : removeContainerLogFiles(logPath));
     } catch (err) {
       deps.logger.error('Failed to remove container log', { containerName: c.name, containerId: c.id, err: errorMessage(err) });
       return;

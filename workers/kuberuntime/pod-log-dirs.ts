@@ -14,11 +14,18 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isWithin } from '../path-containment.js';
+import { removeContainerLogFiles } from '../../src/shared/fs/container-log-files.js';
 
-/** Log directory operations of the kuberuntime (recursive mkdir and rm -rf of one pod's directory). */
+/**
+ * Log directory operations of the kuberuntime (recursive mkdir and rm -rf of one pod's
+ * directory), and the removal of one container instance's log files (the live file and its
+ * rotated siblings) when a dead instance is pruned.
+ */
 export interface PodLogDirs {
   mkdir(dir: string): Promise<void>;
   remove(dir: string): Promise<void>;
+  /** Removes `logPath` and the rotation's `<logPath>.*` plain files (container-log-files.ts). */
+  removeFiles(logPath: string): Promise<void>;
 }
 
 /** A path the agent was asked to touch lies outside its directory: refused, nothing done. */
@@ -58,6 +65,9 @@ export function nodePodLogDirs(root: string): PodLogDirs {
     },
     async remove(dir: string): Promise<void> {
       await fs.rm(resolveWithinRoot(root, dir, { directChild: true }), { recursive: true, force: true });
+    },
+    async removeFiles(logPath: string): Promise<void> {
+      await removeContainerLogFiles(resolveWithinRoot(root, logPath));
     },
   });
 }
