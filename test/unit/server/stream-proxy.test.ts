@@ -29,6 +29,7 @@ import { alwaysAllow } from '../../../src/main/server/auth-sar-authorizer.js';
 import { createPki, issueNodeCert } from '../../harness/apiserver-credentials.js';
 import { openRemoteCommand, spdyUpgrade } from '../../harness/spdy-test-client.js';
 import { runPod, startHarness, type Harness } from '../simruntime/sim-harness.js';
+import { pollUntil } from '../../harness/poll.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stream-proxy-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -91,11 +92,7 @@ test('kubectl-style exec through the secure port: "echo hi; exit 3" prints hi an
     assert.equal(status.reason, 'NonZeroExitCode');
     assert.deepEqual(status.details.causes, [{ reason: 'ExitCode', message: '3' }]);
     await c.until(() => c.closed, WAIT, 'the connection to close');
-    const deadline = Date.now() + WAIT;
-    while (s.proxy.active !== 0) {
-      assert.ok(Date.now() < deadline, 'the proxied connection is released');
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await pollUntil(() => (s.proxy.active === 0 ? true : undefined), { what: 'the proxied connection is released', timeoutMs: WAIT, intervalMs: 10 });
   } finally {
     await teardown(s);
   }
@@ -155,11 +152,7 @@ test('the stream cap: past maxStreams, upgrades get 429 before the runtime is as
     const refused = await Promise.all(Array.from({ length: 20 }, () => spdyUpgrade(`https://127.0.0.1:${s.port}/exec/ns/p/app?command=cat&input=1&output=1`, { protocols: V4, tls: certTls() })));
     for (const r of refused) assert.equal(r.status, 429);
     open[0]!.close();
-    const deadline = Date.now() + WAIT;
-    while (Number(s.proxy.active) !== 2) {
-      assert.ok(Date.now() < deadline, 'a slot frees when a client goes away');
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await pollUntil(() => (Number(s.proxy.active) === 2 ? true : undefined), { what: 'a slot frees when a client goes away', timeoutMs: WAIT, intervalMs: 10 });
     const again = await spdyUpgrade(`https://127.0.0.1:${s.port}/exec/ns/p/app?command=cat&input=1&output=1`, { protocols: V4, tls: certTls() });
     assert.equal(again.status, 101);
     again.client!.close();

@@ -14,6 +14,7 @@ import { encodeSynStream } from '../../../src/simruntime/spdy/spdy-frames.js';
 import { TarReader, writeTar } from '../../../src/simruntime/sim-tar.js';
 import { openRemoteCommand, spdyUpgrade, type SpdyTestClient } from '../../harness/spdy-test-client.js';
 import { runPod, startHarness, type Harness } from './sim-harness.js';
+import { pollUntil } from '../../harness/poll.js';
 
 const V4 = ['v4.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io', 'channel.k8s.io'];
 const WAIT = 10_000;
@@ -132,11 +133,7 @@ test('port-forward: bytes travel both ways to a listener `nc -l -p 8080` opened 
   try {
     const { containerId, sandboxId } = await runPod(h, ['sleep', '1000']);
     const nc = await execSession(h, containerId, ['nc', '-l', '-p', '8080'], { stdin: true, stdout: true, stderr: true });
-    const deadline = Date.now() + WAIT;
-    while (h.rt.ports.lookup(sandboxId, 8080) === undefined) {
-      assert.ok(Date.now() < deadline, 'nc registers port 8080');
-      await new Promise((r) => setImmediate(r));
-    }
+    await pollUntil(() => (h.rt.ports.lookup(sandboxId, 8080) !== undefined ? true : undefined), { what: 'nc registers port 8080', timeoutMs: WAIT, intervalMs: 10 });
     const url = await h.client.portForward({ podSandboxId: sandboxId, port: [8080] });
     const up = await spdyUpgrade(url, { protocols: ['portforward.k8s.io'] });
     assert.equal(up.status, 101, up.body);
@@ -211,11 +208,7 @@ test('an idle session that never reads does not hold the server after close; soc
     const { c } = await execSession(h, containerId, ['sleep', '100'], { stdout: true });
     await c.until(() => h.rt.streamingSessions === 1, WAIT, 'one session');
     c.close();
-    const deadline = Date.now() + WAIT;
-    while (h.rt.streamingSessions !== 0) {
-      assert.ok(Date.now() < deadline, 'the session is released after the client went away');
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await pollUntil(() => (h.rt.streamingSessions === 0 ? true : undefined), { what: 'the session is released after the client went away', timeoutMs: WAIT, intervalMs: 10 });
     void net;
   } finally {
     await h.close();
