@@ -86,7 +86,10 @@ export function simTarCreate(fs: ContainerFs, t: TarArgs): FsResult {
     entries.push(...found);
   }
   if (stderr !== '' && entries.length === 0) return { code: 1, stderr };
-  return { code: stderr === '' ? 0 : 1, stdout: writeTar(entries), stderr };
+  const code = stderr === '' ? 0 : 1;
+  // busybox says this once, and it is not an error.
+  if (t.paths.some((p) => p.startsWith('/'))) stderr = `tar: removing leading '/' from member names\n${stderr}`;
+  return { code, stdout: writeTar(entries), stderr };
 }
 
 /** `tar x` from `stdin` into -C DIR; resolves with the exit. */

@@ -330,3 +330,34 @@ test('a process that never reads stdin: past 4 MiB unread the stdin stream is re
     await h.close();
   }
 });
+
+test('WebSocket port-forward (v4.channel.k8s.io): the port on both channels first, then bytes both ways to nc; port 0 closes with 1008', async () => {
+  const h = await startHarness();
+  try {
+    const { containerId, sandboxId } = await runPod(h, ['sleep', '1000']);
+    const nc = await execSession(h, containerId, ['nc', '-lv', '-p', '9090'], { stdin: true, stdout: true, stderr: true });
+    await nc.c.until(() => nc.s['stderr']!.data.toString().includes('listening on [::]:9090'), WAIT, 'nc listening');
+    const url = await h.client.portForward({ podSandboxId: sandboxId, port: [9090] });
+    const a = await wsOpen(`${url}?port=9090`, ['v4.channel.k8s.io']);
+    const deadline = Date.now() + WAIT;
+    while (a.messages.length < 2) {
+      assert.ok(Date.now() < deadline, 'the two port messages');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.deepEqual(a.messages.slice(0, 2).map((m) => [...m]), [[0, 0x82, 0x23], [1, 0x82, 0x23]]);
+    a.ws.send(Buffer.concat([Buffer.from([0]), Buffer.from('over websocket\n')]));
+    await nc.c.until(() => nc.s['stdout']!.data.toString() === 'over websocket\n', WAIT, 'bytes at nc');
+    nc.c.send(nc.s['stdin']!, 'answer\n');
+    while (channel(a.messages.slice(2), 0) !== 'answer\n') {
+      assert.ok(Date.now() < deadline, `bytes back (got ${JSON.stringify(channel(a.messages.slice(2), 0))})`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    a.ws.close();
+    nc.c.close();
+    const url0 = await h.client.portForward({ podSandboxId: sandboxId, port: [] });
+    const z = await wsOpen(`${url0}?port=0`, ['v4.channel.k8s.io']);
+    assert.equal(await z.closed, 1008);
+  } finally {
+    await h.close();
+  }
+});
