@@ -6,6 +6,7 @@ import { CgroupfsManager } from '../../../src/shared/cgroups/cgroupfs-manager.js
 import { NamesOnlyCgroupManager } from '../../../src/shared/cgroups/names-only-cgroup-manager.js';
 import { PodCgroups } from '../../../workers/cgroups/pod-cgroups.js';
 import { TempCgroupFs } from './temp-cgroup-fs.js';
+import { pollUntil } from '../../harness/poll.js';
 
 const UID = '11111111-2222-3333-4444-555555555555';
 
@@ -93,11 +94,7 @@ test('names-only manager (simulated runtime): the driver spelling, nothing creat
   assert.equal(await pc.remove(p), undefined);
 });
 
-/** Polls a condition across event-loop turns, bounded (the removal's I/O is real async fs). */
+/** Waits, bounded, for a condition (the removal's I/O is real async fs): the harness's pollUntil. */
 async function waitFor(cond: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setImmediate(r));
-  }
+  await pollUntil(() => (cond() ? true : undefined), { what: 'the pod cgroup removal', timeoutMs, intervalMs: 5 });
 }
