@@ -15,7 +15,7 @@ import { DEADLINE_EXCEEDED_MESSAGE, DEADLINE_EXCEEDED_REASON, pastActiveDeadline
 import { podSandboxChanged } from './compute-pod-actions.js';
 import { generateConditions } from './conditions.js';
 import { convertToAPIContainerStatuses } from './container-statuses.js';
-import { getPhase, isTerminalPhase } from './pod-phase.js';
+import { getPhase, hasAnyActiveRegularContainerStarted, isTerminalPhase } from './pod-phase.js';
 import { statusPodIPs } from './pod-ips.js';
 import { podQOSClass } from '../../src/shared/resources/pod-qos.js';
 import type { ReasonEntry } from './reason-cache.js';
@@ -48,7 +48,7 @@ export function generateAPIPodStatus(input: APIStatusInput): V1PodStatus {
   boundTerminationMessages(pod, all);
 
   const s: V1PodStatus = {};
-  let phase: string = getPhase(pod, all, input.podIsTerminal);
+  let phase: string = getPhase(pod, all, input.podIsTerminal, hasAnyActiveRegularContainerStarted(pod, runtimeStatus));
   if (!isTerminalPhase(phase)) {
     if (isTerminalPhase(previous.phase)) phase = previous.phase;
     else if (isTerminalPhase(apiStatus.phase)) phase = apiStatus.phase;

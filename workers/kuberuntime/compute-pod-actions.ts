@@ -16,16 +16,21 @@
  *     startup probe failed.
  *  4. Nothing to keep and nothing to start → kill the pod (stop the sandbox).
  *
- * Restartable init containers (sidecars, restartPolicy Always on an init container) are treated
- * as regular init containers: shardlet does not implement sidecars yet.
+ * A pod with sidecars (restartable init containers) takes the kubelet's computeInitContainerActions
+ * for rule 2 (sidecar-actions.ts): sidecars start in order, each gating the next init container
+ * until started, and are kept running (restarted whatever the pod's restartPolicy). Rule 4 then
+ * also stops them: once no regular container is kept or started, the pod is killed and no
+ * sidecar is restarted, so sidecars never hold a finished Job-like pod.
  */
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import type { ProbeResultsReader } from '../prober/probe-results.js';
 import type { RuntimeContainerStatus, RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 import { hashContainer } from './container-hash.js';
+import { computeInitContainerActions } from './sidecar-actions.js';
 import {
   appContainers,
   findContainerStatusByName,
+  hasRestartableInitContainer,
   initContainers,
   isDeletionRequested,
   isHostNetwork,
@@ -52,6 +57,11 @@ export interface PodActions {
   attempt: number;
   /** Index into spec.initContainers of the one init container to start, if any. */
   nextInitContainerToStart?: number;
+  /**
+   * Pods with sidecars: indexes into spec.initContainers to start, in spec order (the kubelet's
+   * InitContainersToStart; sidecar-actions.ts). Empty for other pods.
+   */
+  initContainersToStart: number[];
   /** Indexes into spec.containers to start, in spec order. */
   containersToStart: number[];
   /** By CRI container id. */
@@ -127,6 +137,7 @@ export function computePodActions(pod: V1Pod, status: RuntimePodStatus, probes?:
     attempt: sandbox.attempt,
     containersToStart: [],
     containersToKill: new Map(),
+    initContainersToStart: [],
   };
   const apps = appContainers(pod);
 
@@ -147,7 +158,14 @@ export function computePodActions(pod: V1Pod, status: RuntimePodStatus, probes?:
     return actions;
   }
 
-  const init = findNextInitContainerToRun(pod, status);
+  // Pods with sidecars: the kubelet's computeInitContainerActions instead of the classic walk.
+  const sidecarInit = hasRestartableInitContainer(pod) ? computeInitContainerActions(pod, status, probes, actions.containersToKill) : undefined;
+  if (sidecarInit) {
+    actions.initContainersToStart = sidecarInit.toStart;
+    if (sidecarInit.killPod) actions.killPod = true;
+    if (sidecarInit.killPod || !sidecarInit.initialized) return actions;
+  }
+  const init = sidecarInit ? { done: true } : findNextInitContainerToRun(pod, status);
   if (!init.done) {
     if (init.next !== undefined) {
       const failed = init.lastStatus !== undefined && isInitContainerFailed(init.lastStatus);
@@ -205,6 +223,10 @@ export function computePodActions(pod: V1Pod, status: RuntimePodStatus, probes?:
     actions.containersToKill.set(cs.id, { name: c.name, container: c, message, reason });
   });
 
-  if (keepCount === 0 && actions.containersToStart.length === 0) actions.killPod = true;
+  if (keepCount === 0 && actions.containersToStart.length === 0) {
+    actions.killPod = true;
+    // Sidecars must not keep a finished pod alive: none is restarted.
+    actions.initContainersToStart = [];
+  }
   return actions;
 }

@@ -3,6 +3,9 @@
  * kubelet's order: PodReadyToStartContainers, Initialized, Ready, ContainersReady, PodScheduled.
  * Messages list container names as Go prints a []string ("[a b]").
  *
+ * Sidecars (restartable init containers): Initialized waits for each to have started (not
+ * exited); ContainersReady (and so Ready) needs each to be ready, as the regular containers.
+ *
  * Conditions the kubelet does not own (readiness gates' conditions, other controllers') are the
  * API pod's, as the pod reflector last delivered them (generateAPIPodStatus copies them from
  * pod.Status, never from the kubelet's own previous status, which may be older); Ready reads the
@@ -10,9 +13,9 @@
  * previous status when its status did not change, else it is now (the kubelet's status manager,
  * updateLastTransitionTime).
  */
-import type { V1ContainerStatus, V1Pod, V1PodCondition } from '@kubernetes/client-node';
+import type { V1Container, V1ContainerStatus, V1Pod, V1PodCondition } from '@kubernetes/client-node';
 import { podConditionByKubelet } from '../../src/shared/kubetypes/pod-conditions.js';
-import { appContainers, initContainers, toDate } from './pod-spec.js';
+import { appContainers, initContainers, isRestartableInitContainer, toDate } from './pod-spec.js';
 import type { PodPhase } from './pod-phase.js';
 
 type Cond = Pick<V1PodCondition, 'type' | 'status' | 'reason' | 'message'>;
@@ -26,6 +29,12 @@ function cond(type: string, ok: boolean, reason?: string, message?: string): Con
   return c;
 }
 
+/** The kubelet's isInitContainerInitialized: a sidecar has started; a regular init container succeeded. */
+function isInitContainerInitialized(c: V1Container, s: V1ContainerStatus): boolean {
+  if (isRestartableInitContainer(c)) return s.started === true;
+  return s.state?.terminated !== undefined && s.state.terminated !== null && s.state.terminated.exitCode === 0;
+}
+
 export function initializedCondition(pod: V1Pod, statuses: readonly V1ContainerStatus[], phase: PodPhase): Cond {
   const inits = initContainers(pod);
   if (inits.length === 0) return cond('Initialized', true);
@@ -35,7 +44,7 @@ export function initializedCondition(pod: V1Pod, statuses: readonly V1ContainerS
   for (const c of inits) {
     const s = byName.get(c.name);
     if (!s) unknown.push(c.name);
-    else if (!s.state?.terminated || s.state.terminated.exitCode !== 0) incomplete.push(c.name);
+    else if (!isInitContainerInitialized(c, s)) incomplete.push(c.name);
   }
   if (phase === 'Succeeded' && unknown.length === 0) return cond('Initialized', true, 'PodCompleted');
   const apps = new Set(appContainers(pod).map((c) => c.name));
@@ -50,7 +59,7 @@ export function containersReadyCondition(pod: V1Pod, statuses: readonly V1Contai
   const byName = new Map(statuses.map((s) => [s.name, s]));
   const unknown: string[] = [];
   const unready: string[] = [];
-  for (const c of appContainers(pod)) {
+  for (const c of [...initContainers(pod).filter(isRestartableInitContainer), ...appContainers(pod)]) {
     const s = byName.get(c.name);
     if (!s) unknown.push(c.name);
     else if (!s.ready) unready.push(c.name);

@@ -12,7 +12,9 @@
  *    terminated state moves to lastState.
  *  - containerID is `<runtimeName>://<id>`; restartCount comes from the instance's annotation.
  *  - started: running and (no startup probe, or it succeeded); ready: started and (no readiness
- *    probe, or it succeeded). Init containers are ready once they exited 0.
+ *    probe, or it succeeded). Init containers are ready once they exited 0; sidecars
+ *    (restartable init containers) are started and ready as app containers are (the prober
+ *    manager's UpdatePodStatus).
  * App statuses are sorted by name (kubetypes.SortedContainerStatuses), init ones in spec order.
  */
 import type { V1Container, V1ContainerState, V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
@@ -20,7 +22,7 @@ import type { ProbeResultsReader } from '../prober/probe-results.js';
 import type { RuntimeContainerStatus, RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 import { shouldContainerBeRestarted } from './compute-pod-actions.js';
 import type { ReasonEntry } from './reason-cache.js';
-import { findContainerStatusByName, initContainers, nsToDate } from './pod-spec.js';
+import { findContainerStatusByName, initContainers, isRestartableInitContainer, nsToDate } from './pod-spec.js';
 
 export interface ContainerStatusesInput {
   pod: V1Pod;
@@ -119,7 +121,7 @@ export function convertToAPIContainerStatuses(input: ContainerStatusesInput): V1
   for (const c of specs) {
     const s = statuses.get(c.name)!;
     const id = findContainerStatusByName(runtimeStatus, c.name)?.id;
-    if (isInit) {
+    if (isInit && !isRestartableInitContainer(c)) {
       s.started = s.state?.running !== undefined;
       s.ready = s.state?.terminated?.exitCode === 0;
       continue;

@@ -10,7 +10,10 @@
  * sees SIGTERM before SIGKILL. NotFound from StopContainer means already gone: success.
  *
  * killPod: every running container in parallel, then StopPodSandbox for every sandbox of the
- * pod (even when a container failed to stop: the sandbox stop kills what is left).
+ * pod (even when a container failed to stop: the sandbox stop kills what is left). In a pod with
+ * sidecars, each container waits for its turn after its preStop hook (termination-order.ts:
+ * sidecars after the regular containers, in reverse order); the time waited is taken off its
+ * grace, so the pod still ends within its grace period.
  */
 import { PodEventReason, containerFieldPath, type PodEventRecorder } from './pod-events.js';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
@@ -22,7 +25,8 @@ import type { RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-st
 import type { KillReason } from './compute-pod-actions.js';
 import { errorMessage, rethrowIfAborted, type SyncFailure } from './kuberuntime-errors.js';
 import { runLifecycleHandler } from './lifecycle-hooks.js';
-import { containerSpec, DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from './pod-spec.js';
+import { containerSpec, DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS, hasRestartableInitContainer } from './pod-spec.js';
+import { TerminationOrdering } from './termination-order.js';
 
 export const MINIMUM_GRACE_PERIOD_SECONDS = 2;
 
@@ -44,6 +48,8 @@ export interface KillContainerInput {
   gracePeriodOverride?: number;
   /** The pod's IPs from the runtime status (an httpGet preStop's default host). */
   podIPs?: readonly string[];
+  /** Pods with sidecars, when the whole pod is killed: wait for this container's turn. */
+  ordering?: TerminationOrdering;
   signal: AbortSignal;
 }
 
@@ -80,13 +86,19 @@ export async function killContainer(deps: KillDeps, input: KillContainerInput): 
     }
     grace -= Math.floor((deps.clock.monotonic() - started) / 1000);
   }
+  // Wait for this container's turn if there is time left (whole seconds waited come off the grace).
+  if (input.ordering && grace > 0) grace -= Math.floor((await input.ordering.waitForTurn(containerName, grace, signal)) / 1000);
   grace = Math.max(grace, MINIMUM_GRACE_PERIOD_SECONDS);
   try {
     await deps.runtime.stopContainer(containerId, grace, { signal });
+    input.ordering?.containerTerminated(containerName);
     return undefined;
   } catch (err) {
     rethrowIfAborted(signal);
-    if (isNotFound(err)) return undefined;
+    if (isNotFound(err)) {
+      input.ordering?.containerTerminated(containerName);
+      return undefined;
+    }
     return { reason: 'KillContainerError', message: errorMessage(err), containerName };
   }
 }
@@ -124,10 +136,12 @@ export interface KillPodInput {
 export async function killPod(deps: KillDeps, input: KillPodInput): Promise<SyncFailure[]> {
   const { pod, status, signal } = input;
   const running = status.containers.filter((c) => c.state === 'CONTAINER_RUNNING');
+  const ordering = hasRestartableInitContainer(pod) ? new TerminationOrdering(pod, running.map((c) => c.name), deps.clock) : undefined;
   const results = await Promise.all(
     running.map((c) =>
       killContainer(deps, {
         pod, containerId: c.id, containerName: c.name, signal, podIPs: status.ips,
+        ...(ordering ? { ordering } : {}),
         ...(input.gracePeriodOverride !== undefined ? { gracePeriodOverride: input.gracePeriodOverride } : {}),
       }),
     ),

@@ -44,6 +44,20 @@ export function initContainers(pod: V1Pod): readonly V1Container[] {
   return pod.spec?.initContainers ?? [];
 }
 
+/**
+ * The kubelet's IsRestartableInitContainer: an init container with restartPolicy Always, a
+ * sidecar (KEP-753). Only meaningful for an element of spec.initContainers (validation refuses
+ * restartPolicy on a regular container).
+ */
+export function isRestartableInitContainer(c: V1Container): boolean {
+  return c.restartPolicy === 'Always';
+}
+
+/** The kubelet's HasRestartableInitContainer: the pod has at least one sidecar. */
+export function hasRestartableInitContainer(pod: V1Pod): boolean {
+  return initContainers(pod).some(isRestartableInitContainer);
+}
+
 export function containerSpec(pod: V1Pod, name: string): V1Container | undefined {
   return appContainers(pod).find((c) => c.name === name) ?? initContainers(pod).find((c) => c.name === name);
 }

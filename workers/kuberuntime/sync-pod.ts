@@ -6,6 +6,9 @@
  * purge init containers) or the containers to kill; 3 create the sandbox (RunPodSandbox,
  * then PodSandboxStatus for the pod IPs); 4 start the next init container and stop there;
  * or 5 start app containers in spec order (a failure of one does not stop the others).
+ * A pod with sidecars starts its init containers to start in spec order in step 4 (a sidecar
+ * that fails to start is skipped, a regular init container that fails stops the sync), then
+ * step 5 as well.
  * Before each start, older dead instances of that container are pruned (init containers always,
  * as the kubelet's pruneInitContainersBeforeStart; app containers unless `pruneAppContainers` is
  * false, when the container GC's policy keeps more: see container-prune.ts).
@@ -13,7 +16,7 @@
  * Returns the start results (for the reason cache), every failure, and when to sync again.
  * Throws only when `signal` aborts.
  */
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import type { PodSandboxConfig } from '../../src/shared/cri/cri-types.js';
 import type { RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 import { sandboxDetails, toSandboxStatus } from '../runtime-status/cri-status-convert.js';
@@ -25,7 +28,7 @@ import type { KuberuntimeMetrics } from './kuberuntime-deps.js';
 import { purgeInitContainers, pruneDeadInstances, removeStrayCreated } from './container-prune.js';
 import { killContainer, killPod } from './kill-pod.js';
 import { errorMessage, rethrowIfAborted, type SyncFailure } from './kuberuntime-errors.js';
-import { appContainers, initContainers, isHostNetwork, podUID } from './pod-spec.js';
+import { appContainers, initContainers, isHostNetwork, isRestartableInitContainer, podUID } from './pod-spec.js';
 import type { StartResult } from './reason-cache.js';
 import { withHostNetworkIPs } from './pod-ips.js';
 import { generatePodSandboxConfig } from './sandbox-config.js';
@@ -77,11 +80,12 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
   const result: SyncRunResult = {
     startResults: [],
     failures: [],
-    mutated: actions.killPod || actions.createSandbox || actions.containersToKill.size > 0 || actions.containersToStart.length > 0 || actions.nextInitContainerToStart !== undefined,
+    mutated: actions.killPod || actions.createSandbox || actions.containersToKill.size > 0 || actions.containersToStart.length > 0 || actions.nextInitContainerToStart !== undefined
+      || actions.initContainersToStart.length > 0,
   };
   deps.logger.v(4).info('computePodActions', {
     killPod: actions.killPod, createSandbox: actions.createSandbox, attempt: actions.attempt,
-    nextInit: actions.nextInitContainerToStart ?? null, toStart: actions.containersToStart.length, toKill: actions.containersToKill.size,
+    nextInit: actions.nextInitContainerToStart ?? null, initToStart: actions.initContainersToStart.length, toStart: actions.containersToStart.length, toKill: actions.containersToKill.size,
   });
 
   // Whether the answers of this sync's calls tell the whole post-sync state (see `after`).
@@ -175,12 +179,14 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
   if (!actions.createSandbox && !actions.killPod && sandboxId === '') return result;
   if (newSandbox !== undefined && derivable && deps.publishProgress) deps.publishProgress(postSyncStatus(identityOf(pod), status, newSandbox, []));
 
-  const starts =
+  const starts: Array<{ container: V1Container; containerType: 'init_container' | 'container' }> =
     actions.nextInitContainerToStart !== undefined
-      ? [initContainers(pod)[actions.nextInitContainerToStart]!]
-      : actions.containersToStart.map((i) => appContainers(pod)[i]!);
-  const containerType = actions.nextInitContainerToStart !== undefined ? 'init_container' : 'container';
-  for (const container of starts) {
+      ? [{ container: initContainers(pod)[actions.nextInitContainerToStart]!, containerType: 'init_container' }]
+      : [
+        ...actions.initContainersToStart.map((i) => ({ container: initContainers(pod)[i]!, containerType: 'init_container' as const })),
+        ...actions.containersToStart.map((i) => ({ container: appContainers(pod)[i]!, containerType: 'container' as const })),
+      ];
+  for (const { container, containerType } of starts) {
     rethrowIfAborted(signal);
     let out = checkCrashBackoff(deps, pod, container, status);
     if (!out) {
@@ -203,8 +209,9 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
     result.failures.push(f);
     if (isStartFailure(f.reason)) result.startResults.push({ containerName: container.name, failure: { reason: f.reason, message: f.message } });
     if (out.requeueAfterMs !== undefined) result.requeueAfterMs = Math.min(result.requeueAfterMs ?? Infinity, out.requeueAfterMs);
-    // An init container that failed to start stops the sync (the kubelet returns at once).
-    if (actions.nextInitContainerToStart !== undefined) break;
+    // An init container that failed to start stops the sync (the kubelet returns at once); a
+    // sidecar that failed to start is skipped.
+    if (containerType === 'init_container' && !isRestartableInitContainer(container)) break;
   }
   if (derivable && result.failures.length === 0 && (newSandbox !== undefined || started.length > 0)) {
     result.after = postSyncStatus(identityOf(pod), status, newSandbox, started);

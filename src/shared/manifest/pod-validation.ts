@@ -197,12 +197,11 @@ function validateContainer(c: unknown, field: string, errs: FieldError[], init: 
   else if (typeof image !== 'string') errs.push(fieldErr.invalid(`${field}.image`, image, 'must be a string'));
   const pull = c['imagePullPolicy'];
   if (pull !== undefined && !(PULL_POLICIES as readonly unknown[]).includes(pull)) errs.push(fieldErr.notSupported(`${field}.imagePullPolicy`, pull, PULL_POLICIES));
+  // Container restartPolicy (KEP-753, 1.33 validation): only "Always", only on an init container (a sidecar).
   if (init && c['restartPolicy'] !== undefined && c['restartPolicy'] !== 'Always') {
     errs.push(fieldErr.notSupported(`${field}.restartPolicy`, c['restartPolicy'], ['Always']));
-  } else if (init && c['restartPolicy'] === 'Always') {
-    // Valid in the API (KEP-753), but shardlet would run a sidecar as a run-to-completion init
-    // container and hold the pod forever: refused, naming the field, until sidecars are built.
-    errs.push(fieldErr.forbidden(`${field}.restartPolicy`, 'sidecar containers (init containers with restartPolicy: Always) are not supported by shardlet'));
+  } else if (!init && c['restartPolicy'] !== undefined) {
+    errs.push(fieldErr.forbidden(`${field}.restartPolicy`, 'may not be set for non-init containers'));
   }
   if (Array.isArray(c['ports'])) {
     c['ports'].forEach((p: unknown, i) => {
@@ -225,8 +224,9 @@ function validateContainer(c: unknown, field: string, errs: FieldError[], init: 
   }
   validateResources(c['resources'], `${field}.resources`, errs);
   validateEnv(c['env'], `${field}.env`, errs);
-  // Init containers take no probes unless they are sidecars (restartPolicy: Always).
+  // Init containers take no probes or lifecycle hooks unless they are sidecars (restartPolicy: Always).
   const sidecar = init && c['restartPolicy'] === 'Always';
+  if (init && !sidecar && c['lifecycle'] !== undefined) errs.push(fieldErr.forbidden(`${field}.lifecycle`, 'may not be set for init containers without restartPolicy=Always'));
   for (const [k, once] of [['livenessProbe', true], ['readinessProbe', false], ['startupProbe', true]] as const) {
     if (init && !sidecar && c[k] !== undefined) errs.push(fieldErr.forbidden(`${field}.${k}`, 'may not be set for init containers without restartPolicy=Always'));
     else validateProbe(c[k], `${field}.${k}`, errs, once);

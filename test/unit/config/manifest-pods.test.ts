@@ -112,7 +112,10 @@ test('validation errors name the file and the field path, in the API server word
     [WEB.replace('    image: busybox\n', ''), 'manifests/web.yaml: spec.containers[1].image: Required value'],
     [WEB.replace('name: side', 'name: app'), 'manifests/web.yaml: spec.containers[1].name: Duplicate value: "app"'],
     [WEB.replace('spec:\n', 'spec:\n  initContainers: [{name: side, image: x}]\n'), 'manifests/web.yaml: spec.containers[1].name: Duplicate value: "side"'],
-    [WEB.replace('spec:\n', 'spec:\n  initContainers: [{name: mesh, image: x, restartPolicy: Always}]\n'), 'manifests/web.yaml: spec.initContainers[0].restartPolicy: Forbidden: sidecar containers (init containers with restartPolicy: Always) are not supported by shardlet'],
+    [WEB.replace('spec:\n', 'spec:\n  initContainers: [{name: mesh, image: x, restartPolicy: OnFailure}]\n'), 'manifests/web.yaml: spec.initContainers[0].restartPolicy: Unsupported value: "OnFailure": supported values: "Always"'],
+    [WEB.replace('    image: busybox\n', '    image: busybox\n    restartPolicy: Always\n'), 'manifests/web.yaml: spec.containers[1].restartPolicy: Forbidden: may not be set for non-init containers'],
+    [WEB.replace('spec:\n', 'spec:\n  initContainers: [{name: mesh, image: x, lifecycle: {preStop: {exec: {command: ["true"]}}}}]\n'), 'manifests/web.yaml: spec.initContainers[0].lifecycle: Forbidden: may not be set for init containers without restartPolicy=Always'],
+    [WEB.replace('spec:\n', 'spec:\n  initContainers: [{name: mesh, image: x, readinessProbe: {exec: {command: ["true"]}}}]\n'), 'manifests/web.yaml: spec.initContainers[0].readinessProbe: Forbidden: may not be set for init containers without restartPolicy=Always'],
     [WEB.replace('spec:\n', 'spec:\n  restartPolicy: Sometimes\n'), 'manifests/web.yaml: spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "Never", "OnFailure"'],
     [WEB.replace('spec:\n', 'spec:\n  terminationGracePeriodSeconds: -1\n'), 'manifests/web.yaml: spec.terminationGracePeriodSeconds: Invalid value: -1: must be greater than or equal to 0'],
     [WEB.replace('    image: busybox\n', '    image: busybox\n    resources: {requests: {cpu: lots}}\n'), 'manifests/web.yaml: spec.containers[1].resources.requests[cpu]: Invalid value: "lots": quantities must match the regular expression'],
@@ -162,4 +165,13 @@ test('the JSON fast path yields exactly what the YAML path yields', () => {
   assert.deepEqual(viaJson.pods, viaYaml.pods);
   assert.equal(Reflect.get(viaJson.pods[0]?.spec?.containers[0] ?? {}, 'unknownField'), undefined, 'unknown fields are dropped');
   assert.deepEqual(viaJson.pods[0]?.spec?.containers[0]?.resources?.requests, { cpu: '1' }, 'requests default to limits');
+});
+
+test('a sidecar (init container with restartPolicy Always) is accepted with its probes and lifecycle, the field kept', () => {
+  const sidecar = '  initContainers:\n  - name: mesh\n    image: busybox\n    restartPolicy: Always\n    readinessProbe: {exec: {command: ["true"]}}\n    startupProbe: {exec: {command: ["true"]}}\n    lifecycle: {preStop: {exec: {command: ["true"]}}}\n';
+  const r = podsFromManifest(WEB.replace('spec:\n', `spec:\n${sidecar}`), ctx);
+  assert.ok(r.ok, r.ok ? '' : r.error.message);
+  const init = r.pods[0]!.spec!.initContainers![0]!;
+  assert.equal(init.restartPolicy, 'Always');
+  assert.ok(init.readinessProbe && init.startupProbe && init.lifecycle?.preStop);
 });
