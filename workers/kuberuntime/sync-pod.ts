@@ -186,6 +186,7 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
         ...actions.initContainersToStart.map((i) => ({ container: initContainers(pod)[i]!, containerType: 'init_container' as const })),
         ...actions.containersToStart.map((i) => ({ container: appContainers(pod)[i]!, containerType: 'container' as const })),
       ];
+  let startedSidecar = false;
   for (const { container, containerType } of starts) {
     rethrowIfAborted(signal);
     let out = checkCrashBackoff(deps, pod, container, status);
@@ -199,6 +200,10 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
     }
     if (out.ok) {
       result.startResults.push({ containerName: container.name });
+      // A started sidecar lets the next container start in the next sync (the kubelet's PLEG
+      // event for it): the post-sync status is not offered as the settled result of this sync,
+      // so the pod worker does not skip the sync that the sidecar's start triggers.
+      if (containerType === 'init_container' && isRestartableInitContainer(container)) startedSidecar = true;
       if (out.started) {
         started.push(out.started);
         if (derivable && deps.publishProgress) deps.publishProgress(postSyncStatus(identityOf(pod), status, newSandbox, started));
@@ -213,7 +218,7 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
     // sidecar that failed to start is skipped.
     if (containerType === 'init_container' && !isRestartableInitContainer(container)) break;
   }
-  if (derivable && result.failures.length === 0 && (newSandbox !== undefined || started.length > 0)) {
+  if (derivable && !startedSidecar && result.failures.length === 0 && (newSandbox !== undefined || started.length > 0)) {
     result.after = postSyncStatus(identityOf(pod), status, newSandbox, started);
   }
   return result;
