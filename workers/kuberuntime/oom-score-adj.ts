@@ -7,8 +7,9 @@
  *   BestEffort                                                            → 1000
  *   Burstable: 1000 − 1000 × memoryRequest / memoryCapacity (integer division), at least
  *              1000 + (−997) = 3, and 999 instead of 1000 (survives before BestEffort).
- *              A sidecar (restartable init container) uses the smallest memory request of
- *              the regular containers when that is lower than its own.
+ *              A sidecar (restartable init container) scores no higher than the regular
+ *              container with the smallest memory request: it uses that request when it is
+ *              larger than its own (the kubelet's max(sidecar, min(regular containers))).
  *
  * A runtime may raise what it is given (containerd's restrict_oom_score_adj clamps it to its
  * own score). Pure.
@@ -37,7 +38,7 @@ export function containerOOMScoreAdjust(pod: V1Pod, container: V1Container, memo
   if (container.restartPolicy === 'Always' && (pod.spec?.initContainers ?? []).includes(container)) {
     const regular = (pod.spec?.containers ?? []).map(memoryRequest);
     const min = regular.length > 0 ? Math.min(...regular) : 0;
-    if (min !== 0 && min < request) request = min;
+    if (min > request) request = min;
   }
   // Exact integer division, as Go's int64 (the operands are non-negative integers).
   const adj = 1000 - Number((1000n * BigInt(request)) / BigInt(memoryCapacityBytes));

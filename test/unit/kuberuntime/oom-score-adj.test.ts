@@ -31,7 +31,7 @@ test('Burstable: 1000 - 1000*request/capacity, clamped to [3, 999]', () => {
   assert.equal(containerOOMScoreAdjust(q, q.spec!.containers[0]!, CAP), 700);
 });
 
-test('a node-critical pod gets -997; a sidecar takes the smallest regular memory request', () => {
+test('a node-critical pod gets -997; a sidecar scores no higher than the regular container with the smallest request', () => {
   const crit = pod([c('a', '1Gi')], { priorityClassName: 'system-node-critical', priority: 2_000_001_000 });
   assert.equal(containerOOMScoreAdjust(crit, crit.spec!.containers[0]!, CAP), -997);
   const staticCrit = pod([c('a', '1Gi')], { priorityClassName: 'system-node-critical' }, { 'kubernetes.io/config.source': 'file' });
@@ -40,6 +40,9 @@ test('a node-critical pod gets -997; a sidecar takes the smallest regular memory
   assert.equal(containerOOMScoreAdjust(notNodeCrit, notNodeCrit.spec!.containers[0]!, CAP), 900);
   const side = c('side', '5Gi', undefined, { restartPolicy: 'Always' });
   const withSidecar = pod([c('a', '1Gi'), c('b', '2Gi')], { initContainers: [side] });
-  assert.equal(containerOOMScoreAdjust(withSidecar, side, CAP), 900, 'min(5Gi, 1Gi) = 1Gi');
+  assert.equal(containerOOMScoreAdjust(withSidecar, side, CAP), 500, 'max(5Gi, min(1Gi, 2Gi)) = 5Gi');
+  const small = c('small', '512Mi', undefined, { restartPolicy: 'Always' });
+  const withSmall = pod([c('a', '1Gi'), c('b', '2Gi')], { initContainers: [small] });
+  assert.equal(containerOOMScoreAdjust(withSmall, small, CAP), 900, 'max(512Mi, min(1Gi, 2Gi)) = 1Gi');
   assert.throws(() => containerOOMScoreAdjust(withSidecar, side, 0), RangeError);
 });
