@@ -10,7 +10,7 @@
  */
 import type { V1ContainerStatus, V1Pod, V1PodStatus } from '@kubernetes/client-node';
 import { isTerminalPhase } from './pod-phase.js';
-import { isStaticPod } from './pod-spec.js';
+import { isRestartableInitContainer, isStaticPod } from './pod-spec.js';
 
 const UNKNOWN_REASON = 'ContainerStatusUnknown';
 const UNKNOWN_MESSAGE = 'The container could not be located when the pod was terminated';
@@ -26,6 +26,9 @@ function hasPodInitialized(pod: V1Pod, status: V1PodStatus): boolean {
   if ((status.containerStatuses ?? []).some((c) => c.lastState?.terminated || !c.state?.waiting)) return true;
   const inits = status.initContainerStatuses ?? [];
   const last = inits[inits.length - 1];
+  // The last init container a sidecar: initialized once it ran and started.
+  const spec = (pod.spec?.initContainers ?? [])[inits.length - 1];
+  if (spec && last && spec.name === last.name && isRestartableInitContainer(spec)) return last.state?.running !== undefined && last.started === true;
   return last?.state?.terminated?.exitCode === 0 || last?.lastState?.terminated?.exitCode === 0;
 }
 

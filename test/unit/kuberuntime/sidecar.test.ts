@@ -15,6 +15,7 @@ import { hashContainer } from '../../../workers/kuberuntime/container-hash.js';
 import { containersReadyCondition, initializedCondition } from '../../../workers/kuberuntime/conditions.js';
 import { getPhase } from '../../../workers/kuberuntime/pod-phase.js';
 import { TerminationOrdering } from '../../../workers/kuberuntime/termination-order.js';
+import { applyTerminalDefaults } from '../../../workers/kuberuntime/terminal-status.js';
 import { condition, container, FakeProbeResults, makeHarness, makePod, summary } from './kuberuntime-harness.js';
 
 const side = (name: string, extra = {}) => container(name, { restartPolicy: 'Always', ...extra });
@@ -244,4 +245,13 @@ test('killing a pod with sidecars: regular containers first, then sidecars in re
   } finally {
     h.cleanup();
   }
+});
+
+test('terminal defaults: a pod whose last init container is a started sidecar counts as initialized', () => {
+  const pod = makePod({ initContainers: [side('s1')], containers: [container('main')] });
+  const waitingMain = st('main', { waiting: { reason: 'PodInitializing' } });
+  const started = applyTerminalDefaults(pod, { phase: 'Running', initContainerStatuses: [st('s1', { running: {} }, { started: true })], containerStatuses: [waitingMain] });
+  assert.equal(started.containerStatuses?.[0]?.state?.terminated?.reason, 'ContainerStatusUnknown');
+  const notStarted = applyTerminalDefaults(pod, { phase: 'Pending', initContainerStatuses: [st('s1', { running: {} }, { started: false })], containerStatuses: [waitingMain] });
+  assert.equal(notStarted.containerStatuses?.[0]?.state?.waiting?.reason, 'PodInitializing');
 });
