@@ -14,15 +14,18 @@
  *    crash backoff) while the regular container keeps running;
  *  - sc-job: restartPolicy Never, the regular container exits 0 after 3 s while the sidecar
  *    would run forever: the sidecar is stopped and the pod Succeeded;
- *  - sc-term: removing the manifest stops the regular container (preStop sleep 2) first, then
- *    the sidecars in reverse order (s2 has a preStop sleep 3, s1 none: s1 must still wait for
- *    s2), all within the grace period. The order is observed by polling the runtime every 100 ms.
+ *  - sc-term: removing the manifest stops the regular container (preStop sleep 3) first, then
+ *    the sidecars in reverse order, all within the grace period. Without ordering s2 (preStop
+ *    sleep 1) and s1 (none) would stop before main; with sidecars after regular containers but
+ *    not in reverse order, s1 could stop before s2. The order is read from the runtime: each
+ *    container's finishedAt (CRI ContainerStatus) once the 100 ms poll sees it exited.
  * Every wait is a bounded poll.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
+import { CriClient } from '../../src/shared/cri/cri-client.js';
 import { pollUntil, runtimeView, type AgentProcess } from './agent-harness.js';
 
 export const TERM_GRACE_SECONDS = 10;
@@ -55,8 +58,8 @@ export function writeSidecarPods(dir: string, image: string): void {
   const preStop = (seconds: number): string[] => ['    lifecycle:', `      preStop: {exec: {command: ["sleep", "${seconds}"]}}`];
   write(dir, 'sc-term', {
     grace: TERM_GRACE_SECONDS,
-    init: [...c('s1', image, sleep, SIDECAR), ...c('s2', image, sleep, [...SIDECAR, ...preStop(3)])],
-    containers: c('main', image, sleep, preStop(2)),
+    init: [...c('s1', image, sleep, SIDECAR), ...c('s2', image, sleep, [...SIDECAR, ...preStop(1)])],
+    containers: c('main', image, sleep, preStop(3)),
   });
 }
 
@@ -136,30 +139,41 @@ export async function jobCompletion(agent: AgentProcess, endpoint: string, node:
 }
 
 /**
- * Removes sc-term's manifest and watches the runtime: returns when each container was first
- * seen stopped (ms after the first one stopped) and how long the whole kill took.
+ * Removes sc-term's manifest and watches the runtime: returns when each container finished (ms
+ * after the first one, from the runtime's finishedAt) and how long the whole kill took (until
+ * the last one was seen stopped).
  */
 export async function terminationOrder(agent: AgentProcess, endpoint: string, dir: string, node: string, timeoutMs: number): Promise<{ stoppedAt: Record<string, number>; tookMs: number }> {
   const p = await waitPod(agent, 'sc-term', node, 'all running', timeoutMs, (x) => (x.status?.phase === 'Running' && cond(x, 'Ready') === 'True' ? x : undefined));
   const uid = p.metadata?.uid ?? '';
   const t0 = Date.now();
   fs.rmSync(path.join(dir, 'sc-term.yaml'));
-  const seen: Record<string, number> = {};
-  await pollUntil(async () => {
-    const v = (await runtimeView(endpoint)).get(uid);
-    const now = Date.now();
-    for (const name of ['main', 's1', 's2']) {
-      const running = v?.containers.some((x) => x.name === name && x.state === 'CONTAINER_RUNNING') ?? false;
-      if (!running && seen[name] === undefined) seen[name] = now;
-    }
-    return Object.keys(seen).length === 3 ? true : undefined;
-  }, { what: 'sc-term: every container stopped', timeoutMs: 60_000, intervalMs: 100 });
-  const first = Math.min(...Object.values(seen));
-  const rel = Object.fromEntries(Object.entries(seen).map(([k, v]) => [k, v - first]));
-  const tookMs = Math.max(...Object.values(seen)) - t0;
-  // main (preStop 2 s) first; s2 (preStop 3 s) after it; s1 (no preStop) waited for s2.
+  const finishedNs: Record<string, bigint> = {};
+  let lastSeen = t0;
+  const cri = new CriClient({ endpoint, timeoutMs: 30_000 });
+  try {
+    await pollUntil(async () => {
+      const v = (await runtimeView(endpoint)).get(uid);
+      for (const name of ['main', 's1', 's2']) {
+        if (finishedNs[name] !== undefined) continue;
+        const x = v?.containers.find((k) => k.name === name && k.state === 'CONTAINER_EXITED');
+        // (Cleanup removes the containers only after all of them stopped: each is seen exited.)
+        if (!x) continue;
+        finishedNs[name] = BigInt((await cri.containerStatus(x.id)).status?.finishedAt ?? '0');
+        lastSeen = Date.now();
+      }
+      if (Object.keys(finishedNs).length === 3) return true;
+      throw new Error(`stopped so far: ${Object.keys(finishedNs).join(', ') || 'none'}`);
+    }, { what: 'sc-term: every container stopped', timeoutMs: 60_000, intervalMs: 100 });
+  } finally {
+    cri.close();
+  }
+  const first = [...Object.values(finishedNs)].reduce((a, b) => (b < a ? b : a));
+  const rel = Object.fromEntries(Object.entries(finishedNs).map(([k, v]) => [k, Number((v - first) / 1_000_000n)]));
+  const tookMs = lastSeen - t0;
+  // main (preStop 3 s) first although the sidecars' preStop hooks end sooner; then s2, then s1.
   assert.equal(rel['main'], 0, `main stopped first: ${JSON.stringify(rel)}`);
-  assert.ok(rel['s2']! > 0, `s2 stopped after main: ${JSON.stringify(rel)}`);
-  assert.ok(rel['s1']! >= rel['s2']!, `s1 stopped no earlier than s2: ${JSON.stringify(rel)}`);
+  assert.ok(finishedNs['s1']! >= finishedNs['s2']!, `s1 stopped no earlier than s2: ${JSON.stringify(rel)}`);
+  assert.ok(finishedNs['s2']! >= finishedNs['main']!, `s2 stopped after main: ${JSON.stringify(rel)}`);
   return { stoppedAt: rel, tookMs };
 }
