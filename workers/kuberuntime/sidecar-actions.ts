@@ -113,7 +113,7 @@ export function computeInitContainerActions(
       case 'CONTAINER_EXITED':
         if (restartable) {
           toStart.push(i);
-        } else if ((cs.exitCode !== 0)) {
+        } else if (cs.exitCode !== 0) {
           if (!restartOnFailure) return { initialized: false, killPod: true, toStart: [] };
           toStart.push(i);
         } else if (i === last) {
