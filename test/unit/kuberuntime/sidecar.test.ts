@@ -255,3 +255,22 @@ test('terminal defaults: a pod whose last init container is a started sidecar co
   const notStarted = applyTerminalDefaults(pod, { phase: 'Pending', initContainerStatuses: [st('s1', { running: {} }, { started: false })], containerStatuses: [waitingMain] });
   assert.equal(notStarted.containerStatuses?.[0]?.state?.waiting?.reason, 'PodInitializing');
 });
+
+test('a sync that started a sidecar offers no derived post-sync status (the pod worker runs the sync its start triggers)', async () => {
+  const h = makeHarness();
+  h.rt.addImage('busybox:1');
+  try {
+    const plain = makePod({ initContainers: [container('setup')], containers: [container('main')] }, { name: 'plain', uid: 'uid-plain' });
+    assert.ok((await h.sync(plain)).runtimeAfter, 'a classic init container start is derived');
+    const withSidecar = makePod({ initContainers: [side('s1')], containers: [container('main')] });
+    const first = await h.sync(withSidecar);
+    assert.deepEqual(h.take().filter((c) => c.startsWith('StartContainer')), ['StartContainer setup', 'StartContainer s1']);
+    assert.equal(first.runtimeAfter, undefined);
+    assert.equal(first.runtimeChanged, true);
+    // The next sync (the PLEG's echo of the start) starts the regular container.
+    await h.sync(withSidecar);
+    assert.deepEqual(h.take().filter((c) => c.startsWith('StartContainer')), ['StartContainer main']);
+  } finally {
+    h.cleanup();
+  }
+});
