@@ -18,7 +18,7 @@ test('endpoints: unix:// or an absolute path; anything else is a typed error', (
   assert.throws(() => normalizeEndpoint('tcp://1.2.3.4:5'), (e: unknown) => e instanceof CriError && e.code === 'ERR_CRI_INVALID_ARGUMENT');
 });
 
-for (const transport of ['h2', 'grpc-js'] as const) {
+for (const transport of ['h2', 'node-http2', 'grpc-js'] as const) {
   test(`${transport}: operation hook, NotFound, deadline and abort`, async () => {
     const h = await startHarness({ faults: { hangRate: 1, methods: ['ListContainers'] } });
     const ops: CriOperationEvent[] = [];

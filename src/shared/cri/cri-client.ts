@@ -24,6 +24,7 @@ import { SandboxConfigWire } from './sandbox-config-wire.js';
 import type { UnaryReport, UnaryTransport } from './unary-transport.js';
 import { GrpcJsUnaryTransport } from './unary-transport-grpc-js.js';
 import { H2UnaryTransport } from './unary-transport-h2.js';
+import { NodeHttp2UnaryTransport } from './unary-transport-node-http2.js';
 import type { CallOptions, ContainerLogService, CriOperationHook, ImageService, RuntimeService, StreamingService } from './runtime-service.js';
 import type * as T from './cri-types.js';
 
@@ -43,7 +44,9 @@ export interface CriClientOptions {
   random?: Random;
 }
 
-export type CriTransport = 'h2' | 'grpc-js';
+export type CriTransport = 'h2' | 'node-http2' | 'grpc-js';
+
+const TRANSPORTS: ReadonlySet<string> = new Set<CriTransport>(['h2', 'node-http2', 'grpc-js']);
 
 /**
  * The transport when the options name none: 'h2', or what `SHARDLET_CRI_TRANSPORT` says
@@ -95,8 +98,8 @@ export class CriClient implements RuntimeService, ContainerLogService, ImageServ
     this.#pullTimeoutMs = opts.pullTimeoutMs ?? CRI_CLIENT_DEFAULTS.pullTimeoutMs;
     this.#onOperation = opts.onOperation;
     const transport = opts.transport ?? defaultTransport();
-    if (transport !== 'h2' && transport !== 'grpc-js') {
-      throw new CriError('ERR_CRI_INVALID_ARGUMENT', 'connect', `transport must be 'h2' or 'grpc-js', got ${JSON.stringify(transport)}`);
+    if (!TRANSPORTS.has(transport)) {
+      throw new CriError('ERR_CRI_INVALID_ARGUMENT', 'connect', `transport must be one of ${[...TRANSPORTS].join(', ')}, got ${JSON.stringify(transport)}`);
     }
     this.transport = transport;
     this.#methods = buildUnaryMethods();
@@ -108,6 +111,15 @@ export class CriClient implements RuntimeService, ContainerLogService, ImageServ
         clock: opts.clock ?? realClock,
         random: opts.random ?? realRandom,
         report,
+      });
+    } else if (transport === 'node-http2') {
+      this.#unaryTransport = new NodeHttp2UnaryTransport({
+        path: this.endpoint.slice('unix://'.length),
+        backoff: CRI_RECONNECT_BACKOFF,
+        clock: opts.clock ?? realClock,
+        random: opts.random ?? realRandom,
+        report,
+        maxMessageBytes: MAX_MESSAGE_BYTES,
       });
     } else {
       this.#grpcClient();

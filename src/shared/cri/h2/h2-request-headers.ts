@@ -4,7 +4,7 @@
  * literals without indexing (RFC 7541 §6.1, §6.2.2), no Huffman, never a dynamic table entry —
  * so the peer's SETTINGS_HEADER_TABLE_SIZE (even 0) never matters to this side.
  */
-import { MAX_WIRE_TIMEOUT_MS } from '../unary-transport.js';
+import { grpcTimeoutValue } from '../grpc-wire.js';
 
 /** §5.1 integer with an N-bit prefix; `first` holds the pattern bits of the first octet. */
 function hpackInt(out: number[], first: number, prefixBits: number, value: number): void {
@@ -65,18 +65,7 @@ const TIMEOUT_NAME = (() => {
 /** Longest encoded grpc-timeout field: name part + 1 length octet + 8 digits + unit. */
 export const MAX_TIMEOUT_FIELD_BYTES = TIMEOUT_NAME.length + 1 + 9;
 
-/** The longest grpc-timeout sent, in seconds (see MAX_WIRE_TIMEOUT_MS); the local timer keeps the exact deadline. */
-const MAX_TIMEOUT_SECONDS = MAX_WIRE_TIMEOUT_MS / 1000;
 
-/**
- * gRPC's TimeoutValue: at most 8 digits and a unit. Milliseconds up to 99,999,999 (27.7 h),
- * then seconds rounded up, at most MAX_TIMEOUT_SECONDS.
- */
-export function grpcTimeoutValue(ms: number): string {
-  const whole = Math.max(0, Math.ceil(ms));
-  if (whole < 100_000_000) return `${whole}m`;
-  return `${Math.min(MAX_TIMEOUT_SECONDS, Math.ceil(whole / 1000))}S`;
-}
 
 /** Writes the grpc-timeout field at `off`; returns the new offset. */
 export function writeTimeoutField(buf: Buffer, off: number, ms: number): number {
