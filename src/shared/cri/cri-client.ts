@@ -20,7 +20,6 @@ import { CriError } from './cri-errors.js';
 import { buildUnaryMethods, operationOf } from './cri-methods.js';
 import type { UnaryMethod } from './cri-methods.js';
 import { CRI_FLOW_CONTROL_WINDOW, loadCriProto, MAX_MESSAGE_BYTES } from './cri-proto.js';
-import { SandboxConfigWire } from './sandbox-config-wire.js';
 import type { UnaryReport, UnaryTransport } from './unary-transport.js';
 import { GrpcJsUnaryTransport } from './unary-transport-grpc-js.js';
 import { H2UnaryTransport } from './unary-transport-h2.js';
@@ -85,8 +84,6 @@ export class CriClient implements RuntimeService, ContainerLogService, ImageServ
   #grpc: grpc.Client | null = null;
   readonly #unaryTransport: UnaryTransport;
   readonly #methods: ReadonlyMap<string, UnaryMethod>;
-  /** Sandbox configs as RunPodSandbox encoded them, reused by CreateContainer (sandbox-config-wire.ts). */
-  readonly #sandboxWire = new SandboxConfigWire();
   readonly #timeoutMs: number;
   readonly #pullTimeoutMs: number;
   readonly #onOperation: CriOperationHook | undefined;
@@ -165,7 +162,7 @@ export class CriClient implements RuntimeService, ContainerLogService, ImageServ
    * starts; the request serialized once here, a request the proto cannot encode is INTERNAL),
    * then the transport. Every call reaches the operation hook exactly once.
    */
-  #unary<Res>(method: string, req: unknown, opts: CallOptions | undefined, defaultTimeoutMs: number, encode?: (m: UnaryMethod) => Buffer): Promise<Res> {
+  #unary<Res>(method: string, req: unknown, opts: CallOptions | undefined, defaultTimeoutMs: number): Promise<Res> {
     const start = performance.now();
     const m = this.#methods.get(method);
     let err: CriError;
@@ -174,7 +171,7 @@ export class CriClient implements RuntimeService, ContainerLogService, ImageServ
     else {
       let body: Buffer;
       try {
-        body = encode === undefined ? m.serialize(req) : encode(m);
+        body = m.serialize(req);
       } catch (e) {
         err = new CriError('ERR_CRI_INTERNAL', method, `${method}: ${e instanceof Error ? e.message : String(e)}`);
         this.#report(m.operation, start, err);
@@ -212,11 +209,7 @@ export class CriClient implements RuntimeService, ContainerLogService, ImageServ
   }
 
   async runPodSandbox(req: T.RunPodSandboxRequest, opts?: CallOptions): Promise<string> {
-    const res = await this.#unary<T.RunPodSandboxResponse>('RunPodSandbox', req, opts, this.#timeoutMs, (m) => {
-      const body = m.serialize(req);
-      this.#sandboxWire.remember(req.config, body);
-      return body;
-    });
+    const res = await this.#rt<T.RunPodSandboxResponse>('RunPodSandbox', req, opts);
     return res.podSandboxId;
   }
 
@@ -242,10 +235,7 @@ export class CriClient implements RuntimeService, ContainerLogService, ImageServ
     // there as base64, so env values are encoded as UTF-8 here, once, at the edge.
     const envs = (req.config as T.ContainerConfig | undefined)?.envs?.map((kv) => ({ key: kv.key, value: Buffer.from(kv.value, 'utf8') }));
     const wire = envs ? { ...req, config: { ...req.config, envs } } : req;
-    // The sandbox config's bytes from this sync's RunPodSandbox, when it made that call.
-    const res = await this.#unary<{ containerId: string }>('CreateContainer', wire, opts, this.#timeoutMs, (m) =>
-      this.#sandboxWire.createContainerRequest(wire.sandboxConfig, () => m.serialize({ podSandboxId: wire.podSandboxId, config: wire.config })) ?? m.serialize(wire),
-    );
+    const res = await this.#rt<{ containerId: string }>('CreateContainer', wire, opts);
     return res.containerId;
   }
 
