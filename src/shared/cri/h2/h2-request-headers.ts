@@ -4,33 +4,18 @@
  * literals without indexing (RFC 7541 §6.1, §6.2.2), no Huffman, never a dynamic table entry —
  * so the peer's SETTINGS_HEADER_TABLE_SIZE (even 0) never matters to this side.
  */
+import { writeHpackInteger } from '../../hpack/hpack-primitives.js';
 import { grpcTimeoutValue } from '../grpc-wire.js';
-
-/** §5.1 integer with an N-bit prefix; `first` holds the pattern bits of the first octet. */
-function hpackInt(out: number[], first: number, prefixBits: number, value: number): void {
-  const max = (1 << prefixBits) - 1;
-  if (value < max) {
-    out.push(first | value);
-    return;
-  }
-  out.push(first | max);
-  let v = value - max;
-  while (v >= 128) {
-    out.push((v & 0x7f) | 0x80);
-    v = Math.floor(v / 128);
-  }
-  out.push(v);
-}
 
 function hpackString(out: number[], s: string): void {
   const bytes = Buffer.from(s, 'latin1');
-  hpackInt(out, 0, 7, bytes.length);
+  writeHpackInteger(out, 0, 7, bytes.length);
   for (const b of bytes) out.push(b);
 }
 
 /** Literal without indexing, name from the static table (4-bit prefix index). */
 function literalIndexedName(out: number[], nameIndex: number, value: string): void {
-  hpackInt(out, 0x00, 4, nameIndex);
+  writeHpackInteger(out, 0x00, 4, nameIndex);
   hpackString(out, value);
 }
 
