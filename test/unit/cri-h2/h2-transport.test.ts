@@ -105,7 +105,7 @@ onHttp2Transports('RST_STREAM is an error; REFUSED_STREAM is retried once; the r
 onHttp2Transports('GOAWAY — streams above last-stream-id are retried on a new connection, the others finish', async (transport) => {
   const t = tempSocket(`h2-goaway-${transport}-`);
   let held: http2.ServerHttp2Stream | undefined;
-  const srv = await scriptedServer(t.socket, (stream, headers, body, session) => {
+  const srv = await scriptedServer(t.socket, (stream, _headers, body, session) => {
     const req = requestOf('ContainerStatus', body) as { containerId: string };
     if (req.containerId === 'held') {
       held = stream;
