@@ -1,6 +1,6 @@
 /**
- * The CRI client's edge behaviour against the in-process simulated runtime, on both unary
- * transports ('h2' and 'grpc-js'): operation hook names and durations, deadline and abort
+ * The CRI client's edge behaviour against the in-process simulated runtime, on the three unary
+ * transports ('h2', 'node-http2' and 'grpc-js'): operation hook names and durations, deadline and abort
  * translated into typed errors, NotFound as a code, endpoint validation, idempotent close, the
  * reconnect backoff, and how the transport is chosen.
  */
@@ -118,6 +118,10 @@ test('transport: h2 by default, SHARDLET_CRI_TRANSPORT overrides the default, an
     const c = new CriClient({ endpoint: '/nonexistent/x.sock', transport: 'h2' });
     assert.equal(c.transport, 'h2', 'an explicit option wins');
     c.close();
+    process.env['SHARDLET_CRI_TRANSPORT'] = 'node-http2';
+    const d = new CriClient({ endpoint: '/nonexistent/x.sock' });
+    assert.equal(d.transport, 'node-http2');
+    d.close();
     process.env['SHARDLET_CRI_TRANSPORT'] = 'http3';
     assert.throws(() => new CriClient({ endpoint: '/nonexistent/x.sock' }), (e: unknown) => e instanceof CriError && e.code === 'ERR_CRI_INVALID_ARGUMENT');
   } finally {

@@ -1,9 +1,12 @@
 /**
- * CRI runtime.v1 client on a unix socket. Unary calls go over one of two transports
+ * CRI runtime.v1 client on a unix socket. Unary calls go over one of three transports
  * (unary-transport.ts):
  *   - 'h2' (default, unary-transport-h2.ts): the purpose-built HTTP/2 client in `h2/`
  *     (net.Socket, own frame codec and HPACK decoder; ~15–20 µs of client CPU per call against
  *     ~145–155 µs on grpc-js, issue 15);
+ *   - 'node-http2' (unary-transport-node-http2.ts): node:http2 with the gRPC framing done here;
+ *     3–4× the CPU per call of 'h2' (issue 27: the README's transport decision), kept as the
+ *     stock-stack fallback and the reference the 'h2' tests hold the hand-written client to;
  *   - 'grpc-js' (unary-transport-grpc-js.ts): a @grpc/grpc-js channel driven below its Client layer.
  * No streaming call: the agent has no evented PLEG (GetContainerEvents has no user). One
  * instance owns its connection(s); it is cheap enough to create one per worker thread, which is
@@ -37,9 +40,9 @@ export interface CriClientOptions {
   onOperation?: CriOperationHook;
   /** Unary transport (see the module comment); default 'h2'. */
   transport?: CriTransport;
-  /** Deadlines and the reconnect backoff of the 'h2' transport (grpc-js keeps its own timers). */
+  /** Deadlines and the reconnect backoff of the 'h2' and 'node-http2' transports (grpc-js keeps its own timers). */
   clock?: Clock;
-  /** Backoff jitter of the 'h2' transport. */
+  /** Backoff jitter of the 'h2' and 'node-http2' transports. */
   random?: Random;
 }
 
@@ -49,7 +52,7 @@ const TRANSPORTS: ReadonlySet<string> = new Set<CriTransport>(['h2', 'node-http2
 
 /**
  * The transport when the options name none: 'h2', or what `SHARDLET_CRI_TRANSPORT` says
- * ('h2' | 'grpc-js'; read at each client's construction, inherited by worker threads), so a
+ * ('h2' | 'node-http2' | 'grpc-js'; read at each client's construction, inherited by worker threads), so a
  * bench can A/B a whole agent without a flag. Any other value is a construction error.
  */
 function defaultTransport(): CriTransport {
