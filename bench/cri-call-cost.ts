@@ -1,7 +1,7 @@
 /**
  * CPU per CRI call of the client process, on the simulated runtime (`--profile zero`): the
- * agent's CriClient on both transports ('grpc-js': the channel driven directly; 'h2': its own
- * HTTP/2 transport) against grpc-js's generic stub (Client.makeUnaryRequest, what CriClient
+ * agent's CriClient on its three transports ('grpc-js': the channel driven directly; 'h2': its own
+ * HTTP/2 transport; 'node-http2': node:http2 with gRPC framing) against grpc-js's generic stub (Client.makeUnaryRequest, what CriClient
  * used before either), alternated in one process so load drifts hit all. The runtime runs in its own process; only this process's CPU (process.cpuUsage) counts.
  *
  *   node dist/bench/cri-call-cost.js [--calls N] [--rounds R] [--concurrency C]
@@ -60,6 +60,7 @@ async function main(): Promise<void> {
   const sim = await startSimRuntime({ profile: 'zero' });
   const client = new CriClient({ endpoint: sim.endpoint, transport: 'grpc-js' });
   const h2 = new CriClient({ endpoint: sim.endpoint, transport: 'h2' });
+  const nodeHttp2 = new CriClient({ endpoint: sim.endpoint, transport: 'node-http2' });
   const proto = loadCriProto();
   const stub = new proto.RuntimeServiceClient(sim.endpoint, grpc.credentials.createInsecure(), { 'grpc.default_authority': 'localhost' });
   const stubVersion = (): Promise<unknown> => new Promise((resolve, reject) => {
@@ -70,11 +71,13 @@ async function main(): Promise<void> {
     ['grpc-js generic stub (makeUnaryRequest)', stubVersion],
     ['CriClient grpc-js (channel.createCall)', () => client.version()],
     ['CriClient h2 (own HTTP/2 transport)', () => h2.version()],
+    ['CriClient node-http2 (node:http2)', () => nodeHttp2.version()],
   ];
   const best = new Map<string, number>();
   try {
     await client.waitForReady(10_000);
     await h2.waitForReady(10_000);
+    await nodeHttp2.waitForReady(10_000);
     // Warm-up: connections, code paths.
     for (const [, call] of variants) await cpuPerCall(call, 500, opts.concurrency);
     for (let r = 1; r <= opts.rounds; r++) {
@@ -89,6 +92,7 @@ async function main(): Promise<void> {
   } finally {
     client.close();
     h2.close();
+    nodeHttp2.close();
     stub.close();
     await sim.stop();
   }

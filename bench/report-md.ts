@@ -28,7 +28,7 @@ function pct(v: number | null): string {
 
 function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
   const esc = (c: string): string => c.replace(/\|/g, '\\|');
-  const lines = [`| ${header.map(esc).join(' | ')} |`, `|${header.map((h, i) => (i === 0 ? ' :--- ' : ' ---: ')).join('|')}|`];
+  const lines = [`| ${header.map(esc).join(' | ')} |`, `|${header.map((_h, i) => (i === 0 ? ' :--- ' : ' ---: ')).join('|')}|`];
   for (const r of rows) lines.push(`| ${r.map(esc).join(' | ')} |`);
   return lines.join('\n');
 }

@@ -5,7 +5,6 @@
  * (`--workers 0`), so the same code runs either way.
  */
 import path from 'node:path';
-import type { V1Pod } from '@kubernetes/client-node';
 import { isMainThread } from 'node:worker_threads';
 import { realClock, realRandom, type Clock, type Random } from '../src/shared/clock/clock.js';
 import { CriClient } from '../src/shared/cri/cri-client.js';

@@ -34,19 +34,21 @@
  * (MAX_HEADER_BLOCK_BYTES) plus one 9-octet frame header.
  */
 import { Duplex } from 'node:stream';
+import { CLIENT_PREFACE, DEFAULT_MAX_FRAME_SIZE, Flag, FRAME_HEADER_BYTES, FrameType, writeFrameHeader } from '../shared/cri/h2/h2-frames.js';
 import { HpackAuthorityRewriter } from './hpack-authority-rewriter.js';
 
-const PREFACE_LENGTH = 24;
-const FRAME_HEADER_LENGTH = 9;
-const TYPE_HEADERS = 0x1;
-const TYPE_CONTINUATION = 0x9;
-const FLAG_END_STREAM = 0x1;
-const FLAG_END_HEADERS = 0x4;
-const FLAG_PADDED = 0x8;
-const FLAG_PRIORITY = 0x20;
+// The frame codec's constants (RFC 9113), shared with the CRI client's HTTP/2 transport.
+const PREFACE_LENGTH = CLIENT_PREFACE.length;
+const FRAME_HEADER_LENGTH = FRAME_HEADER_BYTES;
+const TYPE_HEADERS = FrameType.HEADERS;
+const TYPE_CONTINUATION = FrameType.CONTINUATION;
+const FLAG_END_STREAM = Flag.END_STREAM;
+const FLAG_END_HEADERS = Flag.END_HEADERS;
+const FLAG_PADDED = Flag.PADDED;
+const FLAG_PRIORITY = Flag.PRIORITY;
 const PRIORITY_LENGTH = 5;
 /** The smallest SETTINGS_MAX_FRAME_SIZE a peer may advertise (RFC 9113 §6.5.2). */
-const MAX_EMITTED_FRAME_PAYLOAD = 16_384;
+const MAX_EMITTED_FRAME_PAYLOAD = DEFAULT_MAX_FRAME_SIZE;
 /**
  * A header block larger than this is passed through without rewriting (and the shim turns
  * into a pipe): Node's server refuses header lists over 64 KiB anyway.
@@ -335,10 +337,7 @@ function reframe(headers: Buffer, block: Buffer): Buffer[] {
     const last = p + take === block.length;
     const payloadLength = take + (first && priority ? PRIORITY_LENGTH : 0);
     const f = Buffer.allocUnsafe(FRAME_HEADER_LENGTH + payloadLength);
-    f.writeUIntBE(payloadLength, 0, 3);
-    f[3] = first ? TYPE_HEADERS : TYPE_CONTINUATION;
-    f[4] = (first ? flags & (FLAG_END_STREAM | FLAG_PRIORITY) : 0) | (last ? FLAG_END_HEADERS : 0);
-    f.writeUInt32BE(streamId, 5);
+    writeFrameHeader(f, 0, payloadLength, first ? TYPE_HEADERS : TYPE_CONTINUATION, (first ? flags & (FLAG_END_STREAM | FLAG_PRIORITY) : 0) | (last ? FLAG_END_HEADERS : 0), streamId);
     let o = FRAME_HEADER_LENGTH;
     if (first && priority) o += priority.copy(f, o);
     block.copy(f, o, p, p + take);

@@ -30,23 +30,13 @@
  *   before). No known gRPC client sends an empty authority.
  */
 import { huffmanDecode } from '../shared/hpack/hpack-huffman.js';
+import { HPACK_ENTRY_OVERHEAD, HPACK_STATIC_TABLE, writeHpackInteger } from '../shared/hpack/hpack-primitives.js';
 
 /** RFC 7541 Appendix A: the static table's names, index 1–61. */
-const STATIC_NAMES: readonly string[] = [
-  ':authority', ':method', ':method', ':path', ':path', ':scheme', ':scheme', ':status', ':status', ':status', ':status',
-  ':status', ':status', ':status', 'accept-charset', 'accept-encoding', 'accept-language', 'accept-ranges', 'accept',
-  'access-control-allow-origin', 'age', 'allow', 'authorization', 'cache-control', 'content-disposition',
-  'content-encoding', 'content-language', 'content-length', 'content-location', 'content-range', 'content-type', 'cookie',
-  'date', 'etag', 'expect', 'expires', 'from', 'host', 'if-match', 'if-modified-since', 'if-none-match', 'if-range',
-  'if-unmodified-since', 'last-modified', 'link', 'location', 'max-forwards', 'proxy-authenticate', 'proxy-authorization',
-  'range', 'referer', 'refresh', 'retry-after', 'server', 'set-cookie', 'strict-transport-security', 'transfer-encoding',
-  'user-agent', 'vary', 'via', 'www-authenticate',
-];
+const STATIC_NAMES: readonly string[] = HPACK_STATIC_TABLE.map(([name]) => name);
 const STATIC_COUNT = STATIC_NAMES.length;
 const AUTHORITY = ':authority';
 const AUTHORITY_BYTES = Buffer.from(AUTHORITY, 'latin1');
-/** Per-entry overhead of RFC 7541 §4.1. */
-const ENTRY_OVERHEAD = 32;
 /** SETTINGS_HEADER_TABLE_SIZE's initial value; the server never advertises another. */
 export const INITIAL_TABLE_SIZE = 4096;
 /** Integers larger than this (string lengths, indices, table sizes) are treated as undecodable. */
@@ -115,7 +105,7 @@ class DynamicTableMirror {
   }
 
   insert(nameLength: number, valueLength: number, isAuthority: boolean): void {
-    const size = nameLength + valueLength + ENTRY_OVERHEAD;
+    const size = nameLength + valueLength + HPACK_ENTRY_OVERHEAD;
     this.#sizes.push(size);
     this.#nameLengths.push(nameLength);
     this.#isAuthority.push(isAuthority);
@@ -292,15 +282,6 @@ function skipString(b: Buffer, p: number): number {
 /** A raw (H = 0) RFC 7541 §5.2 string literal. */
 function encodeRawString(v: Buffer): Buffer {
   const head: number[] = [];
-  if (v.length < 0x7f) head.push(v.length);
-  else {
-    head.push(0x7f);
-    let rest = v.length - 0x7f;
-    while (rest >= 0x80) {
-      head.push((rest & 0x7f) | 0x80);
-      rest = Math.floor(rest / 0x80);
-    }
-    head.push(rest);
-  }
+  writeHpackInteger(head, 0, 7, v.length);
   return Buffer.concat([Buffer.from(head), v]);
 }

@@ -171,7 +171,7 @@ function untilAborted(signal: AbortSignal): Promise<ExecOutcome> {
   });
 }
 
-function catStdin(io: ExecStreams, out: (b: Buffer) => void): Promise<ExecOutcome> {
+function catStdin(io: ExecStreams, _out: (b: Buffer) => void): Promise<ExecOutcome> {
   const stdin = io.stdin;
   if (stdin === null) return Promise.resolve({ kind: 'exited', code: 0 });
   return new Promise((resolve) => {

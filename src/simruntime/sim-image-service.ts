@@ -17,7 +17,6 @@ import { CriError } from '../shared/cri/cri-errors.js';
 import type { Image, ImageFsInfoResponse, ImageSpec, PullImageRequest } from '../shared/cri/cri-types.js';
 import { simFlag, simNumber } from './sim-annotations.js';
 import { normalizeImageRef, type SimImage, type SimImageStore } from './sim-images.js';
-import { msToNs } from './sim-views.js';
 import { criImageUserOf } from './sim-image-users.js';
 import type { SimImageFs } from './sim-image-fs.js';
 

@@ -62,7 +62,7 @@ export class SimStreamServer {
   private constructor(d: SimStreamServerDeps) {
     this.#d = d;
     this.tokens = new StreamTokenCache({ clock: d.clock });
-    this.#server = http.createServer({ maxHeaderSize: SIM_STREAM_DEFAULTS.maxHeaderBytes }, (req, res) => {
+    this.#server = http.createServer({ maxHeaderSize: SIM_STREAM_DEFAULTS.maxHeaderBytes }, (_req, res) => {
       // Every streaming request is an upgrade; a plain one is refused (the kubelet's server
       // answers missing upgrade headers with 400 too).
       const body = 'Upgrade request required\n';

@@ -21,7 +21,6 @@ export const REASON_COMPLETED = 'Completed';
 export const REASON_ERROR = 'Error';
 export const REASON_OOM = 'OOMKilled';
 export const REASON_START_ERROR = 'StartError';
-export const REASON_UNKNOWN = 'Unknown';
 
 function copyMap(m: StringMap | undefined): StringMap {
   return { ...(m ?? {}) };

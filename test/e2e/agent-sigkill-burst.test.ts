@@ -49,7 +49,7 @@ test('SIGKILL mid-burst at 1,000 pods, then a restart: all running, 0 duplicates
   // come. (40%, then 20%, were too late once the CRI client's h2 transport made the burst
   // ~1.5× faster: on a loaded machine the agent finished all 1,000 between this poll's answer
   // and the kill, 1 run in 8 each.)
-  const atKill = await pollUntil(async () => {
+  await pollUntil(async () => {
     const v = await runtimeView(sim.endpoint);
     let containers = 0;
     for (const p of v.values()) containers += p.containers.length;

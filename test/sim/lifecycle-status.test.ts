@@ -130,16 +130,16 @@ test('pod start latency: kubelet_pod_start_duration counts from first seen; the 
   const plain = of('uid-plain');
   for (const [name, l] of Object.entries({ pull, init, plain })) {
     assert.equal(h.startLatencies(`uid-${name}`).length, 2, `${name}: each latency reported exactly once: ${JSON.stringify(h.startLatencies(`uid-${name}`))}`);
-    assert.ok(l.seenToRunning !== undefined && l.sli !== undefined, name);
+    assert.ok(l['seenToRunning'] !== undefined && l['sli'] !== undefined, name);
   }
   // The pull pod: running 5 s after it was seen; the SLI keeps the 2 s before it was seen and drops the pull.
-  assert.ok(pull.seenToRunning! >= 5 && pull.seenToRunning! < 6, `pull: seen → running ${pull.seenToRunning}`);
-  assert.ok(pull.sli! >= 2 && pull.sli! < 3, `pull: SLI ${pull.sli}`);
+  assert.ok(pull['seenToRunning']! >= 5 && pull['seenToRunning']! < 6, `pull: seen → running ${pull['seenToRunning']}`);
+  assert.ok(pull['sli']! >= 2 && pull['sli']! < 3, `pull: SLI ${pull['sli']}`);
   // The init pod: its app starts after the 3 s init container (and the relist that sees it exit).
-  assert.ok(init.seenToRunning! >= 3, `init: seen → running ${init.seenToRunning}`);
-  const initExcluded = init.seenToRunning! + 2 - init.sli!;
+  assert.ok(init['seenToRunning']! >= 3, `init: seen → running ${init['seenToRunning']}`);
+  const initExcluded = init['seenToRunning']! + 2 - init['sli']!;
   assert.ok(initExcluded >= 2.999 && initExcluded <= 4, `init: the init container's run time is excluded (${initExcluded} s)`);
   // The control: nothing excluded, 2 s before seen plus no start time.
-  assert.ok(plain.seenToRunning! < 1, `plain: seen → running ${plain.seenToRunning}`);
-  assert.ok(Math.abs(plain.sli! - (plain.seenToRunning! + 2)) < 1e-6, `plain: SLI ${plain.sli} = seen → running + 2 s`);
+  assert.ok(plain['seenToRunning']! < 1, `plain: seen → running ${plain['seenToRunning']}`);
+  assert.ok(Math.abs(plain['sli']! - (plain['seenToRunning']! + 2)) < 1e-6, `plain: SLI ${plain['sli']} = seen → running + 2 s`);
 });

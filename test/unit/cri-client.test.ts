@@ -1,6 +1,6 @@
 /**
- * The CRI client's edge behaviour against the in-process simulated runtime, on both unary
- * transports ('h2' and 'grpc-js'): operation hook names and durations, deadline and abort
+ * The CRI client's edge behaviour against the in-process simulated runtime, on the three unary
+ * transports ('h2', 'node-http2' and 'grpc-js'): operation hook names and durations, deadline and abort
  * translated into typed errors, NotFound as a code, endpoint validation, idempotent close, the
  * reconnect backoff, and how the transport is chosen.
  */
@@ -18,7 +18,7 @@ test('endpoints: unix:// or an absolute path; anything else is a typed error', (
   assert.throws(() => normalizeEndpoint('tcp://1.2.3.4:5'), (e: unknown) => e instanceof CriError && e.code === 'ERR_CRI_INVALID_ARGUMENT');
 });
 
-for (const transport of ['h2', 'grpc-js'] as const) {
+for (const transport of ['h2', 'node-http2', 'grpc-js'] as const) {
   test(`${transport}: operation hook, NotFound, deadline and abort`, async () => {
     const h = await startHarness({ faults: { hangRate: 1, methods: ['ListContainers'] } });
     const ops: CriOperationEvent[] = [];
@@ -118,6 +118,10 @@ test('transport: h2 by default, SHARDLET_CRI_TRANSPORT overrides the default, an
     const c = new CriClient({ endpoint: '/nonexistent/x.sock', transport: 'h2' });
     assert.equal(c.transport, 'h2', 'an explicit option wins');
     c.close();
+    process.env['SHARDLET_CRI_TRANSPORT'] = 'node-http2';
+    const d = new CriClient({ endpoint: '/nonexistent/x.sock' });
+    assert.equal(d.transport, 'node-http2');
+    d.close();
     process.env['SHARDLET_CRI_TRANSPORT'] = 'http3';
     assert.throws(() => new CriClient({ endpoint: '/nonexistent/x.sock' }), (e: unknown) => e instanceof CriError && e.code === 'ERR_CRI_INVALID_ARGUMENT');
   } finally {

@@ -11,7 +11,6 @@
  *   oom_score_adj by QoS (oom-score-adj.ts) when the caller computed it (containerd with
  *   restrict_oom_score_adj raises a lower value to its own).
  */
-import path from 'node:path';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import type { ContainerConfig, LinuxContainerResources } from '../../src/shared/cri/cri-types.js';
 import { expandCommandAndArgs, makeEnvironmentVariables, type EnvContext } from './container-env.js';

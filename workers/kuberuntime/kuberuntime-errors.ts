@@ -74,12 +74,6 @@ export function syncErrorCode(reason: SyncFailureReason): SyncErrorCode {
   return CODE_OF[reason];
 }
 
-/** The reason a code stands for (for the receiving side of a WireError), or undefined. */
-export function reasonOfCode(code: string): SyncFailureReason | undefined {
-  for (const [reason, c] of Object.entries(CODE_OF)) if (c === code) return reason as SyncFailureReason;
-  return undefined;
-}
-
 export function failureToWire(f: SyncFailure): WireError {
   return { code: syncErrorCode(f.reason), message: f.message };
 }

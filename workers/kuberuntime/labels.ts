@@ -68,9 +68,3 @@ export function newContainerAnnotations(container: V1Container, pod: V1Pod, rest
   if (container.ports && container.ports.length > 0) a[ContainerPortsLabel] = stableJson(container.ports);
   return a;
 }
-
-/** The restart count a container instance was created with (annotation), 0 when absent or bad. */
-export function restartCountFromAnnotations(annotations: StringMap): number {
-  const n = Number.parseInt(annotations[ContainerRestartCountLabel] ?? '', 10);
-  return Number.isFinite(n) && n >= 0 ? n : 0;
-}

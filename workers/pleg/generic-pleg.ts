@@ -115,6 +115,25 @@ export interface GenericPlegOptions {
 
 type Lifecycle = 'idle' | 'running' | 'closed';
 
+/** What the status builder returns for one relist: built statuses, and pods deferred to the next. */
+type BuildResult = Awaited<ReturnType<BulkPodStatusBuilder['build']>>;
+
+/** One relist's outcome, filled in order by its steps (#updateCache, the seeded resyncs, the sweep). */
+interface RelistTally {
+  /** Events to deliver. */
+  out: PodLifecycleEvent[];
+  /** Events the channel can still take. */
+  room: number;
+  /** Events dropped for want of room (generated again next relist). */
+  discarded: number;
+  /** Listed pods the cache had no room for. */
+  unstored: number;
+  /** Pods to inspect afresh next relist. */
+  needsReinspection: Set<string>;
+  /** Pods whose set lost to a newer entry that disagrees with this listing (see #recheck). */
+  recheck: Set<string>;
+}
+
 export class GenericPleg {
   readonly #runtime: RuntimeService;
   readonly #cache: PodCacheWriter;
@@ -312,38 +331,12 @@ export class GenericPleg {
       this.#recoveriesSeen = recoveries;
       for (const uid of pods.keys()) this.#reinspect.add(uid);
     }
-    // Pods whose set lost to a disagreeing newer entry last relist: judged on this listing.
-    for (const uid of this.#recheck) {
-      if (this.#reinspect.has(uid)) continue;
-      const listed = pods.get(uid);
-      if (!listed) continue;
-      try {
-        if (this.#sync.publishedSince(uid, timestampMs)) this.#carriedRecheck.add(uid); // published again since: judge next relist
-        else if (!this.#sync.newerEntryAgrees(uid, listed)) this.#reinspect.add(uid);
-      } catch (err) {
-        this.#podError(uid, err);
-        this.#reinspect.add(uid);
-      }
-    }
-    this.#recheck = new Set();
+    this.#judgeRechecks(pods, timestampMs);
 
     // Whether any entry changed by another thread since the checks below last ran in full: if
     // not, they would find what they found then (#entriesCheckedAt).
     const entriesUnchanged = foreignWrites !== undefined && foreignWrites === this.#entriesCheckedAt;
-    // Objects a worker published that the runtime lost (restarted without them) while the pod
-    // itself is still listed: the records saw no change, so only the entry shows it.
-    if (!entriesUnchanged) for (const uid of pods.keys()) {
-      if (this.#reinspect.has(uid)) continue;
-      try {
-        if (this.#sync.vanished(uid, pods.get(uid)!, timestampMs)) {
-          this.#log.v(2).info('PLEG: objects in the cache are gone from the runtime; reinspecting', { podUID: uid });
-          this.#reinspect.add(uid);
-          this.#forceSync.add(uid);
-        }
-      } catch (err) {
-        this.#podError(uid, err);
-      }
-    }
+    if (!entriesUnchanged) this.#findVanished(pods, timestampMs);
 
     const changed = new Map<string, readonly PodLifecycleEvent[]>();
     for (const uid of this.#records.uids()) {
@@ -383,74 +376,10 @@ export class GenericPleg {
       throw err;
     }
 
-    const needsReinspection = new Set<string>();
-    /** Pods whose set lost to a newer entry that disagrees with this listing (see #recheck). */
-    const recheck = new Set<string>();
-    let unstored = 0;
-    const out: PodLifecycleEvent[] = [];
-    let room = Math.max(0, this.#capacity - this.#inFlight);
-    let discarded = 0;
-    // Pods gone from the runtime first: their slots are free before new pods need one.
-    const listed = (uid: string): boolean => built.has(uid) || deferred.has(uid) || agreed.has(uid);
-    const ordered = [...changed].sort(([a], [b]) => (listed(a) ? 1 : 0) - (listed(b) ? 1 : 0));
-    for (const [uid, events] of ordered) {
-      // Deferred (its worker has not published what it just made): as if unchanged this time;
-      // the record stays old, so its events come with the next relist's build.
-      if (deferred.has(uid)) continue;
-      // One pod's cache error (a stuck lock, a corrupt entry) must not abort the relist of all.
-      try {
-        const deliver = events.filter((e) => e.type !== 'ContainerChanged');
-        const result = built.get(uid);
-        const entry = agreed.get(uid);
-        if (entry) {
-          // The entry is this listing's status already (the worker's own answers): it stands as
-          // written, checked as of this relist (updateTime(t) below vouches for it at t).
-          this.#sync.markChecked(uid, entry.timestampMs);
-          this.#logExits(events, entry.status);
-          if (this.#forceSync.has(uid) && deliver.length === 0) deliver.push({ id: uid, type: 'PodSync', data: '' });
-        } else if (!result) {
-          // Not listed any more: no visible containers or sandboxes.
-          this.#log.v(4).info('PLEG: Delete status for pod', { podUID: uid });
-          const had = this.#sync.hadObjects(uid);
-          this.#sync.delete(uid);
-          // A pod whose objects vanished without the events saying so (never seen, or seen
-          // only by a failed inspection) still needs a sync, or it waits for the periodic resync.
-          if (had && deliver.length === 0) deliver.push({ id: uid, type: 'PodSync', data: '' });
-        } else {
-          result.status.ips = this.#sync.preserveIps(uid, result.status);
-          const stored = this.#sync.store(uid, result.status, result.error, timestampMs);
-          if (stored === 'full') {
-            this.#counters.cacheFullTotal++;
-            unstored++;
-          }
-          if (result.error || stored === 'failed' || stored === 'full') {
-            if (result.error) {
-              this.#counters.inspectErrorsTotal++;
-              this.#log.v(4).info('PLEG: Ignoring events for pod', { pod: `${result.status.namespace}/${result.status.name}`, podUID: uid, err: result.error.message });
-            }
-            needsReinspection.add(uid);
-            continue;
-          }
-          if (stored !== 'stale') this.#sync.markChecked(uid, timestampMs);
-          else if (!this.#sync.newerEntryAgrees(uid, this.#records.getCurrent(uid)?.pod)) recheck.add(uid);
-          this.#logExits(events, result.status);
-          if (this.#forceSync.has(uid) && deliver.length === 0) deliver.push({ id: uid, type: 'PodSync', data: '' });
-        }
-        if (deliver.length > room) {
-          // No room: the record stays old, so these events are generated again next relist.
-          discarded += deliver.length;
-          if (this.#forceSync.has(uid)) needsReinspection.add(uid);
-          continue;
-        }
-        room -= deliver.length;
-        this.#forceSync.delete(uid);
-        this.#records.update(uid);
-        out.push(...deliver);
-      } catch (err) {
-        this.#podError(uid, err);
-        needsReinspection.add(uid);
-      }
-    }
+    const tally: RelistTally = { out: [], room: Math.max(0, this.#capacity - this.#inFlight), discarded: 0, unstored: 0, needsReinspection: new Set(), recheck: new Set() };
+    this.#updateCache(changed, { statuses: built, deferred }, agreed, timestampMs, tally);
+    const { out, needsReinspection, recheck, unstored } = tally;
+    let { room, discarded } = tally;
 
     // Pods resynced from their cache entry: a PodSync each, as room allows; the others are
     // inspected next relist and get theirs then (forceSync).
@@ -514,6 +443,114 @@ export class GenericPleg {
     // (entries written later were left to the next relist, and moved the count).
     this.#entriesCheckedAt = podErrors === this.#counters.podErrorsTotal && !sweepDeferred ? foreignWrites : undefined;
     report(true, out, discarded);
+  }
+
+  /**
+   * The cache half of a relist (the kubelet's updateCache): per changed pod, in order (pods gone
+   * from the runtime first, so their slots are free before new pods need one), store the built
+   * status, keep the entry a worker already published for this listing, or delete the entry of
+   * a pod no longer listed; and queue the pod's events while the channel has room. What could
+   * not be stored, delivered or judged is noted in `tally` for the next relist.
+   */
+  #updateCache(changed: ReadonlyMap<string, readonly PodLifecycleEvent[]>, build: BuildResult, agreed: ReadonlyMap<string, CacheEntry>, timestampMs: number, tally: RelistTally): void {
+    const { statuses: built, deferred } = build;
+      // Pods gone from the runtime first: their slots are free before new pods need one.
+      const listed = (uid: string): boolean => built.has(uid) || deferred.has(uid) || agreed.has(uid);
+      const ordered = [...changed].sort(([a], [b]) => (listed(a) ? 1 : 0) - (listed(b) ? 1 : 0));
+      for (const [uid, events] of ordered) {
+        // Deferred (its worker has not published what it just made): as if unchanged this time;
+        // the record stays old, so its events come with the next relist's build.
+        if (deferred.has(uid)) continue;
+        // One pod's cache error (a stuck lock, a corrupt entry) must not abort the relist of all.
+        try {
+          const deliver = events.filter((e) => e.type !== 'ContainerChanged');
+          const result = built.get(uid);
+          const entry = agreed.get(uid);
+          if (entry) {
+            // The entry is this listing's status already (the worker's own answers): it stands as
+            // written, checked as of this relist (updateTime(t) below vouches for it at t).
+            this.#sync.markChecked(uid, entry.timestampMs);
+            this.#logExits(events, entry.status);
+            if (this.#forceSync.has(uid) && deliver.length === 0) deliver.push({ id: uid, type: 'PodSync', data: '' });
+          } else if (!result) {
+            // Not listed any more: no visible containers or sandboxes.
+            this.#log.v(4).info('PLEG: Delete status for pod', { podUID: uid });
+            const had = this.#sync.hadObjects(uid);
+            this.#sync.delete(uid);
+            // A pod whose objects vanished without the events saying so (never seen, or seen
+            // only by a failed inspection) still needs a sync, or it waits for the periodic resync.
+            if (had && deliver.length === 0) deliver.push({ id: uid, type: 'PodSync', data: '' });
+          } else {
+            result.status.ips = this.#sync.preserveIps(uid, result.status);
+            const stored = this.#sync.store(uid, result.status, result.error, timestampMs);
+            if (stored === 'full') {
+              this.#counters.cacheFullTotal++;
+              tally.unstored++;
+            }
+            if (result.error || stored === 'failed' || stored === 'full') {
+              if (result.error) {
+                this.#counters.inspectErrorsTotal++;
+                this.#log.v(4).info('PLEG: Ignoring events for pod', { pod: `${result.status.namespace}/${result.status.name}`, podUID: uid, err: result.error.message });
+              }
+              tally.needsReinspection.add(uid);
+              continue;
+            }
+            if (stored !== 'stale') this.#sync.markChecked(uid, timestampMs);
+            else if (!this.#sync.newerEntryAgrees(uid, this.#records.getCurrent(uid)?.pod)) tally.recheck.add(uid);
+            this.#logExits(events, result.status);
+            if (this.#forceSync.has(uid) && deliver.length === 0) deliver.push({ id: uid, type: 'PodSync', data: '' });
+          }
+          if (deliver.length > tally.room) {
+            // No room: the record stays old, so these events are generated again next relist.
+            tally.discarded += deliver.length;
+            if (this.#forceSync.has(uid)) tally.needsReinspection.add(uid);
+            continue;
+          }
+          tally.room -= deliver.length;
+          this.#forceSync.delete(uid);
+          this.#records.update(uid);
+          tally.out.push(...deliver);
+        } catch (err) {
+          this.#podError(uid, err);
+          tally.needsReinspection.add(uid);
+        }
+      }
+  }
+
+  /** Pods whose set lost to a disagreeing newer entry last relist (#recheck): judged on this listing. */
+  #judgeRechecks(pods: ReadonlyMap<string, RelistPod>, timestampMs: number): void {
+    for (const uid of this.#recheck) {
+      if (this.#reinspect.has(uid)) continue;
+      const listed = pods.get(uid);
+      if (!listed) continue;
+      try {
+        if (this.#sync.publishedSince(uid, timestampMs)) this.#carriedRecheck.add(uid); // published again since: judge next relist
+        else if (!this.#sync.newerEntryAgrees(uid, listed)) this.#reinspect.add(uid);
+      } catch (err) {
+        this.#podError(uid, err);
+        this.#reinspect.add(uid);
+      }
+    }
+    this.#recheck = new Set();
+  }
+
+  /**
+   * Objects a worker published that the runtime lost (restarted without them) while the pod
+   * itself is still listed: the records saw no change, so only the entry shows it.
+   */
+  #findVanished(pods: ReadonlyMap<string, RelistPod>, timestampMs: number): void {
+    for (const uid of pods.keys()) {
+      if (this.#reinspect.has(uid)) continue;
+      try {
+        if (this.#sync.vanished(uid, pods.get(uid)!, timestampMs)) {
+          this.#log.v(2).info('PLEG: objects in the cache are gone from the runtime; reinspecting', { podUID: uid });
+          this.#reinspect.add(uid);
+          this.#forceSync.add(uid);
+        }
+      } catch (err) {
+        this.#podError(uid, err);
+      }
+    }
   }
 
   /**

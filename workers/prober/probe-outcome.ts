@@ -17,10 +17,6 @@ export type ProbeOutcome =
 /** Shared success value: the hot path (a healthy probe) allocates no outcome object. */
 export const PROBE_SUCCESS: ProbeOutcome = Object.freeze({ kind: 'success', output: '' });
 
-export function probeSuccess(output: string): ProbeOutcome {
-  return output === '' ? PROBE_SUCCESS : { kind: 'success', output };
-}
-
 export function probeWarning(output: string): ProbeOutcome {
   return { kind: 'warning', output };
 }

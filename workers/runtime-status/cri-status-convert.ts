@@ -84,7 +84,9 @@ export function listOnlyDetails(c: Container): ContainerDetails {
 
 /** `c` supplies identity and labels (list or status: both carry them); `d` the inspection. */
 export function toContainerStatus(c: Container | ContainerStatus, podSandboxId: string, d: ContainerDetails): RuntimeContainerStatus {
-  const restart = Number.parseInt(c.annotations[ContainerRestartCountLabel] ?? '0', 10);
+  // Whole decimal digits only, like the kubelet's strconv.Atoi (parseInt would read "2x" or "1e400" as a count).
+  const raw = c.annotations[ContainerRestartCountLabel];
+  const restart = raw !== undefined && /^[0-9]{1,15}$/.test(raw) ? Number(raw) : 0;
   return {
     id: c.id,
     podSandboxId,
@@ -99,7 +101,7 @@ export function toContainerStatus(c: Container | ContainerStatus, podSandboxId: 
     image: d.image,
     imageRef: d.imageRef,
     hash: c.annotations[ContainerHashLabel] ?? '',
-    restartCount: Number.isSafeInteger(restart) && restart >= 0 ? restart : 0,
+    restartCount: restart,
     attempt: c.metadata?.attempt ?? 0,
   };
 }

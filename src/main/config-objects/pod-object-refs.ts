@@ -52,10 +52,3 @@ export function podObjectRefs(pod: V1Pod): PodObjectRefs {
   }
   return refs;
 }
-
-/** Whether the pod refers to any API object (static pods may not: the kubelet rejects them). */
-export function refersToApiObjects(pod: V1Pod): boolean {
-  const r = podObjectRefs(pod);
-  const pvc = (pod.spec?.volumes ?? []).some((v) => v.persistentVolumeClaim !== undefined);
-  return r.configMaps.size + r.secrets.size + r.tokens.size > 0 || pvc;
-}

@@ -17,7 +17,6 @@ import { plegHealth } from '../../shared/pleg/pleg-health.js';
 import type { HealthCheckResult } from './server-sources.js';
 
 export const SYNC_LOOP_MIN_THRESHOLD_MS = 5 * 60_000;
-export const PLEG_RELIST_THRESHOLD_MS = 3 * 60_000;
 
 export interface SyncLoopCheckDeps {
   clock: Pick<Clock, 'monotonic'>;

@@ -97,10 +97,6 @@ export function isWebSocketRequest(req: http.IncomingMessage): boolean {
   return (req.headers.connection ?? '').toLowerCase().includes('upgrade') && (req.headers.upgrade ?? '').toLowerCase() === 'websocket';
 }
 
-export function isUpgradeRequest(req: http.IncomingMessage): boolean {
-  return (req.headers.connection ?? '').toLowerCase().includes('upgrade') && (req.headers.upgrade ?? '') !== '';
-}
-
 /** portforward.NewV4Options for a WebSocket request; a string is the 400 message. */
 export function parseForwardPorts(q: URLSearchParams): number[] | string {
   const values = q.getAll('port');

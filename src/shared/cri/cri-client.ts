@@ -1,9 +1,12 @@
 /**
- * CRI runtime.v1 client on a unix socket. Unary calls go over one of two transports
+ * CRI runtime.v1 client on a unix socket. Unary calls go over one of three transports
  * (unary-transport.ts):
  *   - 'h2' (default, unary-transport-h2.ts): the purpose-built HTTP/2 client in `h2/`
  *     (net.Socket, own frame codec and HPACK decoder; ~15–20 µs of client CPU per call against
  *     ~145–155 µs on grpc-js, issue 15);
+ *   - 'node-http2' (unary-transport-node-http2.ts): node:http2 with the gRPC framing done here;
+ *     3–4× the CPU per call of 'h2' (issue 27: the README's transport decision), kept as the
+ *     stock-stack fallback and the reference the 'h2' tests hold the hand-written client to;
  *   - 'grpc-js' (unary-transport-grpc-js.ts): a @grpc/grpc-js channel driven below its Client layer.
  * No streaming call: the agent has no evented PLEG (GetContainerEvents has no user). One
  * instance owns its connection(s); it is cheap enough to create one per worker thread, which is
@@ -20,10 +23,10 @@ import { CriError } from './cri-errors.js';
 import { buildUnaryMethods, operationOf } from './cri-methods.js';
 import type { UnaryMethod } from './cri-methods.js';
 import { CRI_FLOW_CONTROL_WINDOW, loadCriProto, MAX_MESSAGE_BYTES } from './cri-proto.js';
-import { SandboxConfigWire } from './sandbox-config-wire.js';
 import type { UnaryReport, UnaryTransport } from './unary-transport.js';
 import { GrpcJsUnaryTransport } from './unary-transport-grpc-js.js';
 import { H2UnaryTransport } from './unary-transport-h2.js';
+import { NodeHttp2UnaryTransport } from './unary-transport-node-http2.js';
 import type { CallOptions, ContainerLogService, CriOperationHook, ImageService, RuntimeService, StreamingService } from './runtime-service.js';
 import type * as T from './cri-types.js';
 
@@ -37,17 +40,19 @@ export interface CriClientOptions {
   onOperation?: CriOperationHook;
   /** Unary transport (see the module comment); default 'h2'. */
   transport?: CriTransport;
-  /** Deadlines and the reconnect backoff of the 'h2' transport (grpc-js keeps its own timers). */
+  /** Deadlines and the reconnect backoff of the 'h2' and 'node-http2' transports (grpc-js keeps its own timers). */
   clock?: Clock;
-  /** Backoff jitter of the 'h2' transport. */
+  /** Backoff jitter of the 'h2' and 'node-http2' transports. */
   random?: Random;
 }
 
-export type CriTransport = 'h2' | 'grpc-js';
+export type CriTransport = 'h2' | 'node-http2' | 'grpc-js';
+
+const TRANSPORTS: ReadonlySet<string> = new Set<CriTransport>(['h2', 'node-http2', 'grpc-js']);
 
 /**
  * The transport when the options name none: 'h2', or what `SHARDLET_CRI_TRANSPORT` says
- * ('h2' | 'grpc-js'; read at each client's construction, inherited by worker threads), so a
+ * ('h2' | 'node-http2' | 'grpc-js'; read at each client's construction, inherited by worker threads), so a
  * bench can A/B a whole agent without a flag. Any other value is a construction error.
  */
 function defaultTransport(): CriTransport {
@@ -82,8 +87,6 @@ export class CriClient implements RuntimeService, ContainerLogService, ImageServ
   #grpc: grpc.Client | null = null;
   readonly #unaryTransport: UnaryTransport;
   readonly #methods: ReadonlyMap<string, UnaryMethod>;
-  /** Sandbox configs as RunPodSandbox encoded them, reused by CreateContainer (sandbox-config-wire.ts). */
-  readonly #sandboxWire = new SandboxConfigWire();
   readonly #timeoutMs: number;
   readonly #pullTimeoutMs: number;
   readonly #onOperation: CriOperationHook | undefined;
@@ -95,8 +98,8 @@ export class CriClient implements RuntimeService, ContainerLogService, ImageServ
     this.#pullTimeoutMs = opts.pullTimeoutMs ?? CRI_CLIENT_DEFAULTS.pullTimeoutMs;
     this.#onOperation = opts.onOperation;
     const transport = opts.transport ?? defaultTransport();
-    if (transport !== 'h2' && transport !== 'grpc-js') {
-      throw new CriError('ERR_CRI_INVALID_ARGUMENT', 'connect', `transport must be 'h2' or 'grpc-js', got ${JSON.stringify(transport)}`);
+    if (!TRANSPORTS.has(transport)) {
+      throw new CriError('ERR_CRI_INVALID_ARGUMENT', 'connect', `transport must be one of ${[...TRANSPORTS].join(', ')}, got ${JSON.stringify(transport)}`);
     }
     this.transport = transport;
     this.#methods = buildUnaryMethods();
@@ -108,6 +111,15 @@ export class CriClient implements RuntimeService, ContainerLogService, ImageServ
         clock: opts.clock ?? realClock,
         random: opts.random ?? realRandom,
         report,
+      });
+    } else if (transport === 'node-http2') {
+      this.#unaryTransport = new NodeHttp2UnaryTransport({
+        path: this.endpoint.slice('unix://'.length),
+        backoff: CRI_RECONNECT_BACKOFF,
+        clock: opts.clock ?? realClock,
+        random: opts.random ?? realRandom,
+        report,
+        maxMessageBytes: MAX_MESSAGE_BYTES,
       });
     } else {
       this.#grpcClient();
@@ -153,7 +165,7 @@ export class CriClient implements RuntimeService, ContainerLogService, ImageServ
    * starts; the request serialized once here, a request the proto cannot encode is INTERNAL),
    * then the transport. Every call reaches the operation hook exactly once.
    */
-  #unary<Res>(method: string, req: unknown, opts: CallOptions | undefined, defaultTimeoutMs: number, encode?: (m: UnaryMethod) => Buffer): Promise<Res> {
+  #unary<Res>(method: string, req: unknown, opts: CallOptions | undefined, defaultTimeoutMs: number): Promise<Res> {
     const start = performance.now();
     const m = this.#methods.get(method);
     let err: CriError;
@@ -162,7 +174,7 @@ export class CriClient implements RuntimeService, ContainerLogService, ImageServ
     else {
       let body: Buffer;
       try {
-        body = encode === undefined ? m.serialize(req) : encode(m);
+        body = m.serialize(req);
       } catch (e) {
         err = new CriError('ERR_CRI_INTERNAL', method, `${method}: ${e instanceof Error ? e.message : String(e)}`);
         this.#report(m.operation, start, err);
@@ -200,11 +212,7 @@ export class CriClient implements RuntimeService, ContainerLogService, ImageServ
   }
 
   async runPodSandbox(req: T.RunPodSandboxRequest, opts?: CallOptions): Promise<string> {
-    const res = await this.#unary<T.RunPodSandboxResponse>('RunPodSandbox', req, opts, this.#timeoutMs, (m) => {
-      const body = m.serialize(req);
-      this.#sandboxWire.remember(req.config, body);
-      return body;
-    });
+    const res = await this.#rt<T.RunPodSandboxResponse>('RunPodSandbox', req, opts);
     return res.podSandboxId;
   }
 
@@ -230,10 +238,7 @@ export class CriClient implements RuntimeService, ContainerLogService, ImageServ
     // there as base64, so env values are encoded as UTF-8 here, once, at the edge.
     const envs = (req.config as T.ContainerConfig | undefined)?.envs?.map((kv) => ({ key: kv.key, value: Buffer.from(kv.value, 'utf8') }));
     const wire = envs ? { ...req, config: { ...req.config, envs } } : req;
-    // The sandbox config's bytes from this sync's RunPodSandbox, when it made that call.
-    const res = await this.#unary<{ containerId: string }>('CreateContainer', wire, opts, this.#timeoutMs, (m) =>
-      this.#sandboxWire.createContainerRequest(wire.sandboxConfig, () => m.serialize({ podSandboxId: wire.podSandboxId, config: wire.config })) ?? m.serialize(wire),
-    );
+    const res = await this.#rt<{ containerId: string }>('CreateContainer', wire, opts);
     return res.containerId;
   }
 

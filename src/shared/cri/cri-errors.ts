@@ -88,4 +88,3 @@ export const isAlreadyExists = (err: unknown): boolean => hasCode(err, 'ERR_CRI_
 export const isUnavailable = (err: unknown): boolean => hasCode(err, 'ERR_CRI_UNAVAILABLE');
 export const isDeadlineExceeded = (err: unknown): boolean => hasCode(err, 'ERR_CRI_DEADLINE_EXCEEDED');
 export const isCancelled = (err: unknown): boolean => hasCode(err, 'ERR_CRI_CANCELLED');
-export const isUnimplemented = (err: unknown): boolean => hasCode(err, 'ERR_CRI_UNIMPLEMENTED');

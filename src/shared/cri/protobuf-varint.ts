@@ -1,6 +1,6 @@
 /**
  * Protobuf base-128 varints, for the CRI client's wire-level helpers that read or write a few
- * fields without a full decode (cri-list-memo.ts, sandbox-config-wire.ts) and the pod cache's
+ * fields without a full decode (cri-list-memo.ts) and the pod cache's
  * entry codec (pod-status-codec.ts, the same encoding). Pure, any thread.
  */
 

@@ -10,7 +10,7 @@ import { criErrorFromGrpc } from './cri-errors.js';
 import type { CriError } from './cri-errors.js';
 import type { UnaryMethod } from './cri-methods.js';
 import { CRI_FLOW_CONTROL_WINDOW, MAX_MESSAGE_BYTES } from './cri-proto.js';
-import { GrpcCode } from './h2/grpc-codes.js';
+import { GrpcCode } from './grpc-wire.js';
 import { H2Channel } from './h2/h2-channel.js';
 import { H2UnaryCall } from './h2/h2-unary-call.js';
 import type { H2CallOwner } from './h2/h2-unary-call.js';

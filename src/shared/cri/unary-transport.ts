@@ -1,6 +1,7 @@
 /**
- * The seam between CriClient and the wire for unary calls: 'h2' (unary-transport-h2.ts) and
- * 'grpc-js' (unary-transport-grpc-js.ts) both satisfy it with the same semantics — a deadline
+ * The seam between CriClient and the wire for unary calls: 'h2' (unary-transport-h2.ts),
+ * 'node-http2' (unary-transport-node-http2.ts) and 'grpc-js' (unary-transport-grpc-js.ts) all
+ * satisfy it with the same semantics — a deadline
  * per call, AbortSignal cancellation, gRPC status translated into CriError by
  * `criErrorFromGrpc`, and the operation hook told of every call exactly once.
  */
@@ -23,7 +24,7 @@ export type UnaryReport = (operation: string, start: number, err: CriError | und
 export interface UnaryTransport {
   /**
    * One call of `m` with the serialized request `body`. Settles exactly once: with the deserialized reply, or with a
-   * CriError (the same codes on both transports). `timeoutMs` is already clamped.
+   * CriError (the same codes on every transport). `timeoutMs` is already clamped.
    */
   unary<Res>(m: UnaryMethod, body: Buffer, opts: CallOptions | undefined, timeoutMs: number, start: number): Promise<Res>;
   /** Resolves once connected; rejects with ERR_CRI_UNAVAILABLE after `timeoutMs`. */

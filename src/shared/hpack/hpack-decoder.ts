@@ -15,28 +15,11 @@
  *     encoder indexes everything it can) costs no string allocation.
  */
 import { huffmanDecode } from './hpack-huffman.js';
+import { HPACK_ENTRY_OVERHEAD, HPACK_STATIC_TABLE } from './hpack-primitives.js';
 
-/** RFC 7541 Appendix A. Index 1 is STATIC_TABLE[0]. */
-const STATIC_TABLE: ReadonlyArray<readonly [string, string]> = [
-  [':authority', ''], [':method', 'GET'], [':method', 'POST'], [':path', '/'], [':path', '/index.html'],
-  [':scheme', 'http'], [':scheme', 'https'], [':status', '200'], [':status', '204'], [':status', '206'],
-  [':status', '304'], [':status', '400'], [':status', '404'], [':status', '500'], ['accept-charset', ''],
-  ['accept-encoding', 'gzip, deflate'], ['accept-language', ''], ['accept-ranges', ''], ['accept', ''],
-  ['access-control-allow-origin', ''], ['age', ''], ['allow', ''], ['authorization', ''], ['cache-control', ''],
-  ['content-disposition', ''], ['content-encoding', ''], ['content-language', ''], ['content-length', ''],
-  ['content-location', ''], ['content-range', ''], ['content-type', ''], ['cookie', ''], ['date', ''],
-  ['etag', ''], ['expect', ''], ['expires', ''], ['from', ''], ['host', ''], ['if-match', ''],
-  ['if-modified-since', ''], ['if-none-match', ''], ['if-range', ''], ['if-unmodified-since', ''],
-  ['last-modified', ''], ['link', ''], ['location', ''], ['max-forwards', ''], ['proxy-authenticate', ''],
-  ['proxy-authorization', ''], ['range', ''], ['referer', ''], ['refresh', ''], ['retry-after', ''],
-  ['server', ''], ['set-cookie', ''], ['strict-transport-security', ''], ['transfer-encoding', ''],
-  ['user-agent', ''], ['vary', ''], ['via', ''], ['www-authenticate', ''],
-];
-const STATIC_COUNT = STATIC_TABLE.length;
-const STATIC_ENTRIES: readonly Entry[] = STATIC_TABLE.map(([name, value]) => ({ name, value, size: name.length + value.length + 32 }));
+const STATIC_COUNT = HPACK_STATIC_TABLE.length;
+const STATIC_ENTRIES: readonly Entry[] = HPACK_STATIC_TABLE.map(([name, value]) => ({ name, value, size: name.length + value.length + HPACK_ENTRY_OVERHEAD }));
 
-/** RFC 7541 §4.1: an entry's size is its name and value octets plus 32. */
-const ENTRY_OVERHEAD = 32;
 
 /** Octets as a latin1 string (one char per octet, so `.length` is the octet count RFC 7541 sizes use). */
 function latin1(buf: Uint8Array, start: number, end: number): string {
@@ -142,7 +125,7 @@ export class HpackDecoder {
           [name, value] = this.#literal(4);
         }
         headerSeen = true;
-        listBytes += name.length + value.length + ENTRY_OVERHEAD;
+        listBytes += name.length + value.length + HPACK_ENTRY_OVERHEAD;
         if (listBytes > this.#maxListBytes) throw new HpackError(`header list above ${this.#maxListBytes} bytes`);
         names.push(name);
         values.push(value);
@@ -205,7 +188,7 @@ export class HpackDecoder {
 
   /** §4.4: evicts until the new entry fits; an entry larger than the table empties it and is not added. */
   #add(name: string, value: string): void {
-    const size = name.length + value.length + ENTRY_OVERHEAD;
+    const size = name.length + value.length + HPACK_ENTRY_OVERHEAD;
     this.#evict(size);
     if (size > this.#tableLimit) return;
     this.#table.unshift({ name, value, size });

@@ -15,9 +15,6 @@ export const POD_CONDITIONS_BY_KUBELET: ReadonlySet<string> = new Set([
   'PodReadyToStartContainers',
 ]);
 
-/** Set by the kubelet on eviction or shutdown, by other clients otherwise (PodConditionSharedByKubelet). */
-export const POD_CONDITIONS_SHARED_BY_KUBELET: ReadonlySet<string> = new Set(['DisruptionTarget']);
-
 export function podConditionByKubelet(type: string): boolean {
   return POD_CONDITIONS_BY_KUBELET.has(type);
 }

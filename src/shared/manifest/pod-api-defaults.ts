@@ -55,14 +55,14 @@ function defaultContainer(c: unknown): void {
   ctr.resources ??= {};
   // A limit without a request defaults the request to the limit (SetDefaults_Pod).
   const res = ctr.resources;
-  if (isObj(res) && isObj(res.limits)) {
-    const requests = isObj(res.requests) ? res.requests : {};
-    for (const [k, v] of Object.entries(res.limits)) if (!(k in requests)) requests[k] = v;
-    if (Object.keys(requests).length > 0) res.requests = requests;
+  if (isObj(res) && isObj(res['limits'])) {
+    const requests = isObj(res['requests']) ? res['requests'] : {};
+    for (const [k, v] of Object.entries(res['limits'])) if (!(k in requests)) requests[k] = v;
+    if (Object.keys(requests).length > 0) res['requests'] = requests;
   }
   if (Array.isArray(ctr.env)) {
     for (const e of ctr.env) {
-      if (isObj(e) && isObj(e.valueFrom) && isObj(e.valueFrom.fieldRef)) e.valueFrom.fieldRef.apiVersion ??= 'v1';
+      if (isObj(e) && isObj(e.valueFrom) && isObj(e.valueFrom['fieldRef'])) e.valueFrom['fieldRef']['apiVersion'] ??= 'v1';
     }
   }
   defaultProbe(ctr.livenessProbe);
@@ -87,10 +87,10 @@ export function applyApiDefaults(pod: V1Pod): void {
       if (!isObj(v)) continue;
       const sources = Object.keys(v).filter((k) => k !== 'name');
       if (sources.length === 0) v.emptyDir = {};
-      if (isObj(v.secret)) v.secret.defaultMode ??= DEFAULT_VOLUME_MODE;
-      if (isObj(v.configMap)) v.configMap.defaultMode ??= DEFAULT_VOLUME_MODE;
-      if (isObj(v.downwardAPI)) v.downwardAPI.defaultMode ??= DEFAULT_VOLUME_MODE;
-      if (isObj(v.projected)) v.projected.defaultMode ??= DEFAULT_VOLUME_MODE;
+      if (isObj(v.secret)) v.secret['defaultMode'] ??= DEFAULT_VOLUME_MODE;
+      if (isObj(v.configMap)) v.configMap['defaultMode'] ??= DEFAULT_VOLUME_MODE;
+      if (isObj(v.downwardAPI)) v.downwardAPI['defaultMode'] ??= DEFAULT_VOLUME_MODE;
+      if (isObj(v.projected)) v.projected['defaultMode'] ??= DEFAULT_VOLUME_MODE;
       if (isObj(v.hostPath)) v.hostPath.type ??= '';
     }
   }

@@ -30,7 +30,3 @@ export class CacheError extends Error {
     this.code = code;
   }
 }
-
-export function isCacheFull(err: unknown): boolean {
-  return err instanceof CacheError && err.code === 'ERR_CACHE_FULL';
-}

@@ -262,8 +262,3 @@ export function withoutPlegOnly(msg: PodUpdateMessage): PodUpdateMessage {
   const { plegOnly: _full, ...rest } = msg;
   return rest;
 }
-
-export function isWorkerToMain(msg: unknown): msg is WorkerToMain {
-  const k = (msg as { kind?: unknown } | null)?.kind;
-  return k === 'podResult' || k === 'probe' || k === 'podEvent';
-}

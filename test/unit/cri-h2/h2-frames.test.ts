@@ -12,7 +12,8 @@ import {
 import type { FrameSink } from '../../../src/shared/cri/h2/h2-frames.js';
 import { HeaderBlockAssembler, isFramingError, unpad } from '../../../src/shared/cri/h2/h2-header-block.js';
 import { parsePeerSettings } from '../../../src/shared/cri/h2/h2-settings.js';
-import { grpcTimeoutValue, requestHeaderPrefix, writeTimeoutField, MAX_TIMEOUT_FIELD_BYTES } from '../../../src/shared/cri/h2/h2-request-headers.js';
+import { requestHeaderPrefix, writeTimeoutField, MAX_TIMEOUT_FIELD_BYTES } from '../../../src/shared/cri/h2/h2-request-headers.js';
+import { grpcTimeoutValue } from '../../../src/shared/cri/grpc-wire.js';
 import { HpackDecoder, HpackError } from '../../../src/shared/hpack/hpack-decoder.js';
 
 interface Seen { type: number; flags: number; streamId: number; payload: string }

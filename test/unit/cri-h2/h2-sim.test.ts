@@ -9,7 +9,7 @@ import { CriClient } from '../../../src/shared/cri/cri-client.js';
 import { isNotFound } from '../../../src/shared/cri/cri-errors.js';
 import { CRI_FLOW_CONTROL_WINDOW, loadCriProto, MAX_MESSAGE_BYTES } from '../../../src/shared/cri/cri-proto.js';
 import { realClock } from '../../../src/shared/clock/clock.js';
-import { GrpcCode } from '../../../src/shared/cri/h2/grpc-codes.js';
+import { GrpcCode } from '../../../src/shared/cri/grpc-wire.js';
 import { H2Channel } from '../../../src/shared/cri/h2/h2-channel.js';
 import { requestHeaderPrefix } from '../../../src/shared/cri/h2/h2-request-headers.js';
 import { H2UnaryCall } from '../../../src/shared/cri/h2/h2-unary-call.js';

@@ -1,5 +1,5 @@
 /**
- * The CRI client's HTTP/2 unary transport (transport: 'h2') against real peers on unix
+ * The CRI client's HTTP/2 unary transports ('h2' and 'node-http2', alike) against real peers on unix
  * sockets: a node:http2 server the test scripts (GOAWAY with streams in flight, RST_STREAM,
  * trailers-only errors, DATA split across many frames, small peer windows and concurrency
  * limits, the socket closed mid-call, deadline, abort, reconnect after a restart) and a raw
@@ -30,6 +30,11 @@ function client(socket: string, extra: Partial<ConstructorParameters<typeof CriC
   return new CriClient({ endpoint: `unix://${socket}`, transport: 'h2', timeoutMs: 30_000, ...extra });
 }
 
+/** The HTTP/2 transports that must behave alike against the same scripted node:http2 peer. */
+function onHttp2Transports(name: string, fn: (transport: 'h2' | 'node-http2') => Promise<void>): void {
+  for (const transport of ['h2', 'node-http2'] as const) test(`${transport} on node:http2: ${name}`, () => fn(transport));
+}
+
 function containers(n: number): Container[] {
   return Array.from({ length: n }, (_, i) => ({
     id: `c${i}`.padEnd(64, '0'), podSandboxId: `s${i}`.padEnd(64, '0'), metadata: { name: `ctr-${i}`, attempt: 0 },
@@ -38,8 +43,8 @@ function containers(n: number): Container[] {
   } as unknown as Container));
 }
 
-test('h2 on node:http2: a 1 MB reply in 1 KiB writes, trailers-only errors with percent-encoded messages, HTTP status mapping', async () => {
-  const t = tempSocket('h2-basic-');
+onHttp2Transports('a 1 MB reply in 1 KiB writes, trailers-only errors with percent-encoded messages, HTTP status mapping', async (transport) => {
+  const t = tempSocket(`h2-basic-${transport}-`);
   const srv = await scriptedServer(t.socket, (stream, headers) => {
     const p = headers[':path'];
     if (p === '/runtime.v1.RuntimeService/ListContainers') replyOk(stream, responseMessage('ListContainers', { containers: containers(4_000) }), 1024);
@@ -47,7 +52,7 @@ test('h2 on node:http2: a 1 MB reply in 1 KiB writes, trailers-only errors with 
     else if (p === '/runtime.v1.RuntimeService/Status') stream.respond({ ':status': 404 }, { endStream: true });
     else replyOk(stream, responseMessage('Version', VERSION_REPLY));
   });
-  const c = client(t.socket);
+  const c = client(t.socket, { transport });
   try {
     assert.equal((await c.version()).runtimeName, 'peer');
     const list = await c.listContainers();
@@ -63,8 +68,8 @@ test('h2 on node:http2: a 1 MB reply in 1 KiB writes, trailers-only errors with 
   }
 });
 
-test('h2 on node:http2: RST_STREAM is an error; REFUSED_STREAM is retried once; the request headers are the gRPC ones', async () => {
-  const t = tempSocket('h2-rst-');
+onHttp2Transports('RST_STREAM is an error; REFUSED_STREAM is retried once; the request headers are the gRPC ones', async (transport) => {
+  const t = tempSocket(`h2-rst-${transport}-`);
   let refusals = 0;
   const seen: http2.IncomingHttpHeaders[] = [];
   const srv = await scriptedServer(t.socket, (stream, headers, body) => {
@@ -77,7 +82,7 @@ test('h2 on node:http2: RST_STREAM is an error; REFUSED_STREAM is retried once; 
       else replyOk(stream, responseMessage('StartContainer', {}));
     } else replyOk(stream, responseMessage('Version', VERSION_REPLY));
   });
-  const c = client(t.socket);
+  const c = client(t.socket, { transport });
   try {
     await c.version({ timeoutMs: 7_000 });
     assert.equal(seen[0]?.[':method'], 'POST');
@@ -97,10 +102,10 @@ test('h2 on node:http2: RST_STREAM is an error; REFUSED_STREAM is retried once; 
   }
 });
 
-test('h2 on node:http2: GOAWAY — streams above last-stream-id are retried on a new connection, the others finish', async () => {
-  const t = tempSocket('h2-goaway-');
+onHttp2Transports('GOAWAY — streams above last-stream-id are retried on a new connection, the others finish', async (transport) => {
+  const t = tempSocket(`h2-goaway-${transport}-`);
   let held: http2.ServerHttp2Stream | undefined;
-  const srv = await scriptedServer(t.socket, (stream, headers, body, session) => {
+  const srv = await scriptedServer(t.socket, (stream, _headers, body, session) => {
     const req = requestOf('ContainerStatus', body) as { containerId: string };
     if (req.containerId === 'held') {
       held = stream;
@@ -113,7 +118,7 @@ test('h2 on node:http2: GOAWAY — streams above last-stream-id are retried on a
     }
     replyOk(stream, responseMessage('ContainerStatus', { status: { id: `${req.containerId}@${srv.sessions.indexOf(session)}` } }));
   });
-  const c = client(t.socket);
+  const c = client(t.socket, { transport });
   try {
     const first = c.containerStatus('held');
     await waitFor(srv.events, 'request', () => held !== undefined, 'the held request');
@@ -130,8 +135,8 @@ test('h2 on node:http2: GOAWAY — streams above last-stream-id are retried on a
   }
 });
 
-test('h2 on node:http2: a 200 KB request through a 1,000-octet peer window; MAX_CONCURRENT_STREAMS 1 queues calls', async () => {
-  const t = tempSocket('h2-flow-');
+onHttp2Transports('a 200 KB request through a 1,000-octet peer window; MAX_CONCURRENT_STREAMS 1 queues calls', async (transport) => {
+  const t = tempSocket(`h2-flow-${transport}-`);
   let open = 0;
   let maxOpen = 0;
   const lengths: number[] = [];
@@ -151,7 +156,7 @@ test('h2 on node:http2: a 200 KB request through a 1,000-octet peer window; MAX_
       replyOk(stream, responseMessage('Version', VERSION_REPLY));
     });
   }, { initialWindowSize: 1_000, maxConcurrentStreams: 1 });
-  const c = client(t.socket);
+  const c = client(t.socket, { transport });
   try {
     const annotations = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`k${i}`, 'v'.repeat(1_000)]));
     const id = await c.runPodSandbox({ config: { metadata: { name: 'p', namespace: 'n', uid: 'u', attempt: 0 }, annotations } } as unknown as RunPodSandboxRequest);
@@ -167,8 +172,8 @@ test('h2 on node:http2: a 200 KB request through a 1,000-octet peer window; MAX_
   }
 });
 
-test('h2 on node:http2: the peer closing the socket mid-call is UNAVAILABLE; the next call reconnects at once', async () => {
-  const t = tempSocket('h2-close-');
+onHttp2Transports('the peer closing the socket mid-call is UNAVAILABLE; the next call reconnects at once', async (transport) => {
+  const t = tempSocket(`h2-close-${transport}-`);
   const srv = await scriptedServer(t.socket, (stream, headers) => {
     if (headers[':path'] === '/runtime.v1.RuntimeService/ListPodSandbox') {
       for (const s of srv.sockets) s.destroy();
@@ -176,7 +181,7 @@ test('h2 on node:http2: the peer closing the socket mid-call is UNAVAILABLE; the
     }
     replyOk(stream, responseMessage('Version', VERSION_REPLY));
   });
-  const c = client(t.socket);
+  const c = client(t.socket, { transport });
   try {
     await c.version();
     await assert.rejects(c.listPodSandbox(), isCode('ERR_CRI_UNAVAILABLE', /Connection to the runtime lost/));
@@ -189,15 +194,15 @@ test('h2 on node:http2: the peer closing the socket mid-call is UNAVAILABLE; the
   }
 });
 
-test('h2 on node:http2: deadline and abort reset the stream (RST_STREAM CANCEL) and are typed; the hook sees every call', async () => {
-  const t = tempSocket('h2-deadline-');
+onHttp2Transports('deadline and abort reset the stream (RST_STREAM CANCEL) and are typed; the hook sees every call', async (transport) => {
+  const t = tempSocket(`h2-deadline-${transport}-`);
   let arrived = 0;
   const srv = await scriptedServer(t.socket, () => {
     arrived++; // never answers
   });
   const clock = new FakeClock();
   const ops: string[] = [];
-  const c = client(t.socket, { clock, onOperation: (e) => ops.push(`${e.operation}:${e.error ? (e.error as CriError).code : 'ok'}`) });
+  const c = client(t.socket, { transport, clock, onOperation: (e) => ops.push(`${e.operation}:${e.error ? (e.error as CriError).code : 'ok'}`) });
   try {
     const p = c.listContainers(undefined, { timeoutMs: 5_000 });
     await waitFor(srv.events, 'request', () => arrived === 1, 'the request at the server');
@@ -223,12 +228,12 @@ test('h2 on node:http2: deadline and abort reset the stream (RST_STREAM CANCEL) 
   }
 });
 
-test('h2: reconnect after the runtime restarts — fail fast during the backoff, dial lazily after it', async () => {
-  const t = tempSocket('h2-restart-');
+onHttp2Transports('reconnect after the runtime restarts — fail fast during the backoff, dial lazily after it', async (transport) => {
+  const t = tempSocket(`h2-restart-${transport}-`);
   const handler = (stream: http2.ServerHttp2Stream): void => replyOk(stream, responseMessage('Version', VERSION_REPLY));
   let srv = await scriptedServer(t.socket, handler);
   const clock = new FakeClock();
-  const c = client(t.socket, { clock, random: () => 0.5 });
+  const c = client(t.socket, { transport, clock, random: () => 0.5 });
   try {
     await c.version();
     await srv.close();
@@ -364,7 +369,7 @@ test('h2 on a raw peer: hostile replies end the call typed — oversized, compre
 });
 
 test('both transports: a StopContainer with a grace period beyond 24.8 days is sent with grpc-timeout ≤ 2,147,483 S (an int32 of ms on grpc-js servers)', async () => {
-  for (const transport of ['h2', 'grpc-js'] as const) {
+  for (const transport of ['h2', 'node-http2', 'grpc-js'] as const) {
     const t = tempSocket(`timeout-cap-${transport}-`);
     const seen: string[] = [];
     const srv = await scriptedServer(t.socket, (stream, headers) => {
@@ -413,8 +418,8 @@ test('h2 on a raw peer: a reply that arrived whole in one read survives the read
   }
 });
 
-test('h2 on node:http2: large list replies gathered in reused buffers — concurrent calls of one method each get their own, and repeated calls stay exact', async () => {
-  const t = tempSocket('h2-lists-');
+onHttp2Transports('large list replies gathered in reused buffers — concurrent calls of one method each get their own, and repeated calls stay exact', async (transport) => {
+  const t = tempSocket(`h2-lists-${transport}-`);
   // Two different replies by filter, each ~0.5 MB (spread over many DATA frames), written in
   // 1 KiB pieces so that both streams' frames interleave on the connection.
   const named = (prefix: string, n: number): Container[] => containers(n).map((c, i) => ({ ...c, id: `${prefix}${i}`.padEnd(64, '0'), metadata: { name: `${prefix}-${i}`, attempt: 0 } }));
@@ -424,7 +429,7 @@ test('h2 on node:http2: large list replies gathered in reused buffers — concur
     const which = req.filter?.podSandboxId === 'b' ? 'b' : 'a';
     replyOk(stream, responseMessage('ListContainers', { containers: lists[which] }), 1024);
   });
-  const c = client(t.socket);
+  const c = client(t.socket, { transport });
   const names = (l: Container[]): string[] => l.map((x) => x.metadata?.name ?? '');
   try {
     for (let round = 0; round < 3; round++) {

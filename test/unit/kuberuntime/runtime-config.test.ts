@@ -8,7 +8,8 @@ import { fnv1a32 } from '../../../src/shared/hash/fnv1a.js';
 import { hashContainer, stableJson } from '../../../workers/kuberuntime/container-hash.js';
 import { expand } from '../../../workers/kuberuntime/container-env.js';
 import { cpuMillisOrZero as cpuMillis, parseApproximate, unitValueOrZero as quantityValue } from '../../../src/shared/resources/quantity.js';
-import { restartCountFromAnnotations } from '../../../workers/kuberuntime/labels.js';
+import { listOnlyDetails, toContainerStatus } from '../../../workers/runtime-status/cri-status-convert.js';
+import type { Container } from '../../../src/shared/cri/cri-types.js';
 import { container, makePod } from './kuberuntime-harness.js';
 
 const env = { nodeName: 'node-1', hostIP: '192.168.1.10', podIPs: ['10.88.0.7'] };
@@ -60,7 +61,15 @@ test('container config: metadata, image ref, command/args with $(VAR), env, labe
   const a = cfg.annotations!;
   assert.equal(a['io.kubernetes.container.hash'], hashContainer(c));
   assert.equal(a['io.kubernetes.container.restartCount'], '2');
-  assert.equal(restartCountFromAnnotations(a), 2);
+  // The live read of the annotation: the runtime status the PLEG and getPodStatus build from a listed container.
+  const listed = (annotations: Record<string, string>): Container => ({ id: 'c1', podSandboxId: 's1', metadata: { name: 'app', attempt: 2 }, labels: cfg.labels ?? {}, annotations, state: 'CONTAINER_RUNNING', createdAt: '1' } as unknown as Container);
+  assert.equal(toContainerStatus(listed(a), 's1', listOnlyDetails(listed(a))).restartCount, 2, 'the created annotation reads back as the restart count');
+  for (const bad of ['-1', 'x', '', '2x', '1e400', '99999999999999999999']) {
+    const c = listed({ ...a, 'io.kubernetes.container.restartCount': bad });
+    assert.equal(toContainerStatus(c, 's1', listOnlyDetails(c)).restartCount, 0, `annotation ${JSON.stringify(bad)}`);
+  }
+  const none = listed({});
+  assert.equal(toContainerStatus(none, 's1', listOnlyDetails(none)).restartCount, 0, 'no annotation');
   assert.equal(a['io.kubernetes.container.terminationMessagePath'], '/dev/termination-log');
   assert.equal(a['io.kubernetes.pod.terminationGracePeriod'], '45');
   assert.equal(a['io.kubernetes.container.preStopHandler'], '{"exec":{"command":["drain"]}}');

@@ -17,7 +17,7 @@
  */
 import type { Clock, Random, TimerHandle } from '../../clock/clock.js';
 import { jitteredMs, nextBackoffMs } from '../../backoff/exponential-backoff.js';
-import { GrpcCode } from './grpc-codes.js';
+import { GrpcCode } from '../grpc-wire.js';
 import { H2Connection } from './h2-connection.js';
 import type { H2ConnectionEvents } from './h2-connection.js';
 import type { H2UnaryCall } from './h2-unary-call.js';

@@ -32,7 +32,7 @@ import net from 'node:net';
 import type { TimerHandle } from '../../clock/clock.js';
 import { HpackDecoder } from '../../hpack/hpack-decoder.js';
 import type { HeaderList } from '../../hpack/hpack-decoder.js';
-import { GrpcCode } from './grpc-codes.js';
+import { GrpcCode, grpcCodeOfRst } from '../grpc-wire.js';
 import {
   CLIENT_PREFACE, DEFAULT_INITIAL_WINDOW, Flag, FrameReader, FrameType, goawayFrame,
   H2Error, MAX_STREAM_ID, MAX_WINDOW, pingAckFrame, rstStreamFrame, Setting, SETTINGS_ACK, settingsFrame, windowUpdateFrame,
@@ -586,13 +586,3 @@ export class H2Connection implements FrameSink, H2CallCarrier {
   }
 }
 
-/** gRPC over HTTP/2's mapping of a received RST_STREAM error code. */
-function grpcCodeOfRst(code: number): number {
-  switch (code) {
-    case H2Error.REFUSED_STREAM: return GrpcCode.UNAVAILABLE;
-    case H2Error.CANCEL: return GrpcCode.CANCELLED;
-    case H2Error.ENHANCE_YOUR_CALM: return GrpcCode.RESOURCE_EXHAUSTED;
-    case H2Error.INADEQUATE_SECURITY: return GrpcCode.PERMISSION_DENIED;
-    default: return GrpcCode.INTERNAL;
-  }
-}

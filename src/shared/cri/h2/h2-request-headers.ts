@@ -4,33 +4,18 @@
  * literals without indexing (RFC 7541 §6.1, §6.2.2), no Huffman, never a dynamic table entry —
  * so the peer's SETTINGS_HEADER_TABLE_SIZE (even 0) never matters to this side.
  */
-import { MAX_WIRE_TIMEOUT_MS } from '../unary-transport.js';
-
-/** §5.1 integer with an N-bit prefix; `first` holds the pattern bits of the first octet. */
-function hpackInt(out: number[], first: number, prefixBits: number, value: number): void {
-  const max = (1 << prefixBits) - 1;
-  if (value < max) {
-    out.push(first | value);
-    return;
-  }
-  out.push(first | max);
-  let v = value - max;
-  while (v >= 128) {
-    out.push((v & 0x7f) | 0x80);
-    v = Math.floor(v / 128);
-  }
-  out.push(v);
-}
+import { writeHpackInteger } from '../../hpack/hpack-primitives.js';
+import { grpcTimeoutValue } from '../grpc-wire.js';
 
 function hpackString(out: number[], s: string): void {
   const bytes = Buffer.from(s, 'latin1');
-  hpackInt(out, 0, 7, bytes.length);
+  writeHpackInteger(out, 0, 7, bytes.length);
   for (const b of bytes) out.push(b);
 }
 
 /** Literal without indexing, name from the static table (4-bit prefix index). */
 function literalIndexedName(out: number[], nameIndex: number, value: string): void {
-  hpackInt(out, 0x00, 4, nameIndex);
+  writeHpackInteger(out, 0x00, 4, nameIndex);
   hpackString(out, value);
 }
 
@@ -65,18 +50,7 @@ const TIMEOUT_NAME = (() => {
 /** Longest encoded grpc-timeout field: name part + 1 length octet + 8 digits + unit. */
 export const MAX_TIMEOUT_FIELD_BYTES = TIMEOUT_NAME.length + 1 + 9;
 
-/** The longest grpc-timeout sent, in seconds (see MAX_WIRE_TIMEOUT_MS); the local timer keeps the exact deadline. */
-const MAX_TIMEOUT_SECONDS = MAX_WIRE_TIMEOUT_MS / 1000;
 
-/**
- * gRPC's TimeoutValue: at most 8 digits and a unit. Milliseconds up to 99,999,999 (27.7 h),
- * then seconds rounded up, at most MAX_TIMEOUT_SECONDS.
- */
-export function grpcTimeoutValue(ms: number): string {
-  const whole = Math.max(0, Math.ceil(ms));
-  if (whole < 100_000_000) return `${whole}m`;
-  return `${Math.min(MAX_TIMEOUT_SECONDS, Math.ceil(whole / 1000))}S`;
-}
 
 /** Writes the grpc-timeout field at `off`; returns the new offset. */
 export function writeTimeoutField(buf: Buffer, off: number, ms: number): number {

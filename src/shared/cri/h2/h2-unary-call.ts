@@ -10,7 +10,7 @@
  * is ignored because `done` is set.
  */
 import type { TimerHandle } from '../../clock/clock.js';
-import { GrpcCode } from './grpc-codes.js';
+import { codeOfHttpStatus, decodeGrpcMessage, GrpcCode } from '../grpc-wire.js';
 import type { ReplyBuffers } from './reply-buffers.js';
 
 /** Who learns the outcome: the CRI client (deserializes the reply, reports the operation). */
@@ -29,31 +29,7 @@ export interface H2CallCarrier {
   cancelCall(call: H2UnaryCall): void;
 }
 
-/** Percent-decodes grpc-message (gRPC over HTTP/2: "percent-encoded UTF-8"); malformed escapes stay as they are. */
-export function decodeGrpcMessage(s: string): string {
-  if (!s.includes('%')) return s;
-  const bytes: number[] = [];
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 0x25 && i + 2 < s.length + 0 && /^[0-9a-fA-F]{2}$/.test(s.slice(i + 1, i + 3))) {
-      bytes.push(parseInt(s.slice(i + 1, i + 3), 16));
-      i += 2;
-    } else bytes.push(c & 0xff);
-  }
-  return Buffer.from(bytes).toString('utf8');
-}
 
-/** gRPC over HTTP/2: an HTTP status without grpc-status maps to this gRPC code. */
-function codeOfHttpStatus(status: string): number {
-  switch (status) {
-    case '400': return GrpcCode.INTERNAL;
-    case '401': return GrpcCode.UNAUTHENTICATED;
-    case '403': return GrpcCode.PERMISSION_DENIED;
-    case '404': return GrpcCode.UNIMPLEMENTED;
-    case '429': case '502': case '503': case '504': return GrpcCode.UNAVAILABLE;
-    default: return GrpcCode.UNKNOWN;
-  }
-}
 
 const GRPC_PREFIX_BYTES = 5;
 
