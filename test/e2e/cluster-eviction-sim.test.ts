@@ -94,3 +94,37 @@ test('memory pressure on the sim: pods evicted in the kubelet order, MemoryPress
   assert.match(metrics, /kubelet_evictions\{eviction_signal="memory.available"\} 2/);
   assert.deepEqual(r.violations, []);
 });
+
+test('ephemeral-storage limits on the sim: a pod whose writable layer passes its limit is evicted with the kubelet message; one within stays', { timeout: 300_000 }, async () => {
+  const { core } = coreApi(f.cp.adminKubeconfig);
+  f.rec?.close();
+  const r = (f.rec = new PodWatchRecorder(f.cp.adminKubeconfig, NS));
+  await r.start();
+  await f.agent?.kill();
+  // No thresholds: only the limits are checked (every pass, as the kubelet's localStorageEviction).
+  f.agent = await startClusterAgent({ cp: f.cp, nodeName: NODE, endpoint: f.endpoint, extraArgs: ['--eviction-hard', 'memory.available<0%'] });
+  const withLayer = (name: string, layerBytes: number, limits: Record<string, string>): V1Pod => {
+    const p = pod(name, 1 * Mi, { limits });
+    p.metadata!.annotations!['sim.shardlet.io/writable-layer-bytes'] = String(layerBytes);
+    return p;
+  };
+  const pods = await createPods(core, [
+    withLayer('eph-over', 200 * Mi, { 'ephemeral-storage': '100Mi' }),
+    withLayer('eph-within', 50 * Mi, { 'ephemeral-storage': '100Mi' }),
+  ]);
+  const [overUid, withinUid] = pods.map((p) => p.metadata!.uid!) as [string, string];
+  const evicted = await r.waitFor(() => {
+    const p = r.pods.get(overUid);
+    return p?.status?.phase === 'Failed' ? p : undefined;
+  }, 'eph-over evicted', 90_000);
+  assert.equal(evicted.status?.reason, 'Evicted');
+  assert.equal(evicted.status?.message, 'Pod ephemeral local storage usage exceeds the total limit of containers 100Mi. ');
+  await r.waitFor(() => (isApiRunning(r.pods.get(withinUid) ?? {}) ? true : undefined), 'eph-within running', 60_000);
+  // A few more passes: the pod within its limit stays.
+  const metricsAfter = await pollUntil(async () => {
+    const m = (await f.agent!.get('/metrics')).body;
+    return /kubelet_evictions\{eviction_signal="ephemeralpodfs.limit"\} 1/.test(m) ? m : undefined;
+  }, { what: 'the eviction counted', timeoutMs: 30_000, intervalMs: 500 });
+  assert.ok(metricsAfter.length > 0);
+  assert.ok(isApiRunning(r.pods.get(withinUid) ?? {}));
+});
