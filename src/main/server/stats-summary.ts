@@ -193,11 +193,13 @@ export class SummaryProvider {
       if (o.podLogsDir !== undefined) await this.#addStorage(entry, o.podLogsDir, time);
       const sandbox = sandboxByUid.get(uid);
       if (sandbox !== undefined) {
-        const linux = sandbox.linux as { cpu?: unknown; memory?: unknown } | undefined;
+        const linux = sandbox.linux as { cpu?: unknown; memory?: unknown; process?: { processCount?: { value?: unknown } | null } | null } | undefined;
         const podCpu = cpuOf(linux?.cpu, time);
         const podMem = memoryOf(linux?.memory, time);
         if (podCpu) entry.cpu = podCpu;
         if (podMem) entry.memory = podMem;
+        const procs = num(linux?.process?.processCount);
+        if (procs !== undefined) entry.process_stats = { process_count: procs };
       } else if (entry.containers.length > 0) {
         // No sandbox stats: the pod's figures are its containers' sums (what cgroup totals would
         // show, less the pause container's few hundred KiB).

@@ -54,6 +54,7 @@ test('summary figures through the agent\'s provider on the sim: set usage → me
   assert.equal(c.logs?.usedBytes, logs);
   assert.ok(logs >= 1000);
   assert.equal(s.pods[0]!['ephemeral-storage']?.usedBytes, 7 * Mi + logs);
+  assert.deepEqual(s.pods[0]!.process_stats, { process_count: 2 }, 'the sandbox\'s process count (pause + one running container)');
   assert.deepEqual({ a: s.node.fs?.availableBytes, c: s.node.fs?.capacityBytes, f: s.node.fs?.inodesFree, i: s.node.fs?.inodes }, { a: 30 * Mi, c: 100 * Mi, f: 10, i: 1000 });
   assert.deepEqual({ maxpid: s.node.rlimit?.maxpid, curproc: s.node.rlimit?.curproc }, { maxpid: 4096, curproc: 4000 });
   assert.equal(s.node.memory.workingSetBytes, 300 * Mi, 'on the sim the node uses what its containers use');
