@@ -250,3 +250,29 @@ test('the monitoring loop: a pass at start, then every 10 s on the clock; close(
   assert.equal(m.running, undefined);
   assert.deepEqual(passes, [0, 10_000]);
 });
+
+test('ephemeral-storage limits: a container over its own limit while the pod is within its total', async () => {
+  const w = new World();
+  const two: V1Pod = {
+    metadata: { name: 'two', namespace: 'default', uid: 'uid-two', annotations: { 'kubernetes.io/config.source': 'api' } },
+    spec: { containers: ['a', 'b'].map((name) => ({ name, image: 'busybox', resources: { limits: { 'ephemeral-storage': '100Mi' } } })) },
+  };
+  w.pods = [two];
+  const time = new Date(T0).toISOString();
+  const m = w.manager([], {
+    summary: async () => ({
+      ...w.summary(),
+      pods: [{
+        podRef: { name: 'two', namespace: 'default', uid: 'uid-two' }, startTime: time,
+        containers: [
+          { name: 'a', startTime: time, rootfs: { time, usedBytes: 140 * Mi }, logs: { time, usedBytes: 10 * Mi } },
+          { name: 'b', startTime: time, rootfs: { time, usedBytes: 1 * Mi }, logs: { time, usedBytes: 0 } },
+        ],
+        'ephemeral-storage': { time, usedBytes: 151 * Mi },
+      }],
+    }),
+  });
+  const r = await m.runOnce();
+  assert.deepEqual(w.evicted.map((e) => [e.name, e.message]), [['two', 'Container a exceeded its local ephemeral storage limit "100Mi". ']]);
+  assert.equal(r.evicted?.signal, 'ephemeralcontainerfs.limit');
+});
