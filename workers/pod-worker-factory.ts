@@ -166,6 +166,10 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
       eviction.close();
       cri.close();
     },
-    (msg) => apiObjects.observe(msg.uid, msg.apiObjects),
+    (msg) => {
+      // A kill the main thread's eviction manager sent: the status terminatePod reports.
+      if (msg.updateType === 'kill' && msg.kill?.status !== undefined) syncer.setTerminalStatus(msg.uid, msg.kill.status);
+      return apiObjects.observe(msg.uid, msg.apiObjects);
+    },
   );
 }

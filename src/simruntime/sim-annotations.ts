@@ -21,6 +21,10 @@
  *                   it runs (sim-log-chatter.ts); `log-line-bytes` sets their size (default 100).
  *   writable-layer-bytes  the container's writable layer size, reported in ContainerStats and
  *                   ImageFsInfo's containerFilesystems (sim-image-fs.ts; default 4096).
+ *   memory-working-set-bytes  the container's memory working set, reported in ContainerStats
+ *                   and summed in PodSandboxStats (sim-stats.ts; default 1–8 MiB from its id).
+ * In-process tests and the bench can also set both usages on a live container
+ * (SimulatedRuntime.setContainerUsage), which wins over the annotations.
  */
 import type { StringMap } from '../shared/cri/cri-types.js';
 
@@ -36,7 +40,8 @@ export type SimAnnotationKey =
   | 'ignore-sigterm'
   | 'log-lines-per-second'
   | 'log-line-bytes'
-  | 'writable-layer-bytes';
+  | 'writable-layer-bytes'
+  | 'memory-working-set-bytes';
 
 export interface AnnotationSources {
   own: StringMap | undefined;

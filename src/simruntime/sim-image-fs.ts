@@ -48,6 +48,7 @@ export class SimImageFsError extends Error {
 
 /** A container's writable layer in bytes (annotation, else the default). */
 export function writableLayerBytes(c: ContainerRecord): number {
+  if (c.usage?.writableLayerBytes !== undefined) return c.usage.writableLayerBytes;
   const n = simNumber({ own: c.config.annotations, pod: c.sandboxAnnotations, containerName: c.config.metadata?.name ?? '' }, 'writable-layer-bytes');
   return n !== undefined && Number.isSafeInteger(n) ? n : WRITABLE_LAYER_DEFAULT_BYTES;
 }

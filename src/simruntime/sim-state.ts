@@ -60,6 +60,16 @@ export interface ContainerRecord {
   message: string;
   process: SimProcess | undefined;
   log: CriLogWriter | undefined;
+  /** Usage a test or the bench set (SimulatedRuntime.setContainerUsage); over the sim.shardlet.io annotations. */
+  usage?: SimContainerUsage;
+}
+
+/** Simulated resource usage of one container (bytes). */
+export interface SimContainerUsage {
+  /** Memory working set reported in ContainerStats / PodSandboxStats. */
+  workingSetBytes?: number;
+  /** Writable layer reported in ContainerStats.writableLayer and ImageFsInfo's containerFilesystems. */
+  writableLayerBytes?: number;
 }
 
 export type LookupResult<T> = { ok: true; value: T } | { ok: false; why: 'empty' | 'not-found' | 'ambiguous' };

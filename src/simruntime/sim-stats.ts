@@ -1,24 +1,30 @@
 /**
  * Plausible, deterministic resource statistics for ListContainerStats / ListPodSandboxStats:
  * a running container uses 2 ms of CPU per second it has run (0.2% of a core) and a stable
- * working set of 1–8 MiB derived from its id; a sandbox adds the pause container's 0.5 MiB.
+ * working set of 1–8 MiB derived from its id, or what a test set (workingSetOf); a sandbox adds
+ * the pause container's 0.5 MiB.
  * Only running containers and ready sandboxes report stats (containerd reports what has a task).
  * Message shapes follow the proto (uint64 as decimal strings, wrapped in {value}).
  */
 import type { ContainerRecord, SandboxRecord } from './sim-state.js';
 import { msToNs } from './sim-views.js';
 import { writableLayerBytes } from './sim-image-fs.js';
+import { simNumber } from './sim-annotations.js';
 
 const CPU_NS_PER_RUNNING_MS = 2_000; // 2 ms CPU per s
 
-function workingSetOf(id: string): number {
-  return (1 + (Number.parseInt(id.slice(0, 6), 16) % 8)) * 1024 * 1024;
+/** Set usage, else the `memory-working-set-bytes` annotation, else 1–8 MiB derived from the id. */
+export function workingSetOf(c: ContainerRecord): number {
+  if (c.usage?.workingSetBytes !== undefined) return c.usage.workingSetBytes;
+  const n = simNumber({ own: c.config.annotations, pod: c.sandboxAnnotations, containerName: c.config.metadata?.name ?? '' }, 'memory-working-set-bytes');
+  if (n !== undefined && Number.isSafeInteger(n)) return n;
+  return (1 + (Number.parseInt(c.id.slice(0, 6), 16) % 8)) * 1024 * 1024;
 }
 
 export function containerStatsOf(c: ContainerRecord, nowMs: number): unknown {
   const ts = msToNs(nowMs);
   const runMs = Math.max(0, nowMs - c.startedAtMs);
-  const ws = workingSetOf(c.id);
+  const ws = workingSetOf(c);
   return {
     attributes: { id: c.id, metadata: { ...c.config.metadata }, labels: { ...c.config.labels }, annotations: { ...c.config.annotations } },
     cpu: { timestamp: ts, usageCoreNanoSeconds: { value: String(Math.round(runMs * CPU_NS_PER_RUNNING_MS)) }, usageNanoCores: { value: '2000000' } },
@@ -39,7 +45,7 @@ export function sandboxStatsOf(s: SandboxRecord, containers: ContainerRecord[], 
   const running = containers.filter((c) => c.state === 'CONTAINER_RUNNING');
   const cStats = running.map((c) => containerStatsOf(c, nowMs));
   const cpu = running.reduce((sum, c) => sum + Math.max(0, nowMs - c.startedAtMs) * CPU_NS_PER_RUNNING_MS, 0);
-  const mem = running.reduce((sum, c) => sum + workingSetOf(c.id), 512 * 1024);
+  const mem = running.reduce((sum, c) => sum + workingSetOf(c), 512 * 1024);
   return {
     attributes: { id: s.id, metadata: { ...s.config.metadata }, labels: { ...s.config.labels }, annotations: { ...s.config.annotations } },
     linux: {

@@ -27,6 +27,7 @@ import { FaultInjector, type FaultConfig } from './sim-faults.js';
 import { SimImageService } from './sim-image-service.js';
 import { SimImageStore } from './sim-images.js';
 import { SimImageFs, type SimImageFsSettings } from './sim-image-fs.js';
+import type { SimContainerUsage } from './sim-state.js';
 import { LatencyModel, ZERO_PROFILE, type LatencyProfile } from './sim-latency.js';
 import { containerToJson, readStateFile, writeStateFile, type StateDocument } from './sim-persistence.js';
 import { SimRuntimeCore } from './sim-runtime.js';
@@ -94,6 +95,20 @@ export class SimulatedRuntime {
   #streaming: SimStreamServer | undefined;
   #saveTimer: TimerHandle | undefined;
   #state: 'new' | 'serving' | 'closed' = 'new';
+
+  /**
+   * Sets a live container's simulated usage (tests and the bench create memory or disk pressure
+   * with it); unset fields keep their value. Throws SimOptionsError for an unknown container or a
+   * value that is not a non-negative safe integer.
+   */
+  setContainerUsage(containerId: string, usage: SimContainerUsage): void {
+    for (const [k, v] of Object.entries(usage)) {
+      if (v !== undefined && (!Number.isSafeInteger(v) || (v as number) < 0)) throw new SimOptionsError(`${k} must be a non-negative integer, got ${String(v)}`);
+    }
+    const found = this.core.store.findContainer(containerId);
+    if (!found.ok) throw new SimOptionsError(`no container ${JSON.stringify(containerId)}`);
+    found.value.usage = { ...found.value.usage, ...usage };
+  }
 
   private constructor(opts: SimulatedRuntimeOptions) {
     if (!path.isAbsolute(opts.socketPath)) throw new SimOptionsError(`socketPath must be absolute, got ${JSON.stringify(opts.socketPath)}`);

@@ -13,8 +13,7 @@ export const EVICTED_REASON = 'Evicted';
 /** The kubelet's eviction signal label for an emptyDir past its sizeLimit (signalEmptyDirFsLimit). */
 export const EMPTY_DIR_FS_LIMIT_SIGNAL = 'emptydirfs.limit';
 
-/** The kubelet's scheduling.SystemCriticalPriority (2 * HighestUserDefinablePriority). */
-export const SYSTEM_CRITICAL_PRIORITY = 2_000_000_000;
+export { isCriticalPod, SYSTEM_CRITICAL_PRIORITY } from '../../src/shared/kubetypes/critical-pod.js';
 
 /** One disk-backed emptyDir with a positive sizeLimit. */
 export interface LimitedEmptyDir {
@@ -48,19 +47,6 @@ export function limitedEmptyDirs(pod: V1Pod): LimitedEmptyDir[] {
     out.push({ name: v.name, limitBytes, limitText: String(src.sizeLimit).trim().slice(0, 64) });
   }
   return out;
-}
-
-/**
- * The kubelet's IsCriticalPod: static pods, mirror pods and pods at or above system-critical
- * priority are never evicted ("cannot evict a critical pod").
- */
-export function isCriticalPod(pod: V1Pod): boolean {
-  const a = pod.metadata?.annotations ?? {};
-  const source = a['kubernetes.io/config.source'];
-  if (source !== undefined && source !== 'api') return true;
-  if (a['kubernetes.io/config.mirror'] !== undefined) return true;
-  const prio = pod.spec?.priority;
-  return typeof prio === 'number' && prio >= SYSTEM_CRITICAL_PRIORITY;
 }
 
 /**

@@ -12,7 +12,8 @@
  *                                       advertises none, so the kubelet's fit would fail too)
  *
  * Honoured: cpu, memory and ephemeral-storage requests/limits and spec.overhead (pod cgroup,
- * QoS class, oom_score_adj, admission). The reason string is shardlet's (the kubelet has none
+ * QoS class, oom_score_adj, admission; ephemeral-storage limits are enforced by eviction:
+ * src/main/eviction/local-storage-limits.ts). The reason string is shardlet's (the kubelet has none
  * for features it lacks). Pure.
  */
 import type { V1Container, V1Pod } from '@kubernetes/client-node';

@@ -17,10 +17,11 @@ import { NodeLabelError, parseTaints, validateNodeLabels, type Taint } from '../
 import { defaultWorkerThreads } from './worker-threads-policy.js';
 import { SysctlAllowlist, SysctlAllowlistError } from '../admission/sysctl-allowlist.js';
 import { GC_DEFAULTS, GC_FIELDS, GC_KEY_OF, GC_USAGE, gcConfigProblem, type GcConfig } from '../gc/gc-config.js';
+import { EVICTION_DEFAULTS, EVICTION_FIELDS, EVICTION_KEY_OF, EVICTION_USAGE, evictionConfigProblem, type EvictionConfig } from '../eviction/eviction-config.js';
 import { CGROUP_DRIVERS, CgroupNameError, parseCgroupRoot, type CgroupDriver } from '../../shared/cgroups/cgroup-name.js';
 import { ConfigError } from '../../shared/manifest/config-errors.js';
 
-export interface AgentConfig extends GcConfig {
+export interface AgentConfig extends GcConfig, EvictionConfig {
   podManifestPath: string | undefined;
   manifestURL: string | undefined;
   /** Cluster mode: the kubeconfig to reach the API server with; undefined = standalone. */
@@ -175,6 +176,7 @@ export const AGENT_DEFAULTS: Readonly<AgentConfig> = Object.freeze({
   eventRecordQPS: 50,
   eventBurst: 100,
   ...GC_DEFAULTS,
+  ...EVICTION_DEFAULTS,
   cgroupsPerQOS: true,
   cgroupDriver: 'cgroupfs',
   cgroupRoot: '/',
@@ -238,6 +240,7 @@ const FIELDS = {
   'event-qps': ['eventRecordQPS', 'number'],
   'event-burst': ['eventBurst', 'int'],
   ...GC_FIELDS,
+  ...EVICTION_FIELDS,
   'cgroups-per-qos': ['cgroupsPerQOS', 'bool'],
   'cgroup-driver': ['cgroupDriver', 'string'],
   'cgroup-root': ['cgroupRoot', 'string'],
@@ -247,7 +250,7 @@ const FIELDS = {
   'resolv-conf': ['resolvConf', 'emptyable'],
 } as const satisfies Record<string, readonly [string, FieldKind]>;
 
-type FieldKind = 'string' | 'int' | 'signed-int' | 'number' | 'duration' | 'map' | 'bool' | 'bytes' | 'list' | 'emptyable';
+type FieldKind = 'string' | 'int' | 'signed-int' | 'number' | 'duration' | 'map' | 'langle-map' | 'bool' | 'bytes' | 'list' | 'emptyable';
 
 type FlagName = keyof typeof FIELDS;
 
@@ -329,7 +332,7 @@ DNS
   --resolv-conf FILE                 node resolver config pods' DNS starts from, read at startup;
                                      "" disables it (resolvConf; default /etc/resolv.conf)
   -h, --help                         this help
-${GC_USAGE}`;
+${GC_USAGE}${EVICTION_USAGE}`;
 
 function fail(where: string, msg: string): never {
   throw new ConfigError('ERR_AGENT_CONFIG', '', `${where}: ${msg}`);
@@ -378,17 +381,20 @@ function convert(where: string, kind: FieldKind, raw: unknown): string | number 
       if (n === undefined || !Number.isSafeInteger(n) || n < 0) fail(where, `must be a byte quantity like "10Mi", got ${JSON.stringify(raw)}`);
       return n;
     }
-    case 'map': {
+    case 'map':
+    case 'langle-map': {
+      // 'langle-map': Go's LangleSeparatedMapStringString ("memory.available<100Mi,…"), a flag only.
+      const sep = kind === 'map' ? '=' : '<';
       const out: Record<string, string> = {};
       if (typeof raw === 'string') {
         for (const part of raw.split(',').filter((p) => p.trim() !== '')) {
-          const [k, v] = part.split('=');
-          if (!k || v === undefined || v === '') fail(where, `expected key=value pairs, got ${JSON.stringify(part)}`);
+          const [k, v] = part.split(sep);
+          if (!k || v === undefined || v === '') fail(where, `expected key${sep}value pairs, got ${JSON.stringify(part)}`);
           out[k.trim()] = v.trim();
         }
       } else if (raw !== null && typeof raw === 'object') {
         for (const [k, v] of Object.entries(raw)) out[k] = String(v);
-      } else fail(where, `expected key=value pairs, got ${JSON.stringify(raw)}`);
+      } else fail(where, `expected key${sep}value pairs, got ${JSON.stringify(raw)}`);
       return out;
     }
     default: {
@@ -451,6 +457,7 @@ const KEY_OF: Record<string, keyof AgentConfig> = {
   eventRecordQPS: 'eventRecordQPS',
   eventBurst: 'eventBurst',
   ...GC_KEY_OF,
+  ...EVICTION_KEY_OF,
   cgroupsPerQOS: 'cgroupsPerQOS',
   cgroupDriver: 'cgroupDriver',
   cgroupRoot: 'cgroupRoot',
@@ -496,7 +503,7 @@ export function parseAgentConfig(argv: readonly string[], readFile: (p: string) 
       if (key === 'kind' || key === 'apiVersion') continue;
       const kind = known.get(key);
       if (!kind) fail(`--config ${configPath}`, `unknown field ${JSON.stringify(key)}`);
-      const v = (kind === 'int' || kind === 'signed-int' || kind === 'number' || kind === 'bytes') && typeof raw === 'number' ? raw : kind === 'map' || kind === 'bool' || kind === 'list' ? raw : kind === 'int' || kind === 'signed-int' ? String(raw) : raw;
+      const v = (kind === 'int' || kind === 'signed-int' || kind === 'number' || kind === 'bytes') && typeof raw === 'number' ? raw : kind === 'map' || kind === 'langle-map' || kind === 'bool' || kind === 'list' ? raw : kind === 'int' || kind === 'signed-int' ? String(raw) : raw;
       cfg[KEY_OF[key]!] = convert(`${configPath}: ${key}`, kind, v);
     }
   }
@@ -572,6 +579,8 @@ function validate(c: AgentConfig): void {
   if (c.eventBurst < 1 || c.eventBurst > 100_000) fail('--event-burst', `must be in [1, 100000], got ${c.eventBurst}`);
   const gc = gcConfigProblem(c);
   if (gc) fail(gc.flag, gc.message);
+  const eviction = evictionConfigProblem(c);
+  if (eviction) fail(eviction.flag, eviction.message);
   validateCgroupFlags(c);
 }
 

@@ -36,6 +36,8 @@ export interface AgentServersDeps {
   syncLoop: { readonly lastIterationMs: number };
   pleg: { lastRelistMs(): number | undefined };
   cache: { stats(): PodCacheStats };
+  /** The /stats/summary provider (agent-eviction.ts createSummaryProvider); absent: CPU, memory and image fs only. */
+  summary?: SummaryProvider;
   /** Cluster mode: TokenReview / SubjectAccessReview for the secure port. */
   reviews: ReviewCreator | undefined;
 }
@@ -84,7 +86,7 @@ export class AgentServers {
     const { config: c, clock, logger, runtime, podManager } = this.#d;
     const readOnlySources = this.#readOnlySources();
     if (c.port !== 0) {
-      const summary = new SummaryProvider({ runtime, pods: () => [...podManager.pods()], node: procNodeStats, nodeName: c.nodeName, clock, startedAtMs: clock.now(),
+      const summary = this.#d.summary ?? new SummaryProvider({ runtime, pods: () => [...podManager.pods()], node: procNodeStats, nodeName: c.nodeName, clock, startedAtMs: clock.now(),
         runtimeFs: () => imageFsStats(runtime, statfsCapacity, clock).catch((err: unknown) => {
           logger.v(2).info('stats: image filesystem figures unavailable', { err: err instanceof Error ? err.message : String(err) });
           return undefined;

@@ -48,6 +48,8 @@ import { WorkQueue } from '../syncloop/work-queue.js';
 import type { AgentConfig } from './agent-config.js';
 import { ClusterMode } from './agent-cluster.js';
 import { createAgentGc, type AgentGc } from './agent-gc.js';
+import { createAgentEviction, createSummaryProvider } from './agent-eviction.js';
+import type { EvictionManager } from '../eviction/eviction-manager.js';
 import { createPodDispatcher, podWorkerThreadConfig, workerMessageRoutes } from './agent-dispatch.js';
 import { closeAgentMetrics, createAgentMetrics, observeAtCollect } from './agent-metrics.js';
 import { startAgentHeapPolicy } from './agent-heap.js';
@@ -89,6 +91,7 @@ export class Agent {
   #runtimeHealth: RuntimeHealth | undefined;
   #podLogGc: PodLogGc | undefined;
   #gc: AgentGc | undefined;
+  #eviction: EvictionManager | undefined;
   #quietGc: QuietCollector | undefined;
   #nodeCgroups: NodeCgroups | undefined;
   #fatal: (err: Error) => void = () => {};
@@ -126,6 +129,11 @@ export class Agent {
   /** Cluster mode: the mirror pods of static pods (undefined standalone). */
   get mirrors(): MirrorPodManager | undefined {
     return this.#cluster?.mirrors;
+  }
+
+  /** The node-pressure eviction manager (undefined before start). */
+  get eviction(): EvictionManager | undefined {
+    return this.#eviction;
   }
 
   /** Where the secure port listens (undefined when disabled). */
@@ -213,6 +221,9 @@ export class Agent {
         admit: (pod, active) => {
           const refs = admitStaticPodRefs(pod);
           if (!refs.admit) return refs;
+          // The kubelet's first admit handler: the eviction manager's (pressure conditions).
+          const pressure = this.#eviction?.admit(pod);
+          if (pressure !== undefined && !pressure.admit) return pressure;
           const podOS = admitPodOS(pod);
           if (!podOS.admit) return podOS;
           const fields = admitResourceFields(pod);
@@ -228,6 +239,11 @@ export class Agent {
       networkError: () => runtimeHealth.networkError(),
     });
     const pods = lifecycle;
+    // What /stats/summary reports and the eviction manager measures.
+    const summary = createSummaryProvider({
+      config: c, clock, logger, runtime: cri, pods: () => [...podManager.pods()],
+      simulatedRuntime: version.runtimeName === SIMULATED_RUNTIME_NAME, memoryCapacityBytes: machine.memoryBytes,
+    });
 
     // The sync loop, and the kubelet's container log GC in its housekeeping: log directories of
     // pods that are gone (orphans' kept logs, failed removals, pods removed while the agent was down).
@@ -268,7 +284,7 @@ export class Agent {
 
     observeAtCollect(metrics, lifecycle, cache.reader);
     const servers = (this.#servers = new AgentServers({
-      config: c, clock, logger, runtime: cri, metrics, podManager, statusManager, syncLoop: loop, pleg, cache: cache.reader, reviews: cluster?.reviews(),
+      config: c, clock, logger, runtime: cri, metrics, podManager, statusManager, syncLoop: loop, pleg, cache: cache.reader, reviews: cluster?.reviews(), summary,
     }));
     if (c.containerLogMaxSize > 0) {
       this.#logRotation = new ContainerLogRotation({ runtime: cri, clock, logger, maxSizeBytes: c.containerLogMaxSize, maxFiles: c.containerLogMaxFiles, intervalMs: c.containerLogMonitorIntervalMs, podLogsDir: c.podLogsDir });
@@ -280,11 +296,18 @@ export class Agent {
     this.#logRotation?.start();
     this.#gc = createAgentGc({ config: c, clock, logger, runtime: cri, metrics, recorder, sourcesReady: () => podConfig.sourcesReady(), isPodGone: (uid) => pods.isPodGone(uid) });
     this.#gc.start();
+    this.#eviction = createAgentEviction({
+      config: c, clock, logger, metrics, recorder, summary, gc: this.#gc,
+      activePods: () => pods.activePods(),
+      evict: (pod, grace, status) => pods.evict(pod, grace, status),
+    });
+    this.#eviction.start();
     for (const s of this.#sources) s.start();
     if (cluster && apiSource) {
       await cluster.startHeartbeats({
         resources, runtime: cri, runtimeVersion: version, runtimeHealth, hostIP: nodeInternalIP(c.nodeIP),
         kubeletPort: servers.secureAddress?.port ?? c.port,
+        pressure: () => this.#eviction?.conditions ?? [],
         apiSource,
         addSource: (s) => this.#sources.push(s),
       });
@@ -306,6 +329,7 @@ export class Agent {
     this.#podLogGc?.close();
     this.#quietGc?.stop();
     await this.#logRotation?.close();
+    await this.#eviction?.close();
     await this.#gc?.close();
     await this.#nodeCgroups?.settled();
     await Promise.allSettled([this.#dispatcher?.close(), this.#pleg?.close(), this.#servers?.close()]);

@@ -47,6 +47,8 @@ export interface NodeStatusWiring {
   kubeletPort: number;
   onStatusSync?: (result: 'patched' | 'unchanged' | 'failed') => void;
   onReadyChange?: (ready: boolean) => void;
+  /** The eviction manager's pressure conditions. */
+  pressure?: () => readonly string[];
 }
 
 export function startNodeStatus(w: NodeStatusWiring): NodeStatusManager {
@@ -63,7 +65,7 @@ export function startNodeStatus(w: NodeStatusWiring): NodeStatusManager {
     labels: nodeLabels(c.nodeName, c.nodeLabels),
     taints: c.registerWithTaints,
     static: { resources: w.resources, addresses, kubeletPort: w.kubeletPort, nodeInfo: nodeSystemInfo(w.runtimeVersion) },
-    readiness: () => ({ runtimeErrors: w.runtimeHealth.errors(), networkErrors: w.runtimeHealth.networkErrors() }),
+    readiness: () => ({ runtimeErrors: w.runtimeHealth.errors(), networkErrors: w.runtimeHealth.networkErrors(), ...(w.pressure ? { pressure: w.pressure() } : {}) }),
     images: async () => nodeImages((await w.runtime.listImages(undefined, { timeoutMs: 10_000 })).map((im) => ({ repoTags: im.repoTags, repoDigests: im.repoDigests, size: Number(im.size) }))),
     updateFrequencyMs: c.nodeStatusUpdateFrequencyMs,
     reportFrequencyMs: c.nodeStatusReportFrequencyMs,

@@ -10,7 +10,9 @@
  *   DiskPressure   False KubeletHasNoDiskPressure   "kubelet has no disk pressure"
  *   PIDPressure    False KubeletHasSufficientPID    "kubelet has sufficient PID available"
  *
- * (shardlet has no eviction manager: the pressure conditions are always False.)
+ *   (True, from the eviction manager's last pass: KubeletHasInsufficientMemory "kubelet has
+ *   insufficient memory available", KubeletHasDiskPressure "kubelet has disk pressure",
+ *   KubeletHasInsufficientPID "kubelet has insufficient PID available")
  * Invariant: lastTransitionTime changes only when a condition's status changes; lastHeartbeatTime
  * is `now` on every computation (change detection ignores it: see node-status.ts).
  */
@@ -31,6 +33,8 @@ export interface ReadinessInputs {
   runtimeErrors: readonly string[];
   /** RuntimeHealth.networkErrors(): NetworkReady=false. */
   networkErrors: readonly string[];
+  /** The eviction manager's pressure conditions (MemoryPressure, DiskPressure, PIDPressure); absent: none. */
+  pressure?: readonly string[];
 }
 
 /** Go's utilerrors.NewAggregate(...).Error(): deduplicated; one message alone, several in brackets. */
@@ -56,10 +60,17 @@ const PRESSURE: ReadonlyArray<Pick<NodeCondition, 'type' | 'status' | 'reason' |
   { type: 'PIDPressure', status: 'False', reason: 'KubeletHasSufficientPID', message: 'kubelet has sufficient PID available' },
 ];
 
+const PRESSURE_TRUE: Readonly<Record<string, Pick<NodeCondition, 'status' | 'reason' | 'message'>>> = Object.freeze({
+  MemoryPressure: { status: 'True', reason: 'KubeletHasInsufficientMemory', message: 'kubelet has insufficient memory available' },
+  DiskPressure: { status: 'True', reason: 'KubeletHasDiskPressure', message: 'kubelet has disk pressure' },
+  PIDPressure: { status: 'True', reason: 'KubeletHasInsufficientPID', message: 'kubelet has insufficient PID available' },
+});
+
 /** The four conditions, in the kubelet's order (pressure conditions first, Ready last). */
 export function nodeConditions(previous: readonly NodeCondition[] | undefined, inputs: ReadinessInputs, nowMs: number): NodeCondition[] {
   const now = apiTime(nowMs);
-  const wanted = [...PRESSURE, { type: 'Ready', ...readyCondition(inputs) }];
+  const pressure = PRESSURE.map((c) => (inputs.pressure?.includes(c.type) === true ? { ...c, ...PRESSURE_TRUE[c.type] } : c));
+  const wanted = [...pressure, { type: 'Ready', ...readyCondition(inputs) }];
   return wanted.map((c) => {
     const prev = previous?.find((p) => p.type === c.type);
     return { ...c, lastHeartbeatTime: now, lastTransitionTime: prev !== undefined && prev.status === c.status ? prev.lastTransitionTime : now };

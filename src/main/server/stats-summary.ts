@@ -13,6 +13,7 @@ import type { RuntimeService } from '../../shared/cri/runtime-service.js';
 import { KubernetesContainerNameLabel, KubernetesPodUIDLabel } from '../../shared/kubetypes/kubelet-labels.js';
 import type { NodeStats, NodeStatsReader } from './stats-node.js';
 import type { FsStats } from '../gc/image-fs-stats.js';
+import { containerLogsUsage, rootfsOf, type RlimitStats } from './stats-summary-fs.js';
 
 export interface CpuStats {
   time: string;
@@ -35,6 +36,10 @@ export interface ContainerSummary {
   startTime: string;
   cpu?: CpuStats;
   memory?: MemoryStats;
+  /** The writable layer (stats-summary-fs.ts). */
+  rootfs?: FsStats;
+  /** The container's log files. */
+  logs?: FsStats;
 }
 
 export interface PodSummary {
@@ -43,10 +48,14 @@ export interface PodSummary {
   containers: ContainerSummary[];
   cpu?: CpuStats;
   memory?: MemoryStats;
+  /** The pod's process count (stats/v1alpha1 ProcessStats), where the runtime reports it. */
+  process_stats?: { process_count?: number };
+  /** rootfs + logs of the pod's containers (the kubelet's pod ephemeral-storage). */
+  'ephemeral-storage'?: FsStats;
 }
 
 export interface Summary {
-  node: { nodeName: string; startTime: string; cpu: CpuStats; memory: MemoryStats; systemContainers: []; runtime?: RuntimeFsStats };
+  node: { nodeName: string; startTime: string; cpu: CpuStats; memory: MemoryStats; fs?: FsStats; systemContainers: []; runtime?: RuntimeFsStats; rlimit?: RlimitStats };
   pods: PodSummary[];
 }
 
@@ -68,6 +77,12 @@ export interface SummaryProviderOptions {
   startedAtMs: number;
   /** node.runtime's figures; absent, or failing (logged by the caller), leaves node.runtime out. */
   runtimeFs?: () => Promise<RuntimeFsStats | undefined>;
+  /** Where container logs live: with it, containers get `logs` and pods `ephemeral-storage`. */
+  podLogsDir?: string;
+  /** node.fs (the root directory's filesystem); absent or failing leaves it out. */
+  nodeFs?: () => Promise<FsStats | undefined>;
+  /** node.rlimit; absent or failing leaves it out. */
+  rlimit?: () => Promise<RlimitStats | undefined>;
   /** Told once when ListPodSandboxStats fails (pod figures then sum the containers'). */
   onSandboxStatsError?: (err: unknown) => void;
 }
@@ -123,7 +138,7 @@ export class SummaryProvider {
   async summary(): Promise<Summary> {
     const o = this.#o;
     const time = isoOf(o.clock.now());
-    const [sandboxStats, containerStats, containers, node, runtimeFs] = await Promise.all([
+    const [sandboxStats, containerStats, containers, node, runtimeFs, nodeFs, rlimit] = await Promise.all([
       // Runtimes without pod-level stats (containerd 1.6 answers Unimplemented): pod figures are
       // then the sum of the pod's containers (see below).
       o.runtime.listPodSandboxStats().catch((err: unknown) => {
@@ -137,6 +152,8 @@ export class SummaryProvider {
       o.runtime.listContainers({ state: { state: 'CONTAINER_RUNNING' } }),
       o.node.read(),
       o.runtimeFs?.().catch(() => undefined),
+      o.nodeFs?.().catch(() => undefined),
+      o.rlimit?.().catch(() => undefined),
     ]);
     const startedNs = new Map(containers.map((c) => [c.id, c.createdAt]));
     const sandboxByUid = new Map<string, PodSandboxStats>();
@@ -168,16 +185,21 @@ export class SummaryProvider {
           const memory = memoryOf(c.memory, time);
           if (cpu) cs.cpu = cpu;
           if (memory) cs.memory = memory;
+          const rootfs = rootfsOf(c, time);
+          if (rootfs) cs.rootfs = rootfs;
           return cs;
         }),
       };
+      if (o.podLogsDir !== undefined) await this.#addStorage(entry, o.podLogsDir, time);
       const sandbox = sandboxByUid.get(uid);
       if (sandbox !== undefined) {
-        const linux = sandbox.linux as { cpu?: unknown; memory?: unknown } | undefined;
+        const linux = sandbox.linux as { cpu?: unknown; memory?: unknown; process?: { processCount?: { value?: unknown } | null } | null } | undefined;
         const podCpu = cpuOf(linux?.cpu, time);
         const podMem = memoryOf(linux?.memory, time);
         if (podCpu) entry.cpu = podCpu;
         if (podMem) entry.memory = podMem;
+        const procs = num(linux?.process?.processCount);
+        if (procs !== undefined) entry.process_stats = { process_count: procs };
       } else if (entry.containers.length > 0) {
         // No sandbox stats: the pod's figures are its containers' sums (what cgroup totals would
         // show, less the pause container's few hundred KiB).
@@ -187,8 +209,28 @@ export class SummaryProvider {
       pods.push(entry);
     }
     const nodeOut = nodeSummary(o, node, time);
+    if (nodeFs !== undefined) nodeOut.fs = nodeFs;
     if (runtimeFs !== undefined) nodeOut.runtime = runtimeFs;
+    if (rlimit !== undefined) nodeOut.rlimit = rlimit;
     return { node: nodeOut, pods };
+  }
+
+  /** Each container's `logs`, and the pod's `ephemeral-storage` = Σ (rootfs + logs). */
+  async #addStorage(entry: PodSummary, podLogsDir: string, time: string): Promise<void> {
+    const { namespace, name, uid } = entry.podRef;
+    let used = 0;
+    let inodes = 0;
+    for (const c of entry.containers) {
+      const logs = await containerLogsUsage(podLogsDir, namespace, name, uid, c.name);
+      if (logs !== undefined) {
+        c.logs = { time, ...logs };
+        used += logs.usedBytes;
+        inodes += logs.inodesUsed;
+      }
+      used += c.rootfs?.usedBytes ?? 0;
+      inodes += c.rootfs?.inodesUsed ?? 0;
+    }
+    entry['ephemeral-storage'] = { time, usedBytes: used, inodesUsed: inodes };
   }
 }
 

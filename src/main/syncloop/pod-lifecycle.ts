@@ -111,6 +111,14 @@ export class PodLifecycle {
     this.#housekeeping.housekeeping();
   }
 
+  /**
+   * Kill an active pod for good with the status the node gives it (node-pressure eviction: phase
+   * Failed, reason Evicted); `gracePeriodSeconds` may only shorten the pod's own.
+   */
+  evict(pod: V1Pod, gracePeriodSeconds: number, status: { reason: string; message: string }): void {
+    this.#workers.kill(pod, { removed: false, reason: 'evicted', gracePeriodSeconds, status });
+  }
+
   isPodKnown(uid: string): boolean {
     return this.#housekeeping.isPodKnown(uid);
   }

@@ -385,6 +385,8 @@ export interface ContainerStats {
   attributes: { id: string; metadata: ContainerMetadata | null; labels: StringMap; annotations: StringMap } | null;
   cpu: { timestamp: Int64; usageCoreNanoSeconds: { value: Int64 } | null } | null;
   memory: { timestamp: Int64; workingSetBytes: { value: Int64 } | null } | null;
+  /** The container's writable layer (CRI ContainerStats.writable_layer). */
+  writableLayer?: FilesystemUsage | null;
 }
 
 export interface PodSandboxStats {

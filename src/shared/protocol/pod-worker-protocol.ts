@@ -67,6 +67,11 @@ export interface KillOptions {
    * 1 s grace and leaves their logs to its garbage collection).
    */
   keepLogs?: boolean;
+  /**
+   * The terminal status the node gives the pod it kills on its own (node-pressure eviction):
+   * phase Failed with this reason and message (the kubelet's KillPodOptions.PodStatusFunc).
+   */
+  status?: { reason: string; message: string };
 }
 
 export interface PodUpdateMessage {
