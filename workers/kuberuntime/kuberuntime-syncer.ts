@@ -174,7 +174,7 @@ export class KubeRuntimeSyncer implements PodSyncer {
       hostIP: this.#d.hostIP, probes: this.#d.probeResults,
     });
     let apiStatus = failures.length === 0 ? applyTerminalDefaults(pod, generated) : generated;
-    const own = this.#terminalStatus.get(uid);
+    const own = input.terminalStatus ?? this.#terminalStatus.get(uid);
     if (own) apiStatus = { ...apiStatus, phase: 'Failed', reason: own.reason, message: own.message };
     this.#lastStatus.set(uid, apiStatus);
     const out: TerminatePodOutcome = { apiStatus };

@@ -17,10 +17,11 @@ import { NodeLabelError, parseTaints, validateNodeLabels, type Taint } from '../
 import { defaultWorkerThreads } from './worker-threads-policy.js';
 import { SysctlAllowlist, SysctlAllowlistError } from '../admission/sysctl-allowlist.js';
 import { GC_DEFAULTS, GC_FIELDS, GC_KEY_OF, GC_USAGE, gcConfigProblem, type GcConfig } from '../gc/gc-config.js';
+import { SHUTDOWN_DEFAULTS, SHUTDOWN_FIELDS, SHUTDOWN_KEY_OF, SHUTDOWN_USAGE, shutdownConfigProblem, type ShutdownConfig } from '../shutdown/shutdown-config.js';
 import { CGROUP_DRIVERS, CgroupNameError, parseCgroupRoot, type CgroupDriver } from '../../shared/cgroups/cgroup-name.js';
 import { ConfigError } from '../../shared/manifest/config-errors.js';
 
-export interface AgentConfig extends GcConfig {
+export interface AgentConfig extends GcConfig, ShutdownConfig {
   podManifestPath: string | undefined;
   manifestURL: string | undefined;
   /** Cluster mode: the kubeconfig to reach the API server with; undefined = standalone. */
@@ -175,6 +176,7 @@ export const AGENT_DEFAULTS: Readonly<AgentConfig> = Object.freeze({
   eventRecordQPS: 50,
   eventBurst: 100,
   ...GC_DEFAULTS,
+  ...SHUTDOWN_DEFAULTS,
   cgroupsPerQOS: true,
   cgroupDriver: 'cgroupfs',
   cgroupRoot: '/',
@@ -238,6 +240,7 @@ const FIELDS = {
   'event-qps': ['eventRecordQPS', 'number'],
   'event-burst': ['eventBurst', 'int'],
   ...GC_FIELDS,
+  ...SHUTDOWN_FIELDS,
   'cgroups-per-qos': ['cgroupsPerQOS', 'bool'],
   'cgroup-driver': ['cgroupDriver', 'string'],
   'cgroup-root': ['cgroupRoot', 'string'],
@@ -329,7 +332,7 @@ DNS
   --resolv-conf FILE                 node resolver config pods' DNS starts from, read at startup;
                                      "" disables it (resolvConf; default /etc/resolv.conf)
   -h, --help                         this help
-${GC_USAGE}`;
+${GC_USAGE}${SHUTDOWN_USAGE}`;
 
 function fail(where: string, msg: string): never {
   throw new ConfigError('ERR_AGENT_CONFIG', '', `${where}: ${msg}`);
@@ -451,6 +454,7 @@ const KEY_OF: Record<string, keyof AgentConfig> = {
   eventRecordQPS: 'eventRecordQPS',
   eventBurst: 'eventBurst',
   ...GC_KEY_OF,
+  ...SHUTDOWN_KEY_OF,
   cgroupsPerQOS: 'cgroupsPerQOS',
   cgroupDriver: 'cgroupDriver',
   cgroupRoot: 'cgroupRoot',
@@ -572,6 +576,8 @@ function validate(c: AgentConfig): void {
   if (c.eventBurst < 1 || c.eventBurst > 100_000) fail('--event-burst', `must be in [1, 100000], got ${c.eventBurst}`);
   const gc = gcConfigProblem(c);
   if (gc) fail(gc.flag, gc.message);
+  const shutdown = shutdownConfigProblem(c);
+  if (shutdown) fail(shutdown.flag, shutdown.message);
   validateCgroupFlags(c);
 }
 

@@ -48,6 +48,8 @@ import { WorkQueue } from '../syncloop/work-queue.js';
 import type { AgentConfig } from './agent-config.js';
 import { ClusterMode } from './agent-cluster.js';
 import { createAgentGc, type AgentGc } from './agent-gc.js';
+import { createNodeShutdown } from './agent-shutdown.js';
+import type { NodeShutdownManager } from '../shutdown/node-shutdown-manager.js';
 import { createPodDispatcher, podWorkerThreadConfig, workerMessageRoutes } from './agent-dispatch.js';
 import { closeAgentMetrics, createAgentMetrics, observeAtCollect } from './agent-metrics.js';
 import { startAgentHeapPolicy } from './agent-heap.js';
@@ -89,6 +91,7 @@ export class Agent {
   #runtimeHealth: RuntimeHealth | undefined;
   #podLogGc: PodLogGc | undefined;
   #gc: AgentGc | undefined;
+  #shutdown: NodeShutdownManager | undefined;
   #quietGc: QuietCollector | undefined;
   #nodeCgroups: NodeCgroups | undefined;
   #fatal: (err: Error) => void = () => {};
@@ -126,6 +129,11 @@ export class Agent {
   /** Cluster mode: the mirror pods of static pods (undefined standalone). */
   get mirrors(): MirrorPodManager | undefined {
     return this.#cluster?.mirrors;
+  }
+
+  /** The graceful node shutdown manager (undefined when --shutdown-grace-period is 0). */
+  get nodeShutdown(): NodeShutdownManager | undefined {
+    return this.#shutdown;
   }
 
   /** Where the secure port listens (undefined when disabled). */
@@ -218,7 +226,10 @@ export class Agent {
           const fields = admitResourceFields(pod);
           if (!fields.admit) return fields;
           const security = admitSecurity(pod, securityAdmit);
-          return security.admit ? admitWithUsage(pod, active.count, active.used, node, c.maxPods) : security;
+          if (!security.admit) return security;
+          const usage = admitWithUsage(pod, active.count, active.used, node, c.maxPods);
+          // The node shutdown manager's admit handler: every pod while the node shuts down.
+          return usage.admit ? (this.#shutdown?.admit() ?? usage) : usage;
         },
       },
       sourcesReady: () => podConfig.sourcesReady(),
@@ -280,11 +291,18 @@ export class Agent {
     this.#logRotation?.start();
     this.#gc = createAgentGc({ config: c, clock, logger, runtime: cri, metrics, recorder, sourcesReady: () => podConfig.sourcesReady(), isPodGone: (uid) => pods.isPodGone(uid) });
     this.#gc.start();
+    // Graceful node shutdown: after the sync loop runs (kills go through it), before the sources.
+    const shutdown = (this.#shutdown = createNodeShutdown({
+      config: c, clock, logger, pods: lifecycle, recorder,
+      syncNodeStatus: () => void this.#cluster?.nodeStatus?.syncStatus(),
+    }));
+    await shutdown?.start();
     for (const s of this.#sources) s.start();
     if (cluster && apiSource) {
       await cluster.startHeartbeats({
         resources, runtime: cri, runtimeVersion: version, runtimeHealth, hostIP: nodeInternalIP(c.nodeIP),
         kubeletPort: servers.secureAddress?.port ?? c.port,
+        ...(shutdown ? { shutdownErrors: () => shutdown.errors() } : {}),
         apiSource,
         addSource: (s) => this.#sources.push(s),
       });
@@ -307,6 +325,7 @@ export class Agent {
     this.#quietGc?.stop();
     await this.#logRotation?.close();
     await this.#gc?.close();
+    await this.#shutdown?.close();
     await this.#nodeCgroups?.settled();
     await Promise.allSettled([this.#dispatcher?.close(), this.#pleg?.close(), this.#servers?.close()]);
     if (this.#metrics !== undefined) closeAgentMetrics(this.#metrics);

@@ -67,6 +67,12 @@ export interface KillOptions {
    * 1 s grace and leaves their logs to its garbage collection).
    */
   keepLogs?: boolean;
+  /**
+   * The kubelet's KillPodOptions.PodStatusFunc for a pod this node stops on its own (graceful
+   * node shutdown): once terminated the pod reports phase Failed with this reason and message.
+   * Taken from the first kill that carries one while the pod is not yet terminated.
+   */
+  terminalStatus?: { reason: string; message: string };
 }
 
 export interface PodUpdateMessage {
