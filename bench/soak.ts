@@ -67,11 +67,12 @@ export async function runSoak(cfg: SoakConfig): Promise<{ samples: SoakSample[];
   const t0 = clock.monotonic();
   const nowS = (): number => (clock.monotonic() - t0) / 1000;
   try {
-    sim = await startSimRuntime({ clock, socket, profile: 'zero', images: [SOAK_BASE_IMAGE], logFile: path.join(cfg.outDir, 'sim-runtime.log') });
+    // Generous start bounds: the soak is meant for loaded machines too.
+    sim = await startSimRuntime({ clock, socket, profile: 'zero', images: [SOAK_BASE_IMAGE], logFile: path.join(cfg.outDir, 'sim-runtime.log'), readyTimeoutMs: 180_000 });
     const port = await freePort();
     agent = await startAgent({
       clock, endpoint: `unix://${socket}`, manifestDir: manifests, rootDir: root, podLogsDir, nodeName: 'soak-node', workers: cfg.workers,
-      maxPods: cfg.pods + inflight * 3 + 100, port, verbosity: 1, logFile: path.join(cfg.outDir, 'agent.log'),
+      maxPods: cfg.pods + inflight * 3 + 100, port, verbosity: 1, logFile: path.join(cfg.outDir, 'agent.log'), readyTimeoutMs: 300_000,
       extraArgs: ['--image-maximum-gc-age', '1m', '--minimum-image-ttl-duration', '30s'],
     });
     const agentPid = agent.pid;
