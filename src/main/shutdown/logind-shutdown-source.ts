@@ -148,7 +148,7 @@ export class LogindShutdownSource implements ShutdownSignalSource {
     return us;
   }
 
-  /** Spawns `cmd` and waits (bounded) until `ready(stdoutOrStderrText)` says it is up; rejects if it exits first. */
+  /** Spawns `command` and waits (bounded) until `marker` appears on `stream`; rejects if it exits, errors or times out first. */
   #spawnReady(command: string, args: readonly string[], stream: 'stdout' | 'stderr', marker: string, code: 'ERR_SHUTDOWN_INHIBIT' | 'ERR_SHUTDOWN_MONITOR'): Promise<ChildLike> {
     return new Promise((resolve, reject) => {
       let child: ChildLike;
@@ -181,7 +181,13 @@ export class LogindShutdownSource implements ShutdownSignalSource {
         timer.cancel();
         resolve(child);
       };
-      if (stream === 'stdout') child.stdout?.once('data', (b: Buffer | string) => check(String(b)));
+      if (stream === 'stdout') {
+        const onData = (b: Buffer | string): void => {
+          check(String(b));
+          if (settled) child.stdout?.off('data', onData);
+        };
+        child.stdout?.on('data', onData);
+      }
       child.once('error', (err) => fail(`${command}: ${err.message}`));
       child.once('exit', (c, sig) => fail(`${command} exited (${c ?? sig}) ${stderr.trim().slice(0, 500)}`.trim()));
     });
