@@ -3,7 +3,7 @@
  * its Start in initializeRuntimeDependentModules): nothing at all when --shutdown-grace-period
  * is 0 (the default, as in the kubelet); otherwise the manager over the pod lifecycle, with two
  * signal sources: systemd-logind (delay lock + PrepareForShutdown, where the machine has a
- * system bus and logind) and SIGUSR1 (always). Its errors turn the Node's Ready condition False,
+ * system bus and logind) and SIGUSR1 (both by default; --shutdown-signal-sources picks). Its errors turn the Node's Ready condition False,
  * its admission check refuses pods, its NodeShutdown events go on the Node (cluster mode).
  */
 import type { Clock } from '../../shared/clock/clock.js';
@@ -39,7 +39,10 @@ export function createNodeShutdown(d: AgentShutdownDeps): NodeShutdownManager | 
   const nodeRef = { kind: 'Node' as const, namespace: '', name: c.nodeName, uid: c.nodeName };
   return new NodeShutdownManager({
     clock, logger, config: c, pods: d.pods,
-    sources: d.sources ?? [new LogindShutdownSource({ clock, logger, periodRequestedSeconds }), new SignalShutdownSource()],
+    sources: d.sources ?? [
+      ...(c.shutdownSignalSources.includes('logind') ? [new LogindShutdownSource({ clock, logger, periodRequestedSeconds })] : []),
+      ...(c.shutdownSignalSources.includes('SIGUSR1') ? [new SignalShutdownSource()] : []),
+    ],
     syncNodeStatus: d.syncNodeStatus,
     event: (reason, message) => recorder?.record(nodeRef, 'Normal', reason, message),
   });

@@ -50,6 +50,9 @@ export const NODE_SHUTDOWN_NOT_ADMITTED_MESSAGE = 'Pod was rejected as the node 
 /** ShutdownStatus()'s error: the Ready condition's message while shutting down. */
 export const NODE_SHUTTING_DOWN = 'node is shutting down';
 
+/** The two periods of the configuration (what the manager reads of it). */
+export type ShutdownPeriods = Pick<ShutdownConfig, 'shutdownGracePeriodMs' | 'shutdownGracePeriodCriticalPodsMs'>;
+
 /** One priority group (the kubelet's ShutdownGracePeriodByPodPriority). */
 export interface ShutdownGracePeriodByPriority {
   priority: number;
@@ -57,7 +60,7 @@ export interface ShutdownGracePeriodByPriority {
 }
 
 /** The kubelet's migrateConfig: the two groups of the original configuration; none when disabled. */
-export function shutdownGroups(c: ShutdownConfig): ShutdownGracePeriodByPriority[] {
+export function shutdownGroups(c: ShutdownPeriods): ShutdownGracePeriodByPriority[] {
   if (c.shutdownGracePeriodMs === 0) return [];
   const regular = c.shutdownGracePeriodMs - c.shutdownGracePeriodCriticalPodsMs;
   if (regular < 0) return [];
@@ -106,7 +109,7 @@ export interface ShutdownGroupReport {
 export interface NodeShutdownManagerDeps {
   clock: Clock;
   logger: Logger;
-  config: ShutdownConfig;
+  config: ShutdownPeriods;
   sources: readonly ShutdownSignalSource[];
   pods: ShutdownPods;
   /** Push the Node's status now (the kubelet's syncNodeStatus): Ready turns False. */

@@ -23,6 +23,8 @@ test('defaults 0 (graceful shutdown off); flags and config-file fields', () => {
   const file = parse(['--shutdown-grace-period-critical-pods', '5s'], 'shutdownGracePeriod: 1m\nshutdownGracePeriodCriticalPods: 20s\n');
   assert.equal(file.shutdownGracePeriodMs, 60_000);
   assert.equal(file.shutdownGracePeriodCriticalPodsMs, 5_000, 'the flag wins');
+  assert.deepEqual(d.shutdownSignalSources, ['logind', 'SIGUSR1']);
+  assert.deepEqual(parse(['--shutdown-signal-sources', 'SIGUSR1']).shutdownSignalSources, ['SIGUSR1']);
 });
 
 test('the kubelet\'s validation, naming the flag', () => {
@@ -33,5 +35,6 @@ test('the kubelet\'s validation, naming the flag', () => {
   assert.throws(() => parse(['--shutdown-grace-period', '10s', '--shutdown-grace-period-critical-pods', '10ms']), /--shutdown-grace-period-critical-pods: invalid configuration: shutdownGracePeriodCriticalPods 10ms must be either zero or otherwise >= 1 sec/);
   assert.throws(() => parse(['--shutdown-grace-period', '25h']), /--shutdown-grace-period: must be at most 24h, got 25h0m0s/);
   assert.throws(() => parse(['--shutdown-grace-period', 'soon']), /--shutdown-grace-period: must be a duration/);
+  assert.throws(() => parse(['--shutdown-signal-sources', 'logind,acpi']), /--shutdown-signal-sources: unknown source "acpi"; valid: logind, SIGUSR1/);
   assert.throws(() => parse([], 'shutdownGracePeriod: 1e400s\n'), /shutdownGracePeriod|--shutdown-grace-period/);
 });
