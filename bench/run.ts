@@ -20,6 +20,8 @@ import { runSuite, totalSteps } from './suite.js';
 
 async function main(argv: string[]): Promise<number> {
   const startedAt = new Date();
+  // The compressed-months soak is its own session (soak.ts), opt-in.
+  if (argv.includes('--soak')) return (await import('./soak.js')).soakMain(argv);
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(BENCH_USAGE);
     return 0;

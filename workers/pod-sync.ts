@@ -71,6 +71,8 @@ export interface TerminatePodInput {
   signal: AbortSignal;
   /** As in SyncPodInput. */
   previousStatus?: V1PodStatus;
+  /** KillOptions.terminalStatus: the terminated pod reports phase Failed with this reason and message. */
+  terminalStatus?: { reason: string; message: string };
 }
 
 export interface TerminatePodOutcome {

@@ -113,8 +113,7 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     ...(events ? { events } : {}),
     kill(pod, status) {
       const uid = pod.metadata?.uid ?? '';
-      syncer.setTerminalStatus(uid, status);
-      workers.update({ kind: 'update', uid, updateType: 'kill', pod, kill: { removed: false, reason: 'evicted', gracePeriodSeconds: 0 } });
+      workers.update({ kind: 'update', uid, updateType: 'kill', pod, kill: { removed: false, reason: 'evicted', gracePeriodSeconds: 0, terminalStatus: status } });
     },
   });
   // Beyond the kubelet: the pod's own fresh status, published right after its CRI calls.
@@ -166,10 +165,6 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
       eviction.close();
       cri.close();
     },
-    (msg) => {
-      // A kill the main thread's eviction manager sent: the status terminatePod reports.
-      if (msg.updateType === 'kill' && msg.kill?.status !== undefined) syncer.setTerminalStatus(msg.uid, msg.kill.status);
-      return apiObjects.observe(msg.uid, msg.apiObjects);
-    },
+    (msg) => apiObjects.observe(msg.uid, msg.apiObjects),
   );
 }

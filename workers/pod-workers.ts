@@ -127,6 +127,8 @@ interface PodRecord {
   removed: boolean;
   /** Cleanup leaves the log directory (orphans; see KillOptions.keepLogs). */
   keepLogs: boolean;
+  /** KillOptions.terminalStatus of the kill that set it (see there). */
+  terminalStatus: { reason: string; message: string } | undefined;
   /**
    * The main thread's last API status for the pod when this record was created (a re-dispatch
    * after a thread restart): handed to the first sync or termination only, after which the
@@ -179,6 +181,7 @@ export class PodWorkers {
         gracePeriodSeconds: undefined,
         removed: false,
         keepLogs: msg.kill?.keepLogs === true,
+        terminalStatus: undefined,
         previousStatus: msg.previousStatus,
         sentStatus: undefined,
         settled: undefined,
@@ -217,6 +220,7 @@ export class PodWorkers {
   #acceptKill(rec: PodRecord, msg: PodUpdateMessage): void {
     const kill = msg.kill ?? { removed: false, reason: 'kill' };
     rec.removed ||= kill.removed;
+    if (kill.terminalStatus !== undefined && rec.terminalStatus === undefined && rec.state !== 'terminated') rec.terminalStatus = kill.terminalStatus;
     const grace = this.#gracePeriodFor(msg.pod, kill.gracePeriodSeconds);
     const shortened = rec.gracePeriodSeconds !== undefined && grace < rec.gracePeriodSeconds;
     rec.gracePeriodSeconds = rec.gracePeriodSeconds === undefined ? grace : Math.min(rec.gracePeriodSeconds, grace);
@@ -401,7 +405,7 @@ export class PodWorkers {
       }
       case 'terminate': {
         const grace = rec.gracePeriodSeconds ?? this.#gracePeriodFor(rec.pod, undefined);
-        const out = await d.syncer.terminatePod({ pod: rec.pod, runtimeStatus: status, gracePeriodSeconds: grace, signal, ...this.#takePreviousStatus(rec), ...(statusUnknown ? { statusUnknown } : {}) });
+        const out = await d.syncer.terminatePod({ pod: rec.pod, runtimeStatus: status, gracePeriodSeconds: grace, signal, ...this.#takePreviousStatus(rec), ...(statusUnknown ? { statusUnknown } : {}), ...(rec.terminalStatus ? { terminalStatus: rec.terminalStatus } : {}) });
         if (signal.aborted) throw signal.reason;
         const fresh = (await this.#afterWork(rec, signal))?.status;
         if (out.error) {

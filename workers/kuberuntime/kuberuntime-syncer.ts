@@ -55,8 +55,6 @@ export class KubeRuntimeSyncer implements PodSyncer {
   readonly #reasons = new ReasonCache();
   readonly #startTimes = new Map<string, Date>();
   readonly #lastStatus = new Map<string, V1PodStatus>();
-  /** Pods killed by this node with a status of their own (eviction): see setTerminalStatus. */
-  readonly #terminalStatus = new Map<string, { reason: string; message: string }>();
   readonly #run: SyncRunDeps;
   /** Reads termination messages of containers the kill stopped (absent without a root dir). */
   readonly #messages: TerminationMessageReader | undefined;
@@ -174,7 +172,7 @@ export class KubeRuntimeSyncer implements PodSyncer {
       hostIP: this.#d.hostIP, probes: this.#d.probeResults,
     });
     let apiStatus = failures.length === 0 ? applyTerminalDefaults(pod, generated) : generated;
-    const own = this.#terminalStatus.get(uid);
+    const own = input.terminalStatus;
     if (own) apiStatus = { ...apiStatus, phase: 'Failed', reason: own.reason, message: own.message };
     this.#lastStatus.set(uid, apiStatus);
     const out: TerminatePodOutcome = { apiStatus };
@@ -210,18 +208,8 @@ export class KubeRuntimeSyncer implements PodSyncer {
     return s;
   }
 
-  /**
-   * The kubelet's KillPodOptions.PodStatusFunc for a pod this node kills on its own (eviction):
-   * terminatePod reports phase Failed with this reason and message, and later statuses keep them
-   * (a terminal phase never changes). Set before the kill is queued; dropped by forgetPod.
-   */
-  setTerminalStatus(uid: string, status: { reason: string; message: string }): void {
-    this.#terminalStatus.set(uid, status);
-  }
-
   /** Drop everything kept for a pod (also done by cleanupPod). */
   forgetPod(uid: string): void {
-    this.#terminalStatus.delete(uid);
     this.#reasons.forgetPod(uid);
     this.#puller.forgetPod(uid);
     this.#crashBackoff.forgetPrefix(`${uid}/`);

@@ -60,7 +60,7 @@ export interface ClusterModeDeps {
 }
 
 /** What node status needs from the agent (see NodeStatusWiring), and the API source to start once registered. */
-export interface HeartbeatDeps extends Pick<NodeStatusWiring, 'resources' | 'runtime' | 'runtimeVersion' | 'runtimeHealth' | 'hostIP' | 'kubeletPort' | 'pressure'> {
+export interface HeartbeatDeps extends Pick<NodeStatusWiring, 'resources' | 'runtime' | 'runtimeVersion' | 'runtimeHealth' | 'hostIP' | 'kubeletPort' | 'pressure' | 'shutdownErrors'> {
   /** The API pod source, started once the Node is registered (the kubelet's order). */
   apiSource: PodSource;
   /** Hands the started API source to the agent (closed with the other sources). */
@@ -218,6 +218,7 @@ export class ClusterMode {
       config: c, clock, logger, registry: heartbeat, resources: h.resources, runtime: h.runtime, runtimeVersion: h.runtimeVersion, runtimeHealth: h.runtimeHealth, hostIP: h.hostIP,
       kubeletPort: h.kubeletPort,
       ...(h.pressure ? { pressure: h.pressure } : {}),
+      ...(h.shutdownErrors ? { shutdownErrors: h.shutdownErrors } : {}),
       onStatusSync: (result) => nodeUpdates.inc({ result }),
       onReadyChange: (ready) => this.#events?.record(nodeRef, 'Normal', ready ? 'NodeReady' : 'NodeNotReady', `Node ${c.nodeName} status is now: ${ready ? 'NodeReady' : 'NodeNotReady'}`),
     }));

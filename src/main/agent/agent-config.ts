@@ -18,10 +18,11 @@ import { defaultWorkerThreads } from './worker-threads-policy.js';
 import { SysctlAllowlist, SysctlAllowlistError } from '../admission/sysctl-allowlist.js';
 import { GC_DEFAULTS, GC_FIELDS, GC_KEY_OF, GC_USAGE, gcConfigProblem, type GcConfig } from '../gc/gc-config.js';
 import { EVICTION_DEFAULTS, EVICTION_FIELDS, EVICTION_KEY_OF, EVICTION_USAGE, evictionConfigProblem, type EvictionConfig } from '../eviction/eviction-config.js';
+import { SHUTDOWN_DEFAULTS, SHUTDOWN_FIELDS, SHUTDOWN_KEY_OF, SHUTDOWN_USAGE, shutdownConfigProblem, type ShutdownConfig } from '../shutdown/shutdown-config.js';
 import { CGROUP_DRIVERS, CgroupNameError, parseCgroupRoot, type CgroupDriver } from '../../shared/cgroups/cgroup-name.js';
 import { ConfigError } from '../../shared/manifest/config-errors.js';
 
-export interface AgentConfig extends GcConfig, EvictionConfig {
+export interface AgentConfig extends GcConfig, EvictionConfig, ShutdownConfig {
   podManifestPath: string | undefined;
   manifestURL: string | undefined;
   /** Cluster mode: the kubeconfig to reach the API server with; undefined = standalone. */
@@ -177,6 +178,7 @@ export const AGENT_DEFAULTS: Readonly<AgentConfig> = Object.freeze({
   eventBurst: 100,
   ...GC_DEFAULTS,
   ...EVICTION_DEFAULTS,
+  ...SHUTDOWN_DEFAULTS,
   cgroupsPerQOS: true,
   cgroupDriver: 'cgroupfs',
   cgroupRoot: '/',
@@ -241,6 +243,7 @@ const FIELDS = {
   'event-burst': ['eventBurst', 'int'],
   ...GC_FIELDS,
   ...EVICTION_FIELDS,
+  ...SHUTDOWN_FIELDS,
   'cgroups-per-qos': ['cgroupsPerQOS', 'bool'],
   'cgroup-driver': ['cgroupDriver', 'string'],
   'cgroup-root': ['cgroupRoot', 'string'],
@@ -332,7 +335,7 @@ DNS
   --resolv-conf FILE                 node resolver config pods' DNS starts from, read at startup;
                                      "" disables it (resolvConf; default /etc/resolv.conf)
   -h, --help                         this help
-${GC_USAGE}${EVICTION_USAGE}`;
+${GC_USAGE}${EVICTION_USAGE}${SHUTDOWN_USAGE}`;
 
 function fail(where: string, msg: string): never {
   throw new ConfigError('ERR_AGENT_CONFIG', '', `${where}: ${msg}`);
@@ -458,6 +461,7 @@ const KEY_OF: Record<string, keyof AgentConfig> = {
   eventBurst: 'eventBurst',
   ...GC_KEY_OF,
   ...EVICTION_KEY_OF,
+  ...SHUTDOWN_KEY_OF,
   cgroupsPerQOS: 'cgroupsPerQOS',
   cgroupDriver: 'cgroupDriver',
   cgroupRoot: 'cgroupRoot',
@@ -581,6 +585,8 @@ function validate(c: AgentConfig): void {
   if (gc) fail(gc.flag, gc.message);
   const eviction = evictionConfigProblem(c);
   if (eviction) fail(eviction.flag, eviction.message);
+  const shutdown = shutdownConfigProblem(c);
+  if (shutdown) fail(shutdown.flag, shutdown.message);
   validateCgroupFlags(c);
 }
 

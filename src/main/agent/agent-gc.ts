@@ -68,7 +68,7 @@ export function createAgentGc(d: AgentGcDeps): AgentGc {
   const imageGc = new ImageGcManager({
     runtime, clock, logger,
     capacity: d.capacity ?? statfsCapacity,
-    policy: { highThresholdPercent: c.imageGCHighThresholdPercent, lowThresholdPercent: c.imageGCLowThresholdPercent, minAgeMs: c.imageMinimumGCAgeMs },
+    policy: { highThresholdPercent: c.imageGCHighThresholdPercent, lowThresholdPercent: c.imageGCLowThresholdPercent, minAgeMs: c.imageMinimumGCAgeMs, maxAgeMs: c.imageMaximumGCAgeMs },
     sandboxImage: c.podInfraContainerImage,
     event: (reason, message) => recorder?.record(nodeRef, 'Warning', reason, message),
     observer: {

@@ -50,6 +50,8 @@ import { ClusterMode } from './agent-cluster.js';
 import { createAgentGc, type AgentGc } from './agent-gc.js';
 import { createAgentEviction, createSummaryProvider } from './agent-eviction.js';
 import type { EvictionManager } from '../eviction/eviction-manager.js';
+import { createNodeShutdown } from './agent-shutdown.js';
+import type { NodeShutdownManager } from '../shutdown/node-shutdown-manager.js';
 import { createPodDispatcher, podWorkerThreadConfig, workerMessageRoutes } from './agent-dispatch.js';
 import { closeAgentMetrics, createAgentMetrics, observeAtCollect } from './agent-metrics.js';
 import { startAgentHeapPolicy } from './agent-heap.js';
@@ -92,6 +94,7 @@ export class Agent {
   #podLogGc: PodLogGc | undefined;
   #gc: AgentGc | undefined;
   #eviction: EvictionManager | undefined;
+  #shutdown: NodeShutdownManager | undefined;
   #quietGc: QuietCollector | undefined;
   #nodeCgroups: NodeCgroups | undefined;
   #fatal: (err: Error) => void = () => {};
@@ -134,6 +137,11 @@ export class Agent {
   /** The node-pressure eviction manager (undefined before start). */
   get eviction(): EvictionManager | undefined {
     return this.#eviction;
+  }
+
+  /** The graceful node shutdown manager (undefined when --shutdown-grace-period is 0). */
+  get nodeShutdown(): NodeShutdownManager | undefined {
+    return this.#shutdown;
   }
 
   /** Where the secure port listens (undefined when disabled). */
@@ -229,7 +237,10 @@ export class Agent {
           const fields = admitResourceFields(pod);
           if (!fields.admit) return fields;
           const security = admitSecurity(pod, securityAdmit);
-          return security.admit ? admitWithUsage(pod, active.count, active.used, node, c.maxPods) : security;
+          if (!security.admit) return security;
+          const usage = admitWithUsage(pod, active.count, active.used, node, c.maxPods);
+          // The node shutdown manager's admit handler: every pod while the node shuts down.
+          return usage.admit ? (this.#shutdown?.admit() ?? usage) : usage;
         },
       },
       sourcesReady: () => podConfig.sourcesReady(),
@@ -302,12 +313,19 @@ export class Agent {
       evict: (pod, grace, status) => pods.evict(pod, grace, status),
     });
     this.#eviction.start();
+    // Graceful node shutdown: after the sync loop runs (kills go through it), before the sources.
+    const shutdown = (this.#shutdown = createNodeShutdown({
+      config: c, clock, logger, pods: lifecycle, recorder,
+      syncNodeStatus: () => void this.#cluster?.nodeStatus?.syncStatus(),
+    }));
+    await shutdown?.start();
     for (const s of this.#sources) s.start();
     if (cluster && apiSource) {
       await cluster.startHeartbeats({
         resources, runtime: cri, runtimeVersion: version, runtimeHealth, hostIP: nodeInternalIP(c.nodeIP),
         kubeletPort: servers.secureAddress?.port ?? c.port,
         pressure: () => this.#eviction?.conditions ?? [],
+        ...(shutdown ? { shutdownErrors: () => shutdown.errors() } : {}),
         apiSource,
         addSource: (s) => this.#sources.push(s),
       });
@@ -331,6 +349,7 @@ export class Agent {
     await this.#logRotation?.close();
     await this.#eviction?.close();
     await this.#gc?.close();
+    await this.#shutdown?.close();
     await this.#nodeCgroups?.settled();
     await Promise.allSettled([this.#dispatcher?.close(), this.#pleg?.close(), this.#servers?.close()]);
     if (this.#metrics !== undefined) closeAgentMetrics(this.#metrics);

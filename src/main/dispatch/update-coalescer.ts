@@ -3,7 +3,7 @@
  * pod. What the worker itself would keep (pod-workers.ts: newest wins, a kill pre-empts and is
  * never undone) is all that is kept here, so coalescing changes no outcome:
  *  - a kill absorbs anything after it except a kill, and two kills merge (removed if either
- *    is, the shorter grace, keepLogs only if both keep logs);
+ *    is, the shorter grace, keepLogs only if both keep logs, the older terminalStatus if any);
  *  - otherwise the newer update wins, keeping 'create' as its type if the older one was a
  *    create (the first sync of a pod is a create, for the kubelet's metrics);
  *  - statusNotBeforeMs is the later of the two; previousStatus the newer one when present;
@@ -17,6 +17,7 @@ export function coalesceUpdates(older: PodUpdateMessage, newer: PodUpdateMessage
   if (older.updateType === 'kill' && newer.updateType === 'kill') {
     const a = older.kill ?? { removed: false, reason: 'kill' };
     const b = newer.kill ?? { removed: false, reason: 'kill' };
+    const terminalStatus = a.terminalStatus ?? b.terminalStatus;
     const grace = a.gracePeriodSeconds === undefined ? b.gracePeriodSeconds : b.gracePeriodSeconds === undefined ? a.gracePeriodSeconds : Math.min(a.gracePeriodSeconds, b.gracePeriodSeconds);
     out = {
       ...newer,
@@ -25,6 +26,7 @@ export function coalesceUpdates(older: PodUpdateMessage, newer: PodUpdateMessage
         reason: b.reason,
         ...(grace !== undefined ? { gracePeriodSeconds: grace } : {}),
         ...(a.keepLogs === true && b.keepLogs === true ? { keepLogs: true } : {}),
+        ...(terminalStatus !== undefined ? { terminalStatus } : {}),
       },
     };
   } else if (older.updateType === 'kill') {

@@ -2,7 +2,8 @@
  * The garbage collection settings: the kubelet's container GC policy (kubecontainer.GCPolicy,
  * from its flags --minimum-container-ttl-duration, --maximum-dead-containers-per-container,
  * --maximum-dead-containers) and image GC policy (images.ImageGCPolicy, from
- * --image-gc-high-threshold, --image-gc-low-threshold, --minimum-image-ttl-duration), with the
+ * --image-gc-high-threshold, --image-gc-low-threshold, --minimum-image-ttl-duration,
+ * --image-maximum-gc-age), with the
  * kubelet's defaults and its validation messages (pkg/kubelet/apis/config/validation and
  * NewImageGCManager).
  *
@@ -12,6 +13,7 @@
  * imageMinimumGCAge); the three container GC settings are flags only in the kubelet, so their
  * keys are the flags in camelCase.
  */
+import { formatGoDuration } from '../../shared/clock/go-duration.js';
 
 export interface GcConfig {
   /** Dead containers younger than this (since creation) are never removed (ms; 0 = any age). */
@@ -26,6 +28,11 @@ export interface GcConfig {
   imageGCLowThresholdPercent: number;
   /** Images first seen less than this long ago are never removed (ms). */
   imageMinimumGCAgeMs: number;
+  /**
+   * Unused images last used more than this long ago are removed whatever the disk usage
+   * (the kubelet's imageMaximumGCAge, ImageMaximumGCAge gate, beta and on since 1.30; ms; 0 = off).
+   */
+  imageMaximumGCAgeMs: number;
   /** The sandbox (pause) image: never removed by image GC (the kubelet's only use of this flag since 1.27). */
   podInfraContainerImage: string;
 }
@@ -37,6 +44,7 @@ export const GC_DEFAULTS: Readonly<GcConfig> = Object.freeze({
   imageGCHighThresholdPercent: 85,
   imageGCLowThresholdPercent: 80,
   imageMinimumGCAgeMs: 120_000,
+  imageMaximumGCAgeMs: 0,
   podInfraContainerImage: 'registry.k8s.io/pause:3.9',
 });
 
@@ -48,6 +56,7 @@ export const GC_FIELDS = {
   'image-gc-high-threshold': ['imageGCHighThresholdPercent', 'int'],
   'image-gc-low-threshold': ['imageGCLowThresholdPercent', 'int'],
   'minimum-image-ttl-duration': ['imageMinimumGCAge', 'duration'],
+  'image-maximum-gc-age': ['imageMaximumGCAge', 'duration'],
   'pod-infra-container-image': ['podInfraContainerImage', 'string'],
 } as const;
 
@@ -59,6 +68,7 @@ export const GC_KEY_OF: Readonly<Record<string, keyof GcConfig>> = Object.freeze
   imageGCHighThresholdPercent: 'imageGCHighThresholdPercent',
   imageGCLowThresholdPercent: 'imageGCLowThresholdPercent',
   imageMinimumGCAge: 'imageMinimumGCAgeMs',
+  imageMaximumGCAge: 'imageMaximumGCAgeMs',
   podInfraContainerImage: 'podInfraContainerImage',
 });
 
@@ -70,6 +80,7 @@ Garbage collection (the kubelet's container and image GC)
   --image-gc-high-threshold N                 image fs usage percent that starts image GC; 100 disables (default 85)
   --image-gc-low-threshold N                  image GC frees down to this usage percent (default 80)
   --minimum-image-ttl-duration DUR            unused images younger than this are kept (default 2m)
+  --image-maximum-gc-age DUR                  unused images not used for longer are removed at any usage; 0 off (default 0)
   --pod-infra-container-image REF             the sandbox image, never removed by image GC (default ${GC_DEFAULTS.podInfraContainerImage})
 `;
 
@@ -82,6 +93,10 @@ export function gcConfigProblem(c: GcConfig): { flag: string; message: string } 
   if (c.imageGCLowThresholdPercent > 100) return { flag: '--image-gc-low-threshold', message: `imageGCLowThresholdPercent (--image-gc-low-threshold) must be between 0 and 100, inclusive, got ${c.imageGCLowThresholdPercent}` };
   if (c.imageGCLowThresholdPercent >= c.imageGCHighThresholdPercent) {
     return { flag: '--image-gc-low-threshold', message: `imageGCLowThresholdPercent (--image-gc-low-threshold) (${c.imageGCLowThresholdPercent}) must be less than imageGCHighThresholdPercent (--image-gc-high-threshold) (${c.imageGCHighThresholdPercent})` };
+  }
+  // validation.go: "invalid configuration: imageMaximumGCAge 1m0s must be greater than imageMinimumGCAge 2m0s".
+  if (c.imageMaximumGCAgeMs > 0 && c.imageMaximumGCAgeMs <= c.imageMinimumGCAgeMs) {
+    return { flag: '--image-maximum-gc-age', message: `invalid configuration: imageMaximumGCAge ${formatGoDuration(c.imageMaximumGCAgeMs)} must be greater than imageMinimumGCAge ${formatGoDuration(c.imageMinimumGCAgeMs)}` };
   }
   // Beyond the kubelet: bounds that keep the numbers meaningful (a count past 2^31 is a typo).
   for (const [flag, n] of [['--maximum-dead-containers-per-container', c.maxDeadContainersPerContainer], ['--maximum-dead-containers', c.maxDeadContainers]] as const) {

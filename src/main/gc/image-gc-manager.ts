@@ -32,14 +32,26 @@
  * ImageGCFailed event with the error. Each removal counts
  * kubelet_image_garbage_collected_total{reason="space"}.
  *
- * Bounded work: at most `maxRemovalsPerPass` RemoveImage calls per pass; a pass stopped by the
- * cap records no FreeDiskSpaceFailed (the next pass goes on). Not done (kubelet feature gates):
- * ImageMaximumGCAge (reason "age") and per-runtime-handler images.
+ * Age (freeOldImages, the kubelet's ImageMaximumGCAge, on by default since 1.30): with a
+ * maximum age (policy.maxAgeMs > 0), once more than that has passed since GC began (start(), or
+ * construction: the kubelet waits so an image it has not yet seen in use is not taken for
+ * unused), every image of the eviction order whose last use is more than maxAgeMs ago (never
+ * used: time 0) is removed before the space check, whatever the usage and regardless of the
+ * minimum age, counting kubelet_image_garbage_collected_total{reason="age"}; a removal error
+ * fails the pass ("wanted to free images older than 5m0s, encountered errors in image
+ * deletion: …") after trying the rest. The images it removed are no longer candidates for
+ * the space step.
+ *
+ * Bounded work: at most `maxRemovalsPerPass` RemoveImage calls per pass, age and space
+ * together; a pass stopped by the cap records no FreeDiskSpaceFailed (the next pass goes on).
+ * Not done (a kubelet feature gate): per-runtime-handler images.
  */
 import type { Clock, TimerHandle } from '../../shared/clock/clock.js';
 import type { Container, Image } from '../../shared/cri/cri-types.js';
 import type { ImageService, RuntimeService } from '../../shared/cri/runtime-service.js';
 import type { Logger } from '../../shared/logging/logger.js';
+import { formatGoDuration } from '../../shared/clock/go-duration.js';
+import { aggregateMessage } from '../node-status/node-conditions.js';
 import { imageFsStats, type FsCapacitySource } from './image-fs-stats.js';
 
 export type ImageGcRuntime = Pick<ImageService, 'listImages' | 'removeImage' | 'imageFsInfo' | 'imageStatus'> & Pick<RuntimeService, 'listContainers' | 'status'>;
@@ -48,11 +60,13 @@ export interface ImageGcPolicy {
   highThresholdPercent: number;
   lowThresholdPercent: number;
   minAgeMs: number;
+  /** imageMaximumGCAge: unused images not used for longer are removed at any usage (0 or absent: off). */
+  maxAgeMs?: number;
 }
 
 export interface ImageGcObserver {
-  /** One image removed (reason: "space"). */
-  removed(reason: 'space'): void;
+  /** One image removed (kubelet_image_garbage_collected_total's reason). */
+  removed(reason: 'space' | 'age'): void;
   pass(seconds: number, ok: boolean): void;
 }
 
@@ -81,8 +95,13 @@ export interface ImageGcPass {
   error?: string;
   usagePercent?: number;
   amountToFree?: number;
+  /** Bytes freed by the space step (what is compared with amountToFree). */
   freed: number;
+  /** Bytes freed by the age step. */
+  freedByAge: number;
   removed: string[];
+  /** Removed by age (also in `removed`). */
+  removedByAge: string[];
 }
 
 export const IMAGE_GC_DEFAULTS = Object.freeze({
@@ -120,6 +139,10 @@ export class ImageGcManager {
   #timer: TimerHandle | undefined;
   #running: Promise<ImageGcPass> | undefined;
   #closed = false;
+  /** The kubelet's beganGC: age GC waits until maxAgeMs has passed since then. */
+  #beganMs: number;
+  /** RemoveImage calls of the pass in progress (the per-pass cap covers age and space). */
+  #calls = 0;
 
   constructor(deps: ImageGcDeps) {
     if (!deps?.runtime || !deps.capacity || !deps.clock || !deps.logger) throw new TypeError('ImageGcManager: runtime, capacity, clock and logger are required');
@@ -131,7 +154,10 @@ export class ImageGcManager {
     this.#maxRemovals = deps.maxRemovalsPerPass ?? IMAGE_GC_DEFAULTS.maxRemovalsPerPass;
     if (!(this.#periodMs > 0)) throw new RangeError(`ImageGcManager: periodMs must be positive, got ${this.#periodMs}`);
     if (!Number.isInteger(this.#maxRemovals) || this.#maxRemovals < 1) throw new RangeError(`ImageGcManager: maxRemovalsPerPass must be a positive integer, got ${this.#maxRemovals}`);
+    const maxAge = deps.policy.maxAgeMs ?? 0;
+    if (!(Number.isFinite(maxAge) && maxAge >= 0)) throw new RangeError(`ImageGcManager: policy.maxAgeMs must be a non-negative number, got ${maxAge}`);
     this.#d = deps;
+    this.#beganMs = deps.clock.now();
   }
 
   /** Whether the kubelet would run image GC at all (a high threshold of 100 disables it). */
@@ -146,6 +172,7 @@ export class ImageGcManager {
       return;
     }
     if (this.#closed || this.#timer !== undefined || this.#running !== undefined) return;
+    this.#beganMs = this.#d.clock.now();
     this.#runScheduled();
   }
 
@@ -170,7 +197,8 @@ export class ImageGcManager {
   /** One pass (the timer calls it; tests too). Never rejects; failures are in the result and events. */
   async runOnce(): Promise<ImageGcPass> {
     const began = this.#d.clock.monotonic();
-    const r: ImageGcPass = { ok: true, freed: 0, removed: [] };
+    const r: ImageGcPass = { ok: true, freed: 0, freedByAge: 0, removed: [], removedByAge: [] };
+    this.#calls = 0;
     try {
       await this.#garbageCollect(r);
       this.#prevFailed = false;
@@ -193,7 +221,7 @@ export class ImageGcManager {
   async #garbageCollect(r: ImageGcPass): Promise<void> {
     const { clock, policy, logger } = this.#d;
     const freeTime = clock.now();
-    const images = await this.#imagesInEvictionOrder(freeTime);
+    const images = await this.#freeOldImages(r, await this.#imagesInEvictionOrder(freeTime), freeTime);
     const { imageFs } = await imageFsStats(this.#d.runtime, this.#d.capacity, clock);
     const capacity = imageFs.capacityBytes ?? 0;
     let available = imageFs.availableBytes ?? 0;
@@ -226,7 +254,6 @@ export class ImageGcManager {
   async #freeSpace(r: ImageGcPass, bytesToFree: number, freeTime: number, images: readonly EvictionInfo[]): Promise<boolean> {
     const { logger, policy } = this.#d;
     const errors: string[] = [];
-    let calls = 0;
     let capped = false;
     for (const image of images) {
       if (this.#closed) break;
@@ -234,29 +261,80 @@ export class ImageGcManager {
       if (image.lastUsedMs >= freeTime) continue;
       // Not old enough: it may have just been pulled, for a container about to start.
       if (freeTime - image.firstDetectedMs < policy.minAgeMs) continue;
-      if (calls === this.#maxRemovals) {
+      if (this.#capReached(r)) {
         capped = true;
-        logger.info('Image garbage collection reached its per-pass cap; the rest waits for the next pass', { removed: r.removed.length });
         break;
       }
-      calls++;
       logger.info('Removing image to free bytes', { imageID: image.id, size: image.size });
-      try {
-        await this.#d.runtime.removeImage({ image: image.id, annotations: {} });
-      } catch (err) {
-        errors.push(err instanceof Error ? err.message : String(err));
+      const err = await this.#freeImage(r, image, 'space');
+      if (err !== undefined) {
+        errors.push(err);
         continue;
       }
-      this.#records.delete(image.id);
-      this.#d.observer?.removed('space');
-      r.removed.push(image.id);
-      r.freed += image.size;
       if (r.freed >= bytesToFree) break;
     }
     if (errors.length > 0) {
       throw new ImageGcError('ERR_IMAGE_GC_DELETE', `wanted to free ${bytesToFree} bytes, but freed ${r.freed} bytes space with errors in image deletion: [${errors.join(', ')}]`);
     }
     return capped;
+  }
+
+  /**
+   * The kubelet's freeOldImages: removes the images (already in eviction order: unused, not
+   * pinned) last used more than maxAgeMs ago; returns the rest.
+   */
+  async #freeOldImages(r: ImageGcPass, images: readonly EvictionInfo[], freeTime: number): Promise<readonly EvictionInfo[]> {
+    const maxAge = this.#d.policy.maxAgeMs ?? 0;
+    if (maxAge === 0) return images;
+    // Wait until maxAge has passed since GC began, or else images would be removed before
+    // their first use was seen.
+    if (freeTime - this.#beganMs <= maxAge) return images;
+    const errors: string[] = [];
+    const remaining: EvictionInfo[] = [];
+    for (const image of images) {
+      if (this.#closed || freeTime - image.lastUsedMs <= maxAge || this.#capReached(r)) {
+        remaining.push(image);
+        continue;
+      }
+      this.#d.logger.v(5).info('Evaluating image ID for possible garbage collection based on image age', { imageID: image.id });
+      const err = await this.#freeImage(r, image, 'age');
+      if (err !== undefined) {
+        errors.push(err);
+        remaining.push(image);
+        continue;
+      }
+      r.removedByAge.push(image.id);
+    }
+    if (errors.length > 0) {
+      throw new ImageGcError('ERR_IMAGE_GC_DELETE', `wanted to free images older than ${formatGoDuration(maxAge)}, encountered errors in image deletion: ${aggregateMessage(errors)}`);
+    }
+    return remaining;
+  }
+
+  /** Whether this pass made its last allowed RemoveImage call (logged once per pass). */
+  #capReached(r: ImageGcPass): boolean {
+    if (this.#calls < this.#maxRemovals) return false;
+    if (this.#calls === this.#maxRemovals) {
+      this.#calls++; // log once
+      this.#d.logger.info('Image garbage collection reached its per-pass cap; the rest waits for the next pass', { removed: r.removed.length });
+    }
+    return true;
+  }
+
+  /** The kubelet's freeImage: RemoveImage, then the record, the metric and the pass's tally. Returns the error, if any. */
+  async #freeImage(r: ImageGcPass, image: EvictionInfo, reason: 'space' | 'age'): Promise<string | undefined> {
+    this.#calls++;
+    try {
+      await this.#d.runtime.removeImage({ image: image.id, annotations: {} });
+    } catch (err) {
+      return err instanceof Error ? err.message : String(err);
+    }
+    this.#records.delete(image.id);
+    this.#d.observer?.removed(reason);
+    r.removed.push(image.id);
+    if (reason === 'age') r.freedByAge += image.size;
+    else r.freed += image.size;
+    return undefined;
   }
 
   async #imagesInEvictionOrder(freeTime: number): Promise<EvictionInfo[]> {
@@ -332,3 +410,4 @@ export class ImageGcManager {
     await this.#running;
   }
 }
+

@@ -42,6 +42,8 @@ export interface NodeStatusWiring {
   runtime: Pick<ImageService, 'listImages'>;
   runtimeVersion: RuntimeVersion;
   runtimeHealth: Pick<RuntimeHealth, 'errors' | 'networkErrors'>;
+  /** The graceful node shutdown manager's errors (Ready turns False while the node shuts down). */
+  shutdownErrors?: () => readonly string[];
   /** The InternalIP: --node-ip, else the detected address (host-addresses.ts nodeInternalIP). */
   hostIP: string;
   kubeletPort: number;
@@ -65,7 +67,12 @@ export function startNodeStatus(w: NodeStatusWiring): NodeStatusManager {
     labels: nodeLabels(c.nodeName, c.nodeLabels),
     taints: c.registerWithTaints,
     static: { resources: w.resources, addresses, kubeletPort: w.kubeletPort, nodeInfo: nodeSystemInfo(w.runtimeVersion) },
-    readiness: () => ({ runtimeErrors: w.runtimeHealth.errors(), networkErrors: w.runtimeHealth.networkErrors(), ...(w.pressure ? { pressure: w.pressure() } : {}) }),
+    readiness: () => ({
+      runtimeErrors: w.runtimeHealth.errors(),
+      networkErrors: w.runtimeHealth.networkErrors(),
+      ...(w.pressure ? { pressure: w.pressure() } : {}),
+      ...(w.shutdownErrors ? { shutdownErrors: w.shutdownErrors() } : {}),
+    }),
     images: async () => nodeImages((await w.runtime.listImages(undefined, { timeoutMs: 10_000 })).map((im) => ({ repoTags: im.repoTags, repoDigests: im.repoDigests, size: Number(im.size) }))),
     updateFrequencyMs: c.nodeStatusUpdateFrequencyMs,
     reportFrequencyMs: c.nodeStatusReportFrequencyMs,

@@ -4,7 +4,7 @@
  * computed purely from readiness inputs and the previous conditions:
  *
  *   Ready          True  KubeletReady     "kubelet is posting ready status"
- *                  False KubeletNotReady  the runtime and network errors, aggregated as Go's
+ *                  False KubeletNotReady  the runtime, network and node-shutdown errors, aggregated as Go's
  *                                         errors.NewAggregate prints them ("msg", or "[a, b]")
  *   MemoryPressure False KubeletHasSufficientMemory "kubelet has sufficient memory available"
  *   DiskPressure   False KubeletHasNoDiskPressure   "kubelet has no disk pressure"
@@ -35,6 +35,8 @@ export interface ReadinessInputs {
   networkErrors: readonly string[];
   /** The eviction manager's pressure conditions (MemoryPressure, DiskPressure, PIDPressure); absent: none. */
   pressure?: readonly string[];
+  /** The graceful node shutdown manager's ShutdownStatus ("node is shutting down"), last as in the kubelet. */
+  shutdownErrors?: readonly string[];
 }
 
 /** Go's utilerrors.NewAggregate(...).Error(): deduplicated; one message alone, several in brackets. */
@@ -49,7 +51,7 @@ export function apiTime(ms: number): string {
 }
 
 export function readyCondition(inputs: ReadinessInputs): Pick<NodeCondition, 'status' | 'reason' | 'message'> {
-  const errs = [...inputs.runtimeErrors, ...inputs.networkErrors];
+  const errs = [...inputs.runtimeErrors, ...inputs.networkErrors, ...(inputs.shutdownErrors ?? [])];
   if (errs.length === 0) return { status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' };
   return { status: 'False', reason: 'KubeletNotReady', message: aggregateMessage(errs) };
 }

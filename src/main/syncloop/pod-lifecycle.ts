@@ -18,7 +18,7 @@ import type { Logger } from '../../shared/logging/logger.js';
 import type { PodUpdate } from '../../shared/manifest/pod-update.js';
 import type { PodLifecycleEvent } from '../../shared/pleg/pod-lifecycle-event.js';
 import type { CacheEntry } from '../../shared/pod-cache/pod-cache.js';
-import type { PodResultMessage } from '../../shared/protocol/pod-worker-protocol.js';
+import type { KillOptions, PodResultMessage } from '../../shared/protocol/pod-worker-protocol.js';
 import type { PodDispatcher } from '../dispatch/pod-dispatcher.js';
 import type { PodManager } from '../pod-manager/pod-manager.js';
 import type { StatusManager } from '../status/status-manager.js';
@@ -116,7 +116,7 @@ export class PodLifecycle {
    * Failed, reason Evicted); `gracePeriodSeconds` may only shorten the pod's own.
    */
   evict(pod: V1Pod, gracePeriodSeconds: number, status: { reason: string; message: string }): void {
-    this.#workers.kill(pod, { removed: false, reason: 'evicted', gracePeriodSeconds, status });
+    this.#workers.kill(pod, { removed: false, reason: 'evicted', gracePeriodSeconds, terminalStatus: status });
   }
 
   isPodKnown(uid: string): boolean {
@@ -131,6 +131,19 @@ export class PodLifecycle {
   /** Admitted pods not yet terminal or terminating (what admission counts). */
   activePods(): V1Pod[] {
     return this.#workers.activePods();
+  }
+
+  /**
+   * Kill a pod on the node's own account (graceful node shutdown): it stops counting for
+   * admission and terminates with the kill's grace period and terminal status.
+   */
+  killPod(pod: V1Pod, kill: KillOptions): void {
+    this.#workers.kill(pod, kill);
+  }
+
+  /** See PodWorkerMirrors.whenStopped. */
+  whenStopped(uid: string): Promise<void> {
+    return this.#workers.whenStopped(uid);
   }
 
   /** Counts for kubelet_desired_pods and kubelet_working_pods{lifecycle,config,static}. */

@@ -19,7 +19,7 @@ import type { WorkQueue } from './work-queue.js';
 export interface PodResultHandlerDeps {
   clock: Clock;
   logger: Logger;
-  workers: Pick<PodWorkerMirrors, 'get' | 'entries' | 'forget' | 'deactivate'> & Pick<PodWork, 'send' | 'sendKill'>;
+  workers: Pick<PodWorkerMirrors, 'get' | 'entries' | 'forget' | 'deactivate' | 'noteStopped'> & Pick<PodWork, 'send' | 'sendKill'>;
   podManager: Pick<PodManager, 'get' | 'has'>;
   statusManager: Pick<StatusManager, 'setStatus' | 'podTerminated' | 'remove' | 'get'>;
   workQueue: Pick<WorkQueue, 'forget' | 'enqueue'>;
@@ -46,7 +46,10 @@ export class PodResultHandler {
     if (w.state !== 'syncing') workers.deactivate(w);
     // A pod waiting to restart shows its restart-pending status, not its dying instance's status.
     if (msg.apiStatus && w.restartRequested !== true) statusManager.setStatus(w.pod, msg.apiStatus, msg.imagePullWindow);
-    if (msg.state === 'terminated') statusManager.podTerminated(w.pod);
+    if (msg.state === 'terminated') {
+      statusManager.podTerminated(w.pod);
+      workers.noteStopped(msg.uid);
+    }
     if (msg.forgotten) {
       workers.forget(msg.uid);
       if (msg.forgottenAtMs !== undefined) this.#d.runtimePods.noteForgotten(msg.uid, msg.forgottenAtMs);

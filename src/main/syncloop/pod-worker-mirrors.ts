@@ -84,6 +84,8 @@ export class PodWorkerMirrors implements PodWork, WorkerPresence {
   readonly #mirrors = new Map<string, WorkerMirror>();
   /** Admission's view (see the module invariants). */
   readonly #active: { count: number; used: ResourceAmounts } = { count: 0, used: { ...ZERO_RESOURCES } };
+  /** whenStopped() waiters per pod; woken (and dropped) when its worker reports it terminated or forgets it. */
+  readonly #stopWaiters = new Map<string, Array<() => void>>();
 
   constructor(deps: PodWorkerMirrorsDeps) {
     this.#d = deps;
@@ -104,6 +106,30 @@ export class PodWorkerMirrors implements PodWork, WorkerPresence {
   /** The worker forgot the pod. */
   forget(uid: string): void {
     this.#mirrors.delete(uid);
+    this.noteStopped(uid);
+  }
+
+  /**
+   * Resolves once the pod's worker has reported it terminated (its containers and sandbox
+   * stopped) or forgotten it; at once when it already is, or has no worker. The graceful node
+   * shutdown waits on it (the kubelet's TerminatePodAbnormallyAndWait).
+   */
+  whenStopped(uid: string): Promise<void> {
+    const w = this.#mirrors.get(uid);
+    if (w === undefined || w.state === 'terminated') return Promise.resolve();
+    return new Promise((resolve) => {
+      const list = this.#stopWaiters.get(uid);
+      if (list) list.push(resolve);
+      else this.#stopWaiters.set(uid, [resolve]);
+    });
+  }
+
+  /** The worker reported the pod terminated (or forgot it): wake its whenStopped() waiters. */
+  noteStopped(uid: string): void {
+    const list = this.#stopWaiters.get(uid);
+    if (list === undefined) return;
+    this.#stopWaiters.delete(uid);
+    for (const resolve of list) resolve();
   }
 
   /** What admission counts: the admitted, still active pods. */
@@ -123,7 +149,8 @@ export class PodWorkerMirrors implements PodWork, WorkerPresence {
     const uid = pod.metadata?.uid ?? '';
     let w = this.#mirrors.get(uid);
     if (!w) this.#mirrors.set(uid, (w = { pod, state: 'syncing' }));
-    w.kill = w.kill ? { ...kill, removed: w.kill.removed || kill.removed } : kill;
+    const terminalStatus = w.kill?.terminalStatus ?? kill.terminalStatus;
+    w.kill = w.kill ? { ...kill, removed: w.kill.removed || kill.removed, ...(terminalStatus ? { terminalStatus } : {}) } : kill;
     this.deactivate(w);
     this.#d.logger.v(2).info('killing pod', { ...podFields(pod), reason: kill.reason });
     this.#d.dispatcher.send({ kind: 'update', uid, updateType: 'kill', pod, kill: w.kill });

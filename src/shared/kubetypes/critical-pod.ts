@@ -5,15 +5,14 @@
  * admission) and on worker threads (the emptyDir sizeLimit check). Pure.
  */
 import type { V1Pod } from '@kubernetes/client-node';
+import { SYSTEM_CRITICAL_PRIORITY, podPriority } from './pod-priority.js';
 
-/** The kubelet's scheduling.SystemCriticalPriority (2 * HighestUserDefinablePriority). */
-export const SYSTEM_CRITICAL_PRIORITY = 2_000_000_000;
+export { SYSTEM_CRITICAL_PRIORITY };
 
 export function isCriticalPod(pod: V1Pod): boolean {
   const a = pod.metadata?.annotations ?? {};
   const source = a['kubernetes.io/config.source'];
   if (source !== undefined && source !== 'api') return true;
   if (a['kubernetes.io/config.mirror'] !== undefined) return true;
-  const prio = pod.spec?.priority;
-  return typeof prio === 'number' && prio >= SYSTEM_CRITICAL_PRIORITY;
+  return podPriority(pod) >= SYSTEM_CRITICAL_PRIORITY;
 }

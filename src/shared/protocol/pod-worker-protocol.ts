@@ -68,10 +68,11 @@ export interface KillOptions {
    */
   keepLogs?: boolean;
   /**
-   * The terminal status the node gives the pod it kills on its own (node-pressure eviction):
-   * phase Failed with this reason and message (the kubelet's KillPodOptions.PodStatusFunc).
+   * The kubelet's KillPodOptions.PodStatusFunc for a pod this node stops on its own (graceful
+   * node shutdown, node-pressure eviction): once terminated the pod reports phase Failed with this reason and message.
+   * Taken from the first kill that carries one while the pod is not yet terminated.
    */
-  status?: { reason: string; message: string };
+  terminalStatus?: { reason: string; message: string };
 }
 
 export interface PodUpdateMessage {

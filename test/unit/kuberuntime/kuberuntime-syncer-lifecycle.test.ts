@@ -207,7 +207,7 @@ test('the constructor rejects bad deps up front, naming the field', async () => 
   }
 });
 
-test('terminatePod of an evicted pod (setTerminalStatus) reports Failed with the eviction reason and message, kept by later statuses', async (t) => {
+test('terminatePod of an evicted pod (KillOptions.terminalStatus) reports Failed with the eviction reason and message, kept by later statuses', async (t) => {
   const h = makeHarness();
   t.after(h.cleanup);
   h.rt.addImage('busybox:1');
@@ -216,13 +216,12 @@ test('terminatePod of an evicted pod (setTerminalStatus) reports Failed with the
   const running = await h.sync(pod);
   assert.equal(running.apiStatus.phase, 'Running');
   const message = 'Usage of EmptyDir volume "cache" exceeds the limit "1Mi". ';
-  h.syncer.setTerminalStatus('uid-web', { reason: 'Evicted', message });
-  const out = await h.syncer.terminatePod({ pod, runtimeStatus: h.rt.podStatus('uid-web'), gracePeriodSeconds: 0, signal: new AbortController().signal });
+  const out = await h.syncer.terminatePod({ pod, runtimeStatus: h.rt.podStatus('uid-web'), gracePeriodSeconds: 0, signal: new AbortController().signal, terminalStatus: { reason: 'Evicted', message } });
   assert.deepEqual([out.apiStatus.phase, out.apiStatus.reason, out.apiStatus.message], ['Failed', 'Evicted', message]);
   assert.ok(out.apiStatus.containerStatuses?.every((c) => c.state?.terminated), 'the containers were stopped');
   const later = h.syncer.generateAPIStatus(pod, h.rt.podStatus('uid-web'));
   assert.deepEqual([later.phase, later.reason, later.message], ['Failed', 'Evicted', message], 'a later status keeps them');
   h.syncer.forgetPod('uid-web');
   const plain = await h.syncer.terminatePod({ pod, runtimeStatus: h.rt.podStatus('uid-web'), gracePeriodSeconds: 0, signal: new AbortController().signal, previousStatus: running.apiStatus });
-  assert.notEqual(plain.apiStatus.reason, 'Evicted', 'forgetPod drops the override');
+  assert.notEqual(plain.apiStatus.reason, 'Evicted', 'without a terminalStatus the pod is not reported evicted');
 });
