@@ -25,6 +25,7 @@ export function hollowAgentConfig(c: HollowConfig, node: string, readFile?: (p: 
     '--port', '0',
     '--read-only-port', '0',
     '--cgroups-per-qos=false',
+    '--enforce-node-allocatable', 'none',
     '-v', String(c.verbosity),
   ];
   let parsed: AgentConfig | 'help';
