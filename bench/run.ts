@@ -19,6 +19,8 @@ import type { BenchResults } from './results.js';
 import { runSuite, totalSteps } from './suite.js';
 
 async function main(argv: string[]): Promise<number> {
+  // Hollow mode has its own session (hollow-bench.ts): nodes, time to Ready/available, lease, RSS per node.
+  if (argv.includes('--hollow')) return (await import('./hollow-bench.js')).runHollowBench(argv);
   const startedAt = new Date();
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(BENCH_USAGE);

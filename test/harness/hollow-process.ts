@@ -9,8 +9,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ControlPlane } from '../harness/apiserver-harness.js';
-import { pollUntil, within } from '../harness/poll.js';
+import type { ControlPlane } from './apiserver-harness.js';
+import { pollUntil, within } from './poll.js';
 
 const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/cli/main.js');
 
