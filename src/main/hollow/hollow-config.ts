@@ -74,7 +74,8 @@ simulated runtime. Flags take precedence over --config.
   -v N                       log verbosity (default 0)
 
 Fault steps: AT NODE ACTION [ARG], AT a duration after all nodes started (0s, 30s, 2m):
-  lease-stop | lease-resume          the node's lease stops (it goes NotReady) / renews again
+  lease-stop | lease-resume          the node's heartbeats (lease, node status) stop: the node
+                                     lifecycle controller marks it NotReady (Unknown) / they resume
   runtime-down | runtime-up          the node's simulated runtime stops serving / serves again
   crash NAMESPACE/POD                the pod's running containers exit with code 137
 `;

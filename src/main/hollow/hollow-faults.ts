@@ -4,7 +4,8 @@
  * A step is `AT NODE ACTION [ARG]` (one per line; `#` starts a comment):
  *   AT      a Go duration after every node started (`0s`, `30s`, `2m`; at most 24 h);
  *   NODE    a node of this hollow set;
- *   ACTION  lease-stop | lease-resume | runtime-down | runtime-up | crash NAMESPACE/POD.
+ *   ACTION  lease-stop | lease-resume (the node's lease renewals and node status writes stop /
+ *           resume) | runtime-down | runtime-up | crash NAMESPACE/POD.
  * Steps are plain data; HollowFleet.applyFault carries them out, the FaultSchedule times them on
  * the injected clock. The same syntax is accepted live by `POST /faults` (hollow-http.ts), where
  * AT is ignored (the step runs at once).

@@ -106,11 +106,19 @@ export class HollowNode {
     switch (a.kind) {
       case 'lease-stop':
       case 'lease-resume': {
+        // Both heartbeats stop, as for a node cut off from the API server: the lease alone would
+        // not do (a kubelet whose status the controller marked Unknown writes it back at once).
         const lease = this.#agent.nodeLease;
-        if (lease === undefined) throw new HollowNodeFaultError(`node ${this.name} has no lease yet (not registered)`);
-        if (a.kind === 'lease-stop') lease.pause();
-        else lease.resume();
-        return `${this.name}: lease ${a.kind === 'lease-stop' ? 'stopped' : 'renewing'}`;
+        const status = this.#agent.nodeStatus;
+        if (lease === undefined || status === undefined) throw new HollowNodeFaultError(`node ${this.name} has no lease yet (not registered)`);
+        if (a.kind === 'lease-stop') {
+          lease.pause();
+          status.pause();
+        } else {
+          status.resume();
+          lease.resume();
+        }
+        return `${this.name}: lease and node status ${a.kind === 'lease-stop' ? 'stopped' : 'renewing'}`;
       }
       case 'runtime-down':
         await this.#d.runtime.down();
