@@ -128,7 +128,8 @@ export async function runHollowBench(argv: string[]): Promise<number> {
     await cp.ensureNamespace(NS);
     const agentConfig = path.join(tmp, 'agent.yaml');
     // Pods have no requests; allocatable only bounds pods per node.
-    fs.writeFileSync(agentConfig, 'kubeAPIQPS: 50\nkubeAPIBurst: 100\n');
+    // A cluster DNS, as every real cluster has (without it the kubelet warns MissingClusterDNS on every pod sync).
+    fs.writeFileSync(agentConfig, 'kubeAPIQPS: 50\nkubeAPIBurst: 100\nclusterDNS: [10.0.0.10]\nclusterDomain: cluster.local\n');
     const apiCpu0 = readCpuSeconds(cp.apiserverPid ?? 0);
     const etcdCpu0 = readCpuSeconds(cp.etcdPid);
     const t0 = Date.now();
