@@ -1,6 +1,8 @@
 /**
  * `shardlet hollow` with the whole control plane: the real kube-apiserver, kube-scheduler and
  * kube-controller-manager v1.20.2.
+ *  - a node that cannot start (its state directory is blocked) fails alone: the others register
+ *    and run, /nodes reports it failed, a fault aimed at it is refused naming it;
  *  - the node lifecycle controller lifts the not-ready taint of the Ready hollow nodes, a
  *    Deployment's ReplicaSet creates pods, the scheduler places them on the hollow nodes and the
  *    Deployment becomes available (every replica);
@@ -43,9 +45,23 @@ test('a Deployment scheduled onto hollow nodes becomes available; a stopped leas
   const c = cp;
   const agentConfig = path.join(tmp, 'agent.yaml');
   fs.writeFileSync(agentConfig, 'nodeLeaseDurationSeconds: 8\n');
-  hollow = await startHollow(['--kubeconfig', c.adminKubeconfig, '--nodes', '3', '--node-name-prefix', 'hd-', '--max-pods', '20', '--agent-config', agentConfig], { rootDir: path.join(tmp, 'hd') });
+  // hd-3's state directory cannot be created (a file is in the way): that node fails alone.
+  const rootDir = path.join(tmp, 'hd');
+  fs.mkdirSync(rootDir, { recursive: true });
+  fs.writeFileSync(path.join(rootDir, 'hd-3'), 'not a directory');
+  hollow = await startHollow(['--kubeconfig', c.adminKubeconfig, '--nodes', '4', '--node-name-prefix', 'hd-', '--max-pods', '20', '--agent-config', agentConfig], { rootDir });
   const h = hollow;
   await pollUntil(async () => ((await hollowNodes(c, 'hd-')).filter((n) => n.ready === 'True').length === 3 ? true : undefined), { what: '3 hollow nodes Ready', timeoutMs: 180_000, intervalMs: 1_000 });
+  const states = await pollUntil(async () => {
+    const r = await fetch(`http://127.0.0.1:${h.port}/nodes`, { signal: AbortSignal.timeout(10_000) });
+    const s = (await r.json()) as Record<string, string>;
+    return s['hd-3'] === 'failed' ? s : undefined;
+  }, { what: 'hd-3 reported failed', timeoutMs: 60_000, intervalMs: 500 });
+  assert.deepEqual(states, { 'hd-0': 'running', 'hd-1': 'running', 'hd-2': 'running', 'hd-3': 'failed' });
+  assert.deepEqual((await hollowNodes(c, 'hd-')).map((n) => n.name).sort(), ['hd-0', 'hd-1', 'hd-2'], 'the failed node registered nothing');
+  const refused = await h.faults('0s hd-3 lease-stop\n');
+  assert.equal(refused.status, 409);
+  assert.match(refused.body, /hd-3: lease-stop failed: node hd-3 failed to start/);
 
   const replicas = 12;
   const d = {
