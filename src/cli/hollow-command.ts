@@ -107,7 +107,13 @@ export async function run(argv: string[]): Promise<number> {
   });
   const t0 = realClock.monotonic();
   logger.info('starting hollow nodes', { nodes: c.nodes, prefix: c.nodeNamePrefix, maxPods: c.maxPods, workers: c.workers, simProfile: c.simProfile });
-  const started = await fleet.start();
+  // A signal during the start stops at once (nodes not yet started are never started).
+  const started = await Promise.race([fleet.start(), stopped.then(() => undefined)]);
+  if (started === undefined) {
+    await fleet.stop();
+    await httpServer?.close();
+    return 0;
+  }
   logger.info('hollow nodes started', { running: started.running, failed: started.failed.length, seconds: (realClock.monotonic() - t0) / 1000 });
   for (const f of started.failed.slice(0, 20)) logger.error('hollow node failed', f);
   const faults = new FaultSchedule({
