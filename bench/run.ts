@@ -19,6 +19,8 @@ import type { BenchResults } from './results.js';
 import { runSuite, totalSteps } from './suite.js';
 
 async function main(argv: string[]): Promise<number> {
+  // Hollow mode has its own session (hollow-bench.ts): nodes, time to Ready/available, lease, RSS per node.
+  if (argv.includes('--hollow')) return (await import('./hollow-bench.js')).runHollowBench(argv);
   const startedAt = new Date();
   // The compressed-months soak is its own session (soak.ts), opt-in.
   if (argv.includes('--soak')) return (await import('./soak.js')).soakMain(argv);

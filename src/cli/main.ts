@@ -6,6 +6,7 @@
  */
 const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{ run(argv: string[]): Promise<number> }> }>> = {
   agent: { summary: 'run the node agent', load: () => import('./agent-command.js') },
+  hollow: { summary: 'run N hollow nodes (simulated runtimes) in one process', load: () => import('./hollow-command.js') },
   'sim-runtime': { summary: 'run the simulated CRI runtime on a unix socket', load: () => import('./sim-runtime-command.js') },
 };
 

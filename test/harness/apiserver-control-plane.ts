@@ -33,6 +33,18 @@ export interface StartControlPlaneOptions {
   readonly kubeletClient?: boolean;
   /** More kube-apiserver flags (appended; a later flag wins). */
   readonly extraApiserverArgs?: readonly string[];
+  /**
+   * Also run the real kube-scheduler (v1.20.2, built like the apiserver; admin identity, leader
+   * election on a kube-system Lease, which is the readiness signal; no serving ports). Default false.
+   */
+  readonly scheduler?: boolean;
+  /**
+   * Also run the real kube-controller-manager (same; all default controllers: deployments,
+   * replicasets, node lifecycle, service accounts, ...). Default false.
+   */
+  readonly controllerManager?: boolean;
+  /** More kube-controller-manager flags (appended), e.g. `--node-monitor-grace-period=20s`. */
+  readonly extraControllerManagerArgs?: readonly string[];
 }
 
 export interface KubectlOptions {

@@ -3,7 +3,8 @@
  * `etcd-server`) and kube-apiserver v1.20.2 (built from Debian's `kubernetes` source package) on
  * loopback, HTTPS, `--authorization-mode=Node,RBAC`, `--enable-admission-plugins=NodeRestriction`,
  * with an admin identity (`O=system:masters`), node identities (`CN=system:node:<name>,
- * O=system:nodes`) and static bearer tokens. No scheduler or controller-manager runs: pods are
+ * O=system:nodes`) and static bearer tokens. By default no scheduler or controller-manager runs
+ * (options `scheduler` / `controllerManager` start the real v1.20.2 ones): pods are
  * created with `spec.nodeName` set, and `ensureNamespace` creates the ServiceAccount `default`
  * that the ServiceAccount controller would (pod creation is refused without it).
  *
@@ -32,15 +33,17 @@ import path from 'node:path';
 import { ApiException, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { createPki, isDns1123Label, issueKubeletClientCert, issueNodeCert, writeKubeconfig, writeTokenFile, CredentialsError, type IssuedToken, type Pki, type TokenUser } from './apiserver-credentials.js';
 import { httpGet, type ClientTls } from './apiserver-http.js';
-import { ensureControlPlaneTools, type ControlPlaneTools } from './apiserver-install.js';
+import { ensureControlPlaneTools, ensureKubeComponent, type ControlPlaneTools } from './apiserver-install.js';
 import {
   apiserverArgs,
   apiserverReady,
+  controllerManagerArgs,
   controlPlaneLayout,
   etcdArgs,
   etcdEndpoint,
   etcdHealthy,
   hasExited,
+  schedulerArgs,
   spawnDaemon,
   stopDaemon,
   waitDaemonReady,
@@ -106,6 +109,8 @@ class Instance implements ControlPlane {
   readonly #kubeconfigs = new Map<string, string>();
   #etcd: Daemon | undefined;
   #apiserver: Daemon | undefined;
+  /** kube-scheduler / kube-controller-manager when asked for (startComponent). */
+  readonly #components: Daemon[] = [];
   #core: CoreV1Api | undefined;
   #stopping: Promise<void> | undefined;
 
@@ -159,6 +164,21 @@ class Instance implements ControlPlane {
     const d = spawnDaemon(this.tools.kubeApiserver, this.#apiserverArgs, this.apiserverLogPath);
     this.#apiserver = d;
     await waitDaemonReady(`kube-apiserver /readyz on ${this.url}`, d, this.apiserverLogPath, this.#startTimeoutMs, () => apiserverReady(this.url, this.#tls));
+  }
+
+  /**
+   * Starts a control-plane component (kube-scheduler, kube-controller-manager) with its log at
+   * `<tmpDir>/<name>.log`; ready once it holds its leader-election Lease in kube-system.
+   */
+  async startComponent(name: 'kube-scheduler' | 'kube-controller-manager', bin: string, args: readonly string[]): Promise<void> {
+    const logPath = path.join(this.tmpDir, `${name}.log`);
+    const d = spawnDaemon(bin, args, logPath);
+    this.#components.push(d);
+    const leaseUrl = `${this.url}/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/${name}`;
+    await waitDaemonReady(`${name} holding its lease`, d, logPath, this.#startTimeoutMs, async () => {
+      const r = await httpGet(leaseUrl, { timeoutMs: 10_000, tls: this.#tls }).catch(() => undefined);
+      return r?.status === 200 && /"holderIdentity":"[^"]+"/.test(r.body);
+    });
   }
 
   nodeKubeconfig(nodeName: string): string {
@@ -304,12 +324,13 @@ class Instance implements ControlPlane {
 
   /** The exit hook's teardown: synchronous, forceful, no waiting. */
   destroySync(): void {
-    for (const d of [this.#apiserver, this.#etcd]) if (d && !hasExited(d)) d.child.kill('SIGKILL');
+    for (const d of [...this.#components, this.#apiserver, this.#etcd]) if (d && !hasExited(d)) d.child.kill('SIGKILL');
     this.#slot.release();
     fs.rmSync(this.tmpDir, { recursive: true, force: true });
   }
 
   async #stop(): Promise<void> {
+    for (const d of this.#components) await stopDaemon(d, STOP_GRACE_MS);
     if (this.#apiserver) await stopDaemon(this.#apiserver, STOP_GRACE_MS);
     if (this.#etcd) await stopDaemon(this.#etcd, STOP_GRACE_MS);
     const leftovers = killInstanceProcesses(this.tmpDir);
@@ -343,6 +364,11 @@ export async function startControlPlane(opts: StartControlPlaneOptions = {}): Pr
     trackInstance(instance);
     await instance.startEtcd();
     await instance.startApiserver();
+    if (opts.scheduler === true) await instance.startComponent('kube-scheduler', await ensureKubeComponent('kube-scheduler'), schedulerArgs(instance.adminKubeconfig));
+    if (opts.controllerManager === true) {
+      const bin = await ensureKubeComponent('kube-controller-manager');
+      await instance.startComponent('kube-controller-manager', bin, controllerManagerArgs(instance.adminKubeconfig, pki, opts.extraControllerManagerArgs ?? []));
+    }
     return instance;
   } catch (err) {
     if (instance) await instance.stop();

@@ -69,10 +69,10 @@ export function installControlPlanePackages(): void {
  * Runs the build script (a no-op printing the cached path when the binary exists) and returns the
  * binary's path. Its progress goes to our stderr; its stdout's last line is the path.
  */
-function runBuildScript(): Promise<string> {
+function runBuildScript(component: KubeComponent = 'kube-apiserver'): Promise<string> {
   const script = buildScriptPath();
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('bash', [script, component], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (d: string) => {
@@ -100,6 +100,25 @@ async function ensureKubeApiserver(): Promise<string> {
     return override;
   }
   return runBuildScript();
+}
+
+/** Components build-kube-apiserver.sh builds from the same Debian source. */
+export type KubeComponent = 'kube-apiserver' | 'kube-scheduler' | 'kube-controller-manager';
+
+const components = new Map<KubeComponent, Promise<string>>();
+
+/**
+ * The cached kube-scheduler or kube-controller-manager (v1.20.2, same source as the apiserver),
+ * built first when absent (as ensureKubeApiserver). Memoised per process; failures not cached.
+ */
+export function ensureKubeComponent(component: Exclude<KubeComponent, 'kube-apiserver'>): Promise<string> {
+  let p = components.get(component);
+  if (p === undefined) {
+    p = runBuildScript(component);
+    components.set(component, p);
+    p.catch(() => components.delete(component));
+  }
+  return p;
 }
 
 let installing: Promise<ControlPlaneTools> | undefined;

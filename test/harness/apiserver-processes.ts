@@ -178,3 +178,27 @@ export async function apiserverReady(url: string, tls: ClientTls): Promise<boole
   const r = await httpGet(`${url}/readyz`, { timeoutMs: 3_000, maxBytes: 64 * 1024, tls });
   return r.status === 200 && r.body.trim() === 'ok';
 }
+
+/**
+ * kube-scheduler v1.20.2: the admin kubeconfig, no serving ports (two instances on one machine
+ * must not collide), leader election on a kube-system Lease (the harness's readiness probe).
+ * The lease is long (120 s, renew deadline 100 s): a scheduler that misses its renew deadline
+ * exits, and with 15/10 s it did under a load average over 100 on 2 cores.
+ */
+export function schedulerArgs(kubeconfig: string): string[] {
+  return [`--kubeconfig=${kubeconfig}`, '--port=0', '--secure-port=0', '--leader-elect=true', '--leader-elect-resource-lock=leases', '--leader-elect-lease-duration=120s', '--leader-elect-renew-deadline=100s', '--leader-elect-retry-period=10s', '-v=1'];
+}
+
+/**
+ * kube-controller-manager v1.20.2: the admin kubeconfig for every controller, the service-account
+ * signing key (token controller) and the CA (root-ca publisher), no serving ports, leader election
+ * on a kube-system Lease (the readiness probe).
+ */
+export function controllerManagerArgs(kubeconfig: string, pki: Pki, extra: readonly string[]): string[] {
+  return [
+    `--kubeconfig=${kubeconfig}`, '--port=0', '--secure-port=0', '--leader-elect=true', '--leader-elect-resource-lock=leases',
+    '--leader-elect-lease-duration=120s', '--leader-elect-renew-deadline=100s', '--leader-elect-retry-period=10s',
+    `--service-account-private-key-file=${pki.saKeyFile}`, `--root-ca-file=${pki.caFile}`, '--use-service-account-credentials=false', '-v=1',
+    ...extra,
+  ];
+}

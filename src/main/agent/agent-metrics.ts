@@ -11,7 +11,7 @@ import { stderrSink } from '../../shared/logging/logger.js';
 import * as km from '../../shared/metrics/kubelet-metrics.js';
 import * as sm from '../../shared/metrics/shardlet-metrics.js';
 import type { PodCacheStats } from '../../shared/pod-cache/pod-cache.js';
-import { createMetricsSystem, type ContainerStateLabel, type MetricsSystem } from '../metrics/main-metrics.js';
+import { createMetricsSystem, type ContainerStateLabel, type MetricsSystem, type MetricsSystemOptions } from '../metrics/main-metrics.js';
 import { PodCacheMetrics } from '../metrics/pod-cache-metrics.js';
 import { recordThreadHeap, sampleThreadHeap } from '../../shared/metrics/thread-heap.js';
 import type { RelistObservation } from '../pleg/pleg-runner.js';
@@ -19,7 +19,10 @@ import { isStaticPod } from '../pod-manager/pod-manager.js';
 import type { WorkingPodCount } from '../syncloop/pod-worker-mirrors.js';
 
 /** The metrics system, with the main thread's stderr drops counted (its lines and the PLEG thread's). */
-export function createAgentMetrics(): MetricsSystem {
+export function createAgentMetrics(embedded?: MetricsSystemOptions): MetricsSystem {
+  // An embedded agent (hollow mode) shares the process: its arena is sized by the embedder and
+  // the process-wide stderr drop observer (one slot) is left to the embedder.
+  if (embedded !== undefined) return createMetricsSystem(embedded);
   const metrics = createMetricsSystem();
   const logDropped = metrics.main.recorder.counter(sm.logLinesDroppedTotal);
   stderrSink.observeDrops(() => logDropped.inc({}));
@@ -27,8 +30,8 @@ export function createAgentMetrics(): MetricsSystem {
 }
 
 /** Undoes createAgentMetrics: stops counting drops, then closes the system. */
-export function closeAgentMetrics(metrics: MetricsSystem): void {
-  stderrSink.observeDrops(undefined);
+export function closeAgentMetrics(metrics: MetricsSystem, embedded = false): void {
+  if (!embedded) stderrSink.observeDrops(undefined);
   metrics.close();
 }
 

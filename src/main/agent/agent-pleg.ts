@@ -16,6 +16,7 @@ import type { Logger } from '../../shared/logging/logger.js';
 import type { PodLifecycleEvent } from '../../shared/pleg/pod-lifecycle-event.js';
 import type { MetricsSystem } from '../metrics/main-metrics.js';
 import { startPleg, type PlegRunner } from '../pleg/pleg-runner.js';
+import { startInlinePleg } from '../pleg/pleg-inline.js';
 import type { AgentConfig } from './agent-config.js';
 import { relistObserver } from './agent-metrics.js';
 import type { RuntimeHealth } from './runtime-health.js';
@@ -34,6 +35,8 @@ export interface AgentPlegDeps {
   onPlegMainSeconds: (seconds: number) => void;
   lifecycle: { handleRuntimeReturned(): number };
   runtimeHealth: Pick<RuntimeHealth, 'addHealthCheck'>;
+  /** Relist on the main thread instead of a supervised thread (hollow mode; pleg-inline.ts). */
+  inline?: boolean;
 }
 
 /** Starts the PLEG thread; resolves once it runs (rejects if the first thread cannot start). */
@@ -43,7 +46,7 @@ export async function startAgentPleg(d: AgentPlegDeps): Promise<PlegRunner> {
   // A relist that fails means the runtime could not be listed; the first one to succeed after
   // it means the runtime is back.
   let relistFailing = false;
-  const pleg = await startPleg({
+  const pleg = await (d.inline ? startInlinePleg : startPleg)({
     endpoint: d.endpoint,
     cacheBuffer: cache.buffer,
     relistPeriodMs: c.plegRelistPeriodMs,

@@ -33,7 +33,7 @@ import { PodConfig } from '../config/pod-config.js';
 import type { PodDispatcher } from '../dispatch/pod-dispatcher.js';
 import type { NodeLease } from '../lease/node-lease.js';
 import { ContainerLogRotation } from '../logs/container-log-rotation.js';
-import type { MetricsSystem } from '../metrics/main-metrics.js';
+import type { MetricsSystem, MetricsSystemOptions } from '../metrics/main-metrics.js';
 import type { MirrorPodManager } from '../mirror/mirror-pods.js';
 import { detectMachine } from '../node-status/node-agent-wiring.js';
 import { computeNodeResources } from '../node-status/node-resources.js';
@@ -70,6 +70,17 @@ export interface AgentDeps {
   clock: Clock;
   random: Random;
   logger: Logger;
+  /** Set when many agents share one process (hollow mode, src/main/hollow); absent standalone. */
+  embedding?: AgentEmbedding;
+}
+
+/**
+ * How an agent embedded among many in one process (hollow mode) differs from a standalone one:
+ * its PLEG relists on the main thread (no thread per node), its metrics arena is sized by the
+ * embedder, and the process-wide heap policy is the embedder's, not each agent's.
+ */
+export interface AgentEmbedding {
+  metrics: MetricsSystemOptions;
 }
 
 export type AgentState = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
@@ -112,6 +123,11 @@ export class Agent {
   /** The pod dispatcher (a PoolDispatcher with threads, InlineDispatcher with --workers 0). */
   get dispatcher(): PodDispatcher | undefined {
     return this.#dispatcher;
+  }
+
+  /** The metrics system (undefined before start); hollow mode renders each node's with a `node` label. */
+  get metrics(): MetricsSystem | undefined {
+    return this.#metrics;
   }
 
   /** The supervised PLEG thread (undefined before start). */
@@ -160,9 +176,10 @@ export class Agent {
     const { config: c, clock, random, logger } = this.#d;
     logger.info('starting shardlet agent', { nodeName: c.nodeName, workers: c.workers, maxPods: c.maxPods, endpoint: c.containerRuntimeEndpoint });
 
-    const metrics = (this.#metrics = createAgentMetrics());
+    const embedding = this.#d.embedding;
+    const metrics = (this.#metrics = createAgentMetrics(embedding?.metrics));
     // Before any worker thread starts: every isolate gets `gc` for its quiet collector.
-    this.#quietGc = startAgentHeapPolicy({ clock, logger });
+    if (embedding === undefined) this.#quietGc = startAgentHeapPolicy({ clock, logger });
     // Cluster mode: the main API client (rate-limited) and the pod status sync on it.
     const cluster = c.kubeconfig
       ? (this.#cluster = await ClusterMode.connect({ config: { ...c, kubeconfig: c.kubeconfig }, clock, random, logger, metrics, signal: this.#stop.signal, onFatal: (e) => this.#fatal(e) }))
@@ -284,7 +301,7 @@ export class Agent {
     const pleg = (this.#pleg = await startAgentPleg({
       config: c, clock, logger, metrics, endpoint: cri.endpoint, cache, events: loop,
       onPlegMainSeconds: (s) => plegMainSeconds.inc({}, s),
-      lifecycle, runtimeHealth,
+      lifecycle, runtimeHealth, inline: embedding !== undefined,
     }));
 
     // Pod sources (the API one starts once the Node is registered, see startHeartbeats).
@@ -352,7 +369,7 @@ export class Agent {
     await this.#shutdown?.close();
     await this.#nodeCgroups?.settled();
     await Promise.allSettled([this.#dispatcher?.close(), this.#pleg?.close(), this.#servers?.close()]);
-    if (this.#metrics !== undefined) closeAgentMetrics(this.#metrics);
+    if (this.#metrics !== undefined) closeAgentMetrics(this.#metrics, this.#d.embedding !== undefined);
     this.#cri?.close();
     this.#state = 'stopped';
     this.#d.logger.info('shardlet agent stopped; pods left running');

@@ -163,18 +163,39 @@ export class NodeLease {
     return true;
   }
 
+  #paused = false;
+
+  /**
+   * Fault injection (hollow mode): while paused, `run` keeps its schedule but sends nothing, so
+   * the lease expires and the node lifecycle controller marks the node NotReady/Unknown, as for a
+   * node that lost the API server. `resume()` renews at the next due time. Both idempotent.
+   */
+  pause(): void {
+    this.#paused = true;
+  }
+
+  resume(): void {
+    this.#paused = false;
+  }
+
+  get paused(): boolean {
+    return this.#paused;
+  }
+
   /** Renews every interval until `signal` aborts. */
   async run(signal: AbortSignal): Promise<void> {
     const interval = this.#d.renewIntervalMs ?? NODE_LEASE_DEFAULTS.renewIntervalMs;
     let due = this.#d.clock.monotonic();
     while (!signal.aborted) {
-      const started = this.#d.clock.monotonic();
-      this.#stampedAt = undefined;
-      const ok = await this.renewOnce(signal);
-      if (signal.aborted) break;
-      const answered = this.#d.clock.monotonic();
-      const sent = this.#stampedAt ?? started;
-      this.#d.onRenew?.({ latenessMs: Math.max(0, sent - due), requestMs: answered - started, ok });
+      if (!this.#paused) {
+        const started = this.#d.clock.monotonic();
+        this.#stampedAt = undefined;
+        const ok = await this.renewOnce(signal);
+        if (signal.aborted) break;
+        const answered = this.#d.clock.monotonic();
+        const sent = this.#stampedAt ?? started;
+        this.#d.onRenew?.({ latenessMs: Math.max(0, sent - due), requestMs: answered - started, ok });
+      }
       due += interval;
       const now = this.#d.clock.monotonic();
       if (due < now) due = now; // overran: start the next one now, do not catch up with a burst

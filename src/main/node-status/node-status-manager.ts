@@ -170,8 +170,26 @@ export class NodeStatusManager {
     return this.#syncing;
   }
 
+  #paused = false;
+
+  /**
+   * Fault injection (hollow mode's `lease-stop`, with the lease): while paused no status is
+   * written, as for a node cut off from the API server. `resume()` forgets what was reported, so
+   * the next update writes the whole status again (the node lifecycle controller may have set
+   * Ready=Unknown meanwhile, which the kubelet's GET-then-compare would also overwrite).
+   */
+  pause(): void {
+    this.#paused = true;
+  }
+
+  resume(): void {
+    if (!this.#paused) return;
+    this.#paused = false;
+    this.#reported = undefined;
+  }
+
   async #sync(signal: AbortSignal | undefined): Promise<'patched' | 'unchanged' | 'failed'> {
-    if (this.#state !== 'registered') return 'unchanged';
+    if (this.#state !== 'registered' || this.#paused) return 'unchanged';
     const status = await this.#compute();
     const due = this.#d.clock.monotonic() - this.#reportedAtMs >= this.#d.reportFrequencyMs;
     if (!nodeStatusChanged(this.#reported, status) && !due) {

@@ -19,8 +19,11 @@ import { fileURLToPath } from 'node:url';
 const distRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const repoRoot = path.resolve(distRoot, '..');
 
-/** The one file allowed to import from workers/: --workers 0 builds the pod-worker host inline. */
-const ALLOWED = new Set(['src/main/agent/agent-dispatch']);
+/**
+ * The files allowed to import from workers/: --workers 0 builds the pod-worker host inline, and
+ * hollow mode's nodes run the GenericPleg inline (pleg-inline.ts).
+ */
+const ALLOWED = new Set(['src/main/agent/agent-dispatch', 'src/main/pleg/pleg-inline']);
 
 const SPECIFIER = /(?:\bimport\s*(?:type\s+)?(?:[\w*${}\s,]+?\s*from\s*)?|\bexport\s+(?:type\s+)?(?:\*|\{[^}]*\})\s*from\s*|\bimport\s*\(\s*)['"]([^'"]+)['"]/g;
 

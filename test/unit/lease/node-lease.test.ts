@@ -191,3 +191,26 @@ test('run: a timer that fires late (a busy main thread) counts as lateness, not 
   stop.abort();
   await done;
 });
+
+test('run: a paused lease sends nothing and keeps its schedule; resumed, it renews at the next due time', async () => {
+  const { store, lease, clock, renewals } = setup();
+  const stop = new AbortController();
+  const done = lease.run(stop.signal);
+  assert.equal(await clock.nextSleep(), 10_000);
+  const opsBefore = store.ops.length;
+  lease.pause();
+  assert.equal(lease.paused, true);
+  clock.step(10_000);
+  assert.equal(await clock.nextSleep(), 10_000);
+  clock.step(10_000);
+  assert.equal(await clock.nextSleep(), 10_000);
+  assert.equal(store.ops.length, opsBefore, 'no request while paused');
+  assert.equal(renewals.length, 1, 'no renewal reported while paused');
+  lease.resume();
+  clock.step(10_000);
+  assert.equal(await clock.nextSleep(), 10_000);
+  assert.deepEqual(store.ops.slice(opsBefore).map((o) => o.op), ['update']);
+  assert.deepEqual(renewals.map((r) => [r.ok, r.latenessMs]), [[true, 0], [true, 0]]);
+  stop.abort();
+  await done;
+});

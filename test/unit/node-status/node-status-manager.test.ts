@@ -168,3 +168,17 @@ test('run: a Ready flip is reported within one readiness check, not at the next 
   stop.abort();
   await done;
 });
+
+test('pause: no status written even when it changed; resume: the whole status is written again at the next update', async () => {
+  const { registry, m, clock, setImages } = setup();
+  await m.register(new AbortController().signal);
+  const ops = registry.ops.length;
+  m.pause();
+  setImages([{ names: ['img:3'], sizeBytes: 30 }]);
+  clock.step(400_000);
+  assert.equal(await m.syncStatus(), 'unchanged');
+  assert.equal(registry.ops.length, ops, 'nothing sent while paused');
+  m.resume();
+  assert.equal(await m.syncStatus(), 'patched', 'resumed: sent although the last report is forgotten, not compared');
+  assert.equal(await m.syncStatus(), 'unchanged');
+});
