@@ -152,8 +152,8 @@ export function parseHollowConfig(argv: readonly string[], readFile: (p: string)
   } catch (err) {
     throw new HollowConfigError(err instanceof Error ? err.message : String(err));
   }
-  if (values.help === true) return 'help';
-  const file = typeof values.config === 'string' ? readConfigFile(values.config, readFile) : {};
+  if (values['help'] === true) return 'help';
+  const file = typeof values['config'] === 'string' ? readConfigFile(values['config'], readFile) : {};
   const pick = (flag: string, field: string): unknown => (values[flag] !== undefined ? values[flag] : file[field]);
   const name = (flag: string, field: string): string => (values[flag] !== undefined ? `--${flag}` : `${field} (--config)`);
 
@@ -189,7 +189,7 @@ export function parseHollowConfig(argv: readonly string[], readFile: (p: string)
   if (Buffer.byteLength(sock) > MAX_SOCKET_PATH) fail(name('root-dir', 'rootDir'), `too long: the runtime socket ${sock} is over ${MAX_SOCKET_PATH} bytes`);
   const names = new Set(hollowNodeNames(c));
   const fileFaults = pick('faults', 'faults');
-  if (typeof fileFaults === 'string' && values.faults !== undefined) {
+  if (typeof fileFaults === 'string' && values['faults'] !== undefined) {
     c.faults.push(...parseFaultLines(readFile(fileFaults), `--faults ${fileFaults}`, names));
   } else if (Array.isArray(fileFaults)) {
     c.faults.push(...parseFaultLines(fileFaults.map((l) => str('faults (--config)', l)).join('\n'), 'faults (--config)', names));
@@ -198,7 +198,7 @@ export function parseHollowConfig(argv: readonly string[], readFile: (p: string)
   } else if (fileFaults !== undefined) {
     fail('faults (--config)', 'must be a file name or a list of steps');
   }
-  for (const f of (values.fault as string[] | undefined) ?? []) c.faults.push(...parseFaultLines(f, '--fault', names));
+  for (const f of (values['fault'] as string[] | undefined) ?? []) c.faults.push(...parseFaultLines(f, '--fault', names));
   return c;
 }
 
