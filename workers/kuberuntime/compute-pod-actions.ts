@@ -1,6 +1,6 @@
 /**
  * What one sync must do to make the runtime match the spec: the kubelet's computePodActions
- * (kuberuntime_manager.go) for pods without sidecars or ephemeral containers. Pure: reads the
+ * (kuberuntime_manager.go) for pods without sidecars. Pure: reads the
  * spec, the runtime status and probe results; issues no calls.
  *
  * Rules, in the kubelet's order:
@@ -23,6 +23,7 @@ import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import type { ProbeResultsReader } from '../prober/probe-results.js';
 import type { RuntimeContainerStatus, RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 import { hashContainer } from './container-hash.js';
+import { ephemeralContainersToStart } from './ephemeral-containers.js';
 import {
   appContainers,
   findContainerStatusByName,
@@ -56,6 +57,8 @@ export interface PodActions {
   containersToStart: number[];
   /** By CRI container id. */
   containersToKill: Map<string, ContainerToKill>;
+  /** Indexes into spec.ephemeralContainers to start (ephemeral-containers.ts); empty with a new sandbox. */
+  ephemeralContainersToStart: number[];
 }
 
 /** The kubelet's PodSandboxChanged. */
@@ -127,6 +130,7 @@ export function computePodActions(pod: V1Pod, status: RuntimePodStatus, probes?:
     attempt: sandbox.attempt,
     containersToStart: [],
     containersToKill: new Map(),
+    ephemeralContainersToStart: [],
   };
   const apps = appContainers(pod);
 
@@ -146,6 +150,9 @@ export function computePodActions(pod: V1Pod, status: RuntimePodStatus, probes?:
     });
     return actions;
   }
+
+  // As the kubelet: ephemeral containers may start even while initialization is not complete.
+  actions.ephemeralContainersToStart = ephemeralContainersToStart(pod, status);
 
   const init = findNextInitContainerToRun(pod, status);
   if (!init.done) {

@@ -13,20 +13,27 @@
  *  - containerID is `<runtimeName>://<id>`; restartCount comes from the instance's annotation.
  *  - started: running and (no startup probe, or it succeeded); ready: started and (no readiness
  *    probe, or it succeeded). Init containers are ready once they exited 0.
- * App statuses are sorted by name (kubetypes.SortedContainerStatuses), init ones in spec order.
+ * App statuses are sorted by name (kubetypes.SortedContainerStatuses), init and ephemeral ones in
+ * spec order.
  */
 import type { V1Container, V1ContainerState, V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
 import type { ProbeResultsReader } from '../prober/probe-results.js';
 import type { RuntimeContainerStatus, RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 import { shouldContainerBeRestarted } from './compute-pod-actions.js';
 import type { ReasonEntry } from './reason-cache.js';
+import { asContainer, ephemeralContainerSpecs } from './ephemeral-containers.js';
 import { findContainerStatusByName, initContainers, nsToDate } from './pod-spec.js';
 
 export interface ContainerStatusesInput {
   pod: V1Pod;
   runtimeStatus: RuntimePodStatus;
   isInit: boolean;
-  /** Previous API statuses of the same kind (init or app). */
+  /**
+   * Ephemeral containers instead (with isInit false): in spec order, never ready, and a start
+   * failure is shown only while no instance exists (they are never restarted).
+   */
+  ephemeral?: boolean;
+  /** Previous API statuses of the same kind (init, app or ephemeral). */
   previous: readonly V1ContainerStatus[];
   reasonOf: (containerName: string) => ReasonEntry | undefined;
   runtimeName: string;
@@ -68,7 +75,8 @@ function withDate<T extends object>(o: T, key: string, d: Date | undefined): T {
 
 export function convertToAPIContainerStatuses(input: ContainerStatusesInput): V1ContainerStatus[] {
   const { pod, runtimeStatus, isInit } = input;
-  const specs: readonly V1Container[] = isInit ? initContainers(pod) : (pod.spec?.containers ?? []);
+  const ephemeral = input.ephemeral === true;
+  const specs: readonly V1Container[] = ephemeral ? ephemeralContainerSpecs(pod).map(asContainer) : isInit ? initContainers(pod) : (pod.spec?.containers ?? []);
   const oldByName = new Map(input.previous.map((s) => [s.name, s]));
   const defaultReason = initContainers(pod).length > 0 ? 'PodInitializing' : 'ContainerCreating';
 
@@ -108,7 +116,7 @@ export function convertToAPIContainerStatuses(input: ContainerStatusesInput): V1
   for (const c of specs) {
     const latest = findContainerStatusByName(runtimeStatus, c.name);
     if (isInit && latest?.state === 'CONTAINER_EXITED' && latest.exitCode === 0) continue;
-    if (!shouldContainerBeRestarted(c, pod, runtimeStatus)) continue;
+    if (ephemeral ? latest !== undefined : !shouldContainerBeRestarted(c, pod, runtimeStatus)) continue;
     const r = input.reasonOf(c.name);
     const s = statuses.get(c.name);
     if (!r || !s) continue;
@@ -119,6 +127,11 @@ export function convertToAPIContainerStatuses(input: ContainerStatusesInput): V1
   for (const c of specs) {
     const s = statuses.get(c.name)!;
     const id = findContainerStatusByName(runtimeStatus, c.name)?.id;
+    if (ephemeral) {
+      // The kubelet's prober manager leaves ephemeral statuses alone: never ready.
+      s.ready = false;
+      continue;
+    }
     if (isInit) {
       s.started = s.state?.running !== undefined;
       s.ready = s.state?.terminated?.exitCode === 0;
@@ -134,6 +147,6 @@ export function convertToAPIContainerStatuses(input: ContainerStatusesInput): V1
   }
 
   const out = specs.map((c) => statuses.get(c.name)!);
-  if (!isInit) out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  if (!isInit && !ephemeral) out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return out;
 }

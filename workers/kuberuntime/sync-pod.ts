@@ -20,11 +20,12 @@ import { sandboxDetails, toSandboxStatus } from '../runtime-status/cri-status-co
 import { hostNetworkSandboxStatus, postSyncStatus } from './post-sync-status.js';
 import type { ProbeResultsReader } from '../prober/probe-results.js';
 import { computePodActions } from './compute-pod-actions.js';
+import { startEphemeralContainers } from './ephemeral-container-start.js';
 import { checkCrashBackoff, startContainer, type StartDeps } from './container-start.js';
 import type { KuberuntimeMetrics } from './kuberuntime-deps.js';
 import { purgeInitContainers, pruneDeadInstances, removeStrayCreated } from './container-prune.js';
 import { killContainer, killPod } from './kill-pod.js';
-import { errorMessage, rethrowIfAborted, type SyncFailure } from './kuberuntime-errors.js';
+import { errorMessage, isStartFailureReason, rethrowIfAborted, type SyncFailure } from './kuberuntime-errors.js';
 import { appContainers, initContainers, isHostNetwork, podUID } from './pod-spec.js';
 import type { StartResult } from './reason-cache.js';
 import { withHostNetworkIPs } from './pod-ips.js';
@@ -77,7 +78,7 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
   const result: SyncRunResult = {
     startResults: [],
     failures: [],
-    mutated: actions.killPod || actions.createSandbox || actions.containersToKill.size > 0 || actions.containersToStart.length > 0 || actions.nextInitContainerToStart !== undefined,
+    mutated: actions.killPod || actions.createSandbox || actions.containersToKill.size > 0 || actions.containersToStart.length > 0 || actions.nextInitContainerToStart !== undefined || actions.ephemeralContainersToStart.length > 0,
   };
   deps.logger.v(4).info('computePodActions', {
     killPod: actions.killPod, createSandbox: actions.createSandbox, attempt: actions.attempt,
@@ -175,6 +176,16 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
   if (!actions.createSandbox && !actions.killPod && sandboxId === '') return result;
   if (newSandbox !== undefined && derivable && deps.publishProgress) deps.publishProgress(postSyncStatus(identityOf(pod), status, newSandbox, []));
 
+  // Step 5: ephemeral containers, before init containers (ephemeral-container-start.ts); never
+  // into a pod being killed.
+  if (actions.ephemeralContainersToStart.length > 0 && !actions.killPod) {
+    const eph = await startEphemeralContainers(deps, { pod, status, indexes: actions.ephemeralContainersToStart, sandboxId, sandboxConfig, podIPs: withHostNetworkIPs(pod, podIPs, deps.hostIP), signal });
+    result.startResults.push(...eph.startResults);
+    result.failures.push(...eph.failures);
+    started.push(...eph.started);
+    if (!eph.derivable) derivable = false;
+  }
+
   const starts =
     actions.nextInitContainerToStart !== undefined
       ? [initContainers(pod)[actions.nextInitContainerToStart]!]
@@ -217,5 +228,5 @@ function identityOf(pod: V1Pod): { uid: string; name: string; namespace: string 
 }
 
 function isStartFailure(r: SyncFailure['reason']): r is Exclude<SyncFailure['reason'], 'CreatePodSandboxError' | 'KillPodSandboxError' | 'KillContainerError' | 'RemoveError' | 'FailedMount'> {
-  return r !== 'CreatePodSandboxError' && r !== 'KillPodSandboxError' && r !== 'KillContainerError' && r !== 'RemoveError' && r !== 'FailedMount';
+  return isStartFailureReason(r);
 }

@@ -50,6 +50,8 @@ export interface NamespaceOption {
   network?: NamespaceMode;
   pid?: NamespaceMode;
   ipc?: NamespaceMode;
+  /** With a TARGET mode: the container whose namespace is joined (ephemeral containers). */
+  targetId?: string;
 }
 
 /** Int64Value (a wrapper, so that 0 differs from unset). */
