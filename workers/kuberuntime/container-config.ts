@@ -105,6 +105,7 @@ export function generateContainerConfig(input: ContainerConfigInput): ContainerC
     annotations: newContainerAnnotations(container, pod, restartCount),
     logPath: containerLogPath(container.name, restartCount),
     stdin: container.stdin === true,
+    stdinOnce: container.stdinOnce === true,
     tty: container.tty === true,
     linux: {
       resources: linuxContainerResources(container),

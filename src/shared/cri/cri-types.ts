@@ -164,6 +164,8 @@ export interface ContainerConfig {
   annotations?: StringMap;
   logPath?: string;
   stdin?: boolean;
+  /** Stdin closes after the first attach ends (the kubelet passes container.stdinOnce). */
+  stdinOnce?: boolean;
   tty?: boolean;
   linux?: { resources?: LinuxContainerResources; securityContext?: LinuxContainerSecurityContext };
 }
