@@ -96,6 +96,7 @@ export async function runSession(deps: SessionDeps): Promise<SessionOutcome> {
       onProgress: deps.onProgress,
       maxSamples: 2000,
       stallMs: cfg.stallTimeoutS * 1000,
+      ...(plan.containersPerPod !== undefined ? { containersPerPod: plan.containersPerPod } : {}),
     };
     results.push(await burst(ctx, plan.pods));
     if (deps.steady) results.push(await steady(ctx, cfg.steadySeconds));
