@@ -12,6 +12,9 @@
  * When the client's stdin ends and the container was created with `stdinOnce` (kubectl's
  * attach-once containers), the program reads EOF: it exits with the last command's status
  * once the queued lines have run. Without stdinOnce its stdin stays open for the next attach.
+ * With a tty (`kubectl debug -it`: the client's terminal is raw) the line discipline is
+ * simulated: typed bytes are echoed, CR or LF ends a line, ^D on an empty line is EOF (sh
+ * exits), ^C drops the line.
  *
  * Ownership: a command that outlives its attach client is stopped when that client goes away
  * (its `signal`): the simulation keeps no process without a stream to run it.
@@ -66,7 +69,8 @@ function exitLine(line: string): { code: number | undefined } | undefined {
  * Feeds one attach client's `stdin` to the container's program. `stdinOnce`: EOF ends the
  * program. Returns once wired; the work goes on as data arrives.
  */
-export function feedAttachStdin(d: AttachStdinDeps, containerId: string, reader: StdinReader, stdinOnce: boolean, stdin: Readable, signal: AbortSignal): void {
+export function feedAttachStdin(d: AttachStdinDeps, containerId: string, reader: StdinReader, mode: { stdinOnce: boolean; tty: boolean }, stdin: Readable, signal: AbortSignal): void {
+  const { stdinOnce, tty } = mode;
   let pending = '';
   let lastCode = 0;
   let ended = false;
@@ -93,12 +97,21 @@ export function feedAttachStdin(d: AttachStdinDeps, containerId: string, reader:
     });
   };
   const onData = (chunk: Buffer): void => {
-    if (reader === 'cat') return d.output(containerId, 'stdout', chunk.toString('utf8'));
-    pending += chunk.toString('utf8');
+    const text = chunk.toString('utf8');
+    if (tty) d.output(containerId, 'stdout', text.replace(/\r(?!\n)/g, '\r\n').replace(/[\x03\x04]/g, ''));
+    if (reader === 'cat') {
+      if (!tty) d.output(containerId, 'stdout', text);
+      return;
+    }
+    for (const ch of tty ? text : '') {
+      if (ch === '\x04' && pending === '') return void (queue = queue.then(() => finish(lastCode)));
+      if (ch === '\x03') pending = '';
+    }
+    pending += tty ? text.replace(/[\x03\x04]/g, '') : text;
     let nl: number;
-    while ((nl = pending.indexOf('\n')) >= 0) {
+    while ((nl = pending.search(tty ? /[\r\n]/ : /\n/)) >= 0) {
       runLine(pending.slice(0, nl).replace(/\r$/, ''));
-      pending = pending.slice(nl + 1);
+      pending = pending.slice(pending[nl] === '\r' && pending[nl + 1] === '\n' ? nl + 2 : nl + 1);
     }
     if (Buffer.byteLength(pending) > MAX_LINE_BYTES) {
       pending = '';

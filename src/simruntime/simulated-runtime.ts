@@ -216,7 +216,7 @@ export class SimulatedRuntime {
           },
           output: (cid, stream, text) => core.containerOutput(cid, stream, text),
           end: (cid, code) => core.endContainerProcess(cid, code),
-        }, containerId, reader, c.value.config.stdinOnce === true, stdin, signal);
+        }, containerId, reader, { stdinOnce: c.value.config.stdinOnce === true, tty: c.value.config.tty === true }, stdin, signal);
         return true;
       },
       sandboxReady: (id) => {

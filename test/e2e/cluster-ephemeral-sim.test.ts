@@ -18,6 +18,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -118,6 +119,32 @@ test('ephemeral containers on the v1.20 API server: --target, status, kubectl lo
     assert.equal(st.state?.terminated?.exitCode, 0);
     const logs = await kubectlRecorded(cp, transcript, ['logs', '-n', NS, 'target', '-c', 'shell']);
     assert.match(logs.stdout, /typed into the debug shell/);
+  });
+
+  await t.test('with a tty through kubectl attach -it under a pseudo-terminal (what kubectl debug -it does)', async () => {
+    await addEphemeral({ name: 'tty', image: TEST_IMAGE, imagePullPolicy: 'IfNotPresent', targetContainerName: 'main', command: ['sh'], stdin: true, stdinOnce: true, tty: true, terminationMessagePolicy: 'File' });
+    await r.waitFor(() => (ephemeralStatus(r.pods.get(uid), 'tty')?.state?.running ? true : undefined), 'tty running', 60_000);
+    const cmd = `${cp.tools.kubectl} --kubeconfig=${cp.adminKubeconfig} attach -it -n ${NS} target -c tty`;
+    const child = spawn('script', ['-qec', cmd, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    let code: number | null | undefined;
+    const exited = new Promise<void>((resolve) => child.once('exit', (c) => { code = c; resolve(); }));
+    try {
+      await pollUntil(() => (/If you don't see a command prompt/.test(out) ? true : undefined), { what: `kubectl attach -it attached (${out})`, timeoutMs: 60_000, intervalMs: 50 });
+      child.stdin.write('echo typed-on-a-tty\r');
+      await pollUntil(() => (/typed-on-a-tty\r\n(?:[^\n]*\r\n)?typed-on-a-tty\r\n/.test(out) ? true : undefined), { what: `the echo and the output (${JSON.stringify(out)})`, timeoutMs: 60_000, intervalMs: 50 });
+      child.stdin.write('exit\r');
+      await pollUntil(() => (code !== undefined ? true : undefined), { what: 'kubectl attach -it exits after `exit`', timeoutMs: 60_000, intervalMs: 50 });
+    } finally {
+      if (code === undefined) child.kill('SIGKILL');
+      await exited;
+    }
+    transcript.push(`$ script -qec 'kubectl attach -it -n ${NS} target -c tty' /dev/null`, '> echo typed-on-a-tty⏎ exit⏎', JSON.stringify(out), `[exit ${String(code)}]`, '');
+    assert.equal(code, 0, out);
+    const st = await r.waitFor(() => { const x = ephemeralStatus(r.pods.get(uid), 'tty'); return x?.state?.terminated ? x : undefined; }, 'tty terminated', 60_000);
+    assert.equal(st.state?.terminated?.exitCode, 0);
   });
 
   await t.test('the pod deleted: its ephemeral containers go with it', async () => {

@@ -12,12 +12,12 @@ import { containerConfig, runPod, sandboxConfig, startHarness, type Harness } fr
 const V4 = ['v4.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io', 'channel.k8s.io'];
 const WAIT = 10_000;
 
-async function attachStdin(h: Harness, containerId: string): Promise<{ c: SpdyTestClient; s: ReturnType<typeof openRemoteCommand> }> {
-  const url = await h.client.attach({ containerId, tty: false, stdin: true, stdout: true, stderr: true });
+async function attachStdin(h: Harness, containerId: string, tty = false): Promise<{ c: SpdyTestClient; s: ReturnType<typeof openRemoteCommand> }> {
+  const url = await h.client.attach({ containerId, tty, stdin: true, stdout: true, stderr: !tty });
   const up = await spdyUpgrade(url, { protocols: V4 });
   assert.equal(up.status, 101, up.body);
   const c = up.client!;
-  const s = openRemoteCommand(c, { stdin: true, stdout: true, stderr: true });
+  const s = openRemoteCommand(c, { stdin: true, stdout: true, stderr: !tty, ...(tty ? { tty: true } : {}) });
   await c.until(() => s['stdin']!.replied && s['stdout']!.replied && s['error']!.replied, WAIT, 'replies');
   return { c, s };
 }
@@ -53,6 +53,22 @@ test('`cat` with stdinOnce: stdin is echoed, its end ends the container (0)', as
     c.send(s['stdin']!, 'hello\n', true);
     await c.until(() => s['error']!.ended, WAIT, 'the end');
     assert.equal(s['stdout']!.data.toString(), 'hello\n');
+    assert.deepEqual(await stateOf(h, containerId), { state: 'CONTAINER_EXITED', exitCode: 0 });
+    c.close();
+  } finally {
+    await h.close();
+  }
+});
+
+test('with a tty (kubectl debug -it): typed bytes are echoed, CR ends a line, ^D on an empty line ends sh', async () => {
+  const h = await startHarness();
+  try {
+    const { containerId } = await runPod(h, ['sh'], { stdin: true, stdinOnce: true, tty: true });
+    const { c, s } = await attachStdin(h, containerId, true);
+    c.send(s['stdin']!, 'echo hi\r');
+    await c.until(() => s['stdout']!.data.toString() === 'echo hi\r\nhi\r\n', WAIT, 'the echo and the output, CRLF');
+    c.send(s['stdin']!, '\x04');
+    await c.until(() => s['error']!.ended, WAIT, 'the end at ^D');
     assert.deepEqual(await stateOf(h, containerId), { state: 'CONTAINER_EXITED', exitCode: 0 });
     c.close();
   } finally {
