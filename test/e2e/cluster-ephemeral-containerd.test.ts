@@ -17,6 +17,6 @@ const transcriptFile = path.join(process.env['SHARDLET_TRANSCRIPT_DIR'] ?? os.tm
 const f = clusterSimFixture({ namespace: NS, runtime: 'containerd', controlPlane: { kubeletClient: true }, teardown: () => fs.writeFileSync(transcriptFile, transcript.join('\n')) });
 
 test('ephemeral containers on the v1.20 API server (containerd): --target, status, kubectl logs -c, attach -i / -it, killed with the pod', { timeout: 600_000 }, async (t) => {
-  await runEphemeralScenario(t, { f, cp: f.cp, NS, NODE: 'node-debug-ctrd', transcript, runtimeName: 'containerd', imagePullPolicy: 'Never' });
+  await runEphemeralScenario(t, { f, cp: f.cp, NS, NODE: 'node-debug-ctrd', transcript, runtimeName: 'containerd', imagePullPolicy: 'Never', processCheck: true });
   t.diagnostic(`transcript in ${transcriptFile}`);
 });

@@ -42,6 +42,8 @@ export interface EphemeralScenario {
   /** The containerID scheme: `shardlet-sim` or `containerd`. */
   runtimeName: string;
   imagePullPolicy: 'Never' | 'IfNotPresent';
+  /** Run `ps` in an ephemeral container and find the target's process (a real runtime only). */
+  processCheck: boolean;
 }
 
 function ephemeralStatus(p: V1Pod | undefined, name: string): V1ContainerStatus | undefined {
@@ -94,8 +96,15 @@ export async function runEphemeralScenario(t: TestContext, o: EphemeralScenario)
     const cri = new CriClient({ endpoint: f.endpoint, timeoutMs: 30_000 });
     try {
       const info = (await cri.containerStatus(st.containerID!.replace(/^[^:]+:\/\//, ''), { verbose: true })).info['info'] ?? '{}';
-      const ns = (JSON.parse(info) as { config?: { linux?: { securityContext?: { namespaceOptions?: Record<string, unknown> } } } }).config?.linux?.securityContext?.namespaceOptions;
-      assert.deepEqual([ns?.['pid'], ns?.['targetId']], ['TARGET', mainId]);
+      // The sim answers with the CRI config as given (camelCase, enum names); containerd with its
+      // Go JSON (snake_case, enum numbers: TARGET = 3).
+      type Obj = Record<string, unknown>;
+      const obj = (v: unknown): Obj => (typeof v === 'object' && v !== null ? (v as Obj) : {});
+      const linux = obj(obj(obj(JSON.parse(info))['config'])['linux']);
+      const sc = obj(linux['securityContext'] ?? linux['security_context']);
+      const ns = obj(sc['namespaceOptions'] ?? sc['namespace_options']);
+      assert.ok(ns['pid'] === 'TARGET' || ns['pid'] === 3, `pid namespace mode ${JSON.stringify(ns)}`);
+      assert.equal(ns['targetId'] ?? ns['target_id'], mainId);
     } finally {
       cri.close();
     }
@@ -105,6 +114,15 @@ export async function runEphemeralScenario(t: TestContext, o: EphemeralScenario)
     const desc = await kubectlRecorded(cp, transcript, ['get', 'pod', '-n', NS, 'target', '-o', 'jsonpath={.status.ephemeralContainerStatuses[0].state.terminated.reason} {.status.phase} {.status.containerStatuses[0].ready}']);
     assert.equal(desc.stdout, 'Completed Running true', 'the pod and its app container are untouched');
   });
+
+  if (o.processCheck) {
+    await t.test('the target\'s processes are visible from the ephemeral container (ps)', async () => {
+      await addEphemeral({ name: 'ps', image: TEST_IMAGE, imagePullPolicy: o.imagePullPolicy, targetContainerName: 'main', command: ['ps'], terminationMessagePolicy: 'File' });
+      await r.waitFor(() => (ephemeralStatus(r.pods.get(uid), 'ps')?.state?.terminated ? true : undefined), 'ps terminated', 60_000);
+      const logs = await kubectlRecorded(cp, transcript, ['logs', '-n', NS, 'target', '-c', 'ps']);
+      assert.match(logs.stdout, /sleep 100000/, 'main\'s sleep is in the PID namespace the ephemeral container joined');
+    });
+  }
 
   await t.test('stdin through kubectl attach -i (what kubectl debug -i does)', async () => {
     await addEphemeral({ name: 'shell', image: TEST_IMAGE, imagePullPolicy: o.imagePullPolicy, targetContainerName: 'main', command: ['sh'], stdin: true, stdinOnce: true, terminationMessagePolicy: 'File' });
