@@ -34,10 +34,12 @@ export interface EphemeralStartOutput {
   started: RuntimeContainerStatus[];
   /** False when a start's outcome is not fully known from its answers (re-read the status). */
   derivable: boolean;
+  /** Whether a start was attempted (CRI calls that may change the runtime's state were made). */
+  mutated: boolean;
 }
 
 export async function startEphemeralContainers(deps: StartDeps & { metrics?: KuberuntimeMetrics | undefined }, input: EphemeralStartInput): Promise<EphemeralStartOutput> {
-  const out: EphemeralStartOutput = { startResults: [], failures: [], started: [], derivable: true };
+  const out: EphemeralStartOutput = { startResults: [], failures: [], started: [], derivable: true, mutated: false };
   const { pod, signal } = input;
   for (const index of input.indexes) {
     rethrowIfAborted(signal);
@@ -50,6 +52,7 @@ export async function startEphemeralContainers(deps: StartDeps & { metrics?: Kub
       out.startResults.push({ containerName: check.containerName, failure: { reason, message: check.message } });
       continue;
     }
+    out.mutated = true;
     const r = await startContainer(deps, {
       pod, container: check.container, status: input.status, sandboxId: input.sandboxId, sandboxConfig: input.sandboxConfig,
       podIPs: input.podIPs, signal, ...(check.targetContainerId !== undefined ? { targetContainerId: check.targetContainerId } : {}),

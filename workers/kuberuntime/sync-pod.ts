@@ -78,7 +78,7 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
   const result: SyncRunResult = {
     startResults: [],
     failures: [],
-    mutated: actions.killPod || actions.createSandbox || actions.containersToKill.size > 0 || actions.containersToStart.length > 0 || actions.nextInitContainerToStart !== undefined || actions.ephemeralContainersToStart.length > 0,
+    mutated: actions.killPod || actions.createSandbox || actions.containersToKill.size > 0 || actions.containersToStart.length > 0 || actions.nextInitContainerToStart !== undefined,
   };
   deps.logger.v(4).info('computePodActions', {
     killPod: actions.killPod, createSandbox: actions.createSandbox, attempt: actions.attempt,
@@ -183,6 +183,7 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
     result.startResults.push(...eph.startResults);
     result.failures.push(...eph.failures);
     started.push(...eph.started);
+    if (eph.mutated) result.mutated = true;
     if (!eph.derivable) derivable = false;
   }
 
