@@ -24,6 +24,8 @@ export interface SimCell extends SessionWorkloads {
   profile: 'zero' | 'containerd';
   pods: number;
   workers: readonly number[];
+  /** Containers in each pod (absent: 1). */
+  containersPerPod?: number;
 }
 
 export interface ProfileDefaults {
@@ -74,6 +76,9 @@ export const PROFILES: Readonly<Record<ProfileName, Readonly<ProfileDefaults>>> 
       // Memory and relist at 5,000 running pods (issue 15): burst, steady state (RSS, per-thread
       // heaps, relist p50/p99), mass delete; no churn. ~60 s on an idle 2-core machine.
       { profile: 'zero', pods: 5000, workers: [2], steady: true, churn: false },
+      // A sidecar-heavy node (issue 30): 200 pods of 12 containers each, 2,400 containers —
+      // burst, steady state and mass delete on 2 threads; its ceiling creates the same shape.
+      { profile: 'zero', pods: 200, workers: [2], steady: true, churn: false, containersPerPod: 12 },
     ],
     flagWorkers: [0, 1, 2, 4],
     flagPods: { zero: [100, 1000], containerd: [100] },
@@ -122,6 +127,8 @@ export interface SessionPlan extends SessionWorkloads {
   profile: string;
   workers: number;
   pods: number;
+  /** Containers in each pod (absent: 1). */
+  containersPerPod?: number;
 }
 
 export interface BenchConfig {
@@ -129,7 +136,7 @@ export interface BenchConfig {
   outDir: string;
   sessions: SessionPlan[];
   /** Raw-CRI ceilings to measure: one per runtime/profile/pod count used by a session. */
-  ceilings: Array<Pick<SessionPlan, 'runtime' | 'profile' | 'pods'>>;
+  ceilings: Array<Pick<SessionPlan, 'runtime' | 'profile' | 'pods' | 'containersPerPod'>>;
   workers: number[];
   simProfiles: string[];
   podCounts: number[];
@@ -181,6 +188,9 @@ export const BENCH_USAGE = `usage: npm run bench -- [options]
   --workers 0,1,2,4         worker threads (0 = inline); with --pods/--sim-profiles, a flag
   --pods 100,1000           rebuilds the sim matrix as a plain cross product
   --sim-profiles zero,containerd
+  --containers-per-pod N    containers in each pod of the flag-built sim matrix (default 1;
+                            the quick profile's sidecar-heavy session: --pods 200 --workers 2
+                            --containers-per-pod 12)
   --steady-seconds S  --churn-seconds S  --churn-rate R  --slow-churn-rate R
   --ceiling-concurrency C  --removal-timeout S  --stall-timeout S
   --no-real                 skip the real-containerd section (it needs root)
@@ -213,6 +223,7 @@ export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig 
       workers: { type: 'string' },
       pods: { type: 'string' },
       'sim-profiles': { type: 'string' },
+      'containers-per-pod': { type: 'string' },
       'steady-seconds': { type: 'string' },
       'churn-seconds': { type: 'string' },
       'churn-rate': { type: 'string' },
@@ -250,23 +261,27 @@ export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig 
   for (const p of simProfiles) if (p !== 'zero' && p !== 'containerd') throw new BenchConfigError(`--sim-profiles: unknown profile ${JSON.stringify(p)} (zero, containerd)`);
   if (podsOverride?.some((n) => n === 0)) throw new BenchConfigError('--pods: pod counts must be at least 1');
 
+  const perPodFlag = values['containers-per-pod'];
+  const perPod = perPodFlag === undefined ? 1 : Number(perPodFlag);
+  if (!Number.isInteger(perPod) || perPod < 1 || perPod > 100) throw new BenchConfigError(`--containers-per-pod must be an integer from 1 to 100, got ${JSON.stringify(perPodFlag)}`);
+
   const sessions: SessionPlan[] = [];
-  if (values.workers === undefined && podsOverride === undefined && values['sim-profiles'] === undefined) {
-    for (const c of d.sim) for (const w of c.workers) sessions.push({ runtime: 'sim', profile: c.profile, workers: w, pods: c.pods, steady: c.steady, churn: c.churn });
+  if (values.workers === undefined && podsOverride === undefined && values['sim-profiles'] === undefined && perPodFlag === undefined) {
+    for (const c of d.sim) for (const w of c.workers) sessions.push({ runtime: 'sim', profile: c.profile, workers: w, pods: c.pods, steady: c.steady, churn: c.churn, ...(c.containersPerPod !== undefined ? { containersPerPod: c.containersPerPod } : {}) });
   } else {
     // A flag rebuilds the sim matrix as a plain cross product, every workload in every session.
     for (const sp of simProfiles) {
-      for (const pods of podsOverride ?? [...(d.flagPods[sp] ?? [])]) for (const w of workers) sessions.push({ runtime: 'sim', profile: sp, workers: w, pods, ...ALL });
+      for (const pods of podsOverride ?? [...(d.flagPods[sp] ?? [])]) for (const w of workers) sessions.push({ runtime: 'sim', profile: sp, workers: w, pods, ...ALL, ...(perPod > 1 ? { containersPerPod: perPod } : {}) });
     }
   }
   const real = !values['no-real'];
   if (real) for (const pods of d.realPods) for (const w of d.realWorkers) sessions.push({ runtime: 'containerd', profile: 'real', workers: w, pods, steady: false, churn: false });
   // Within one profile and pod count, sessions run in worker order (the ceiling runs first).
-  const cellOrder = (x: SessionPlan): string => `${x.runtime}|${x.profile}|${x.pods}`;
+  const cellOrder = (x: SessionPlan): string => `${x.runtime}|${x.profile}|${x.pods}|${x.containersPerPod ?? 1}`;
   const firstSeen = [...new Set(sessions.map(cellOrder))];
   sessions.sort((a, b) => firstSeen.indexOf(cellOrder(a)) - firstSeen.indexOf(cellOrder(b)) || a.workers - b.workers);
-  const ceilingKeys = new Map<string, Pick<SessionPlan, 'runtime' | 'profile' | 'pods'>>();
-  for (const s of sessions) ceilingKeys.set(`${s.runtime}|${s.profile}|${s.pods}`, { runtime: s.runtime, profile: s.profile, pods: s.pods });
+  const ceilingKeys = new Map<string, Pick<SessionPlan, 'runtime' | 'profile' | 'pods' | 'containersPerPod'>>();
+  for (const s of sessions) ceilingKeys.set(cellOrder(s), { runtime: s.runtime, profile: s.profile, pods: s.pods, ...(s.containersPerPod !== undefined ? { containersPerPod: s.containersPerPod } : {}) });
 
   const stamp = now.toISOString().replace(/[:.]/g, '-');
   return {

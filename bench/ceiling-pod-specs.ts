@@ -9,7 +9,10 @@ export const CEILING_NAMESPACE = 'shardlet-ceiling';
 
 export interface CeilingPodSpec {
   readonly sandbox: PodSandboxConfig;
+  /** The first container (`sleep`). */
   readonly container: ContainerConfig;
+  /** Further containers (`side-1`…), when the input asks for more than one per pod. */
+  readonly sidecars: readonly ContainerConfig[];
 }
 
 export interface CeilingPodSpecInput {
@@ -18,6 +21,8 @@ export interface CeilingPodSpecInput {
   readonly image: string;
   readonly hostNetwork: boolean;
   readonly logDirectory: string;
+  /** Containers per pod (default 1): the first is `sleep`, the others `side-1`, `side-2`, …. */
+  readonly containers?: number;
 }
 
 export function ceilingPodSpec(input: CeilingPodSpecInput): CeilingPodSpec {
@@ -38,19 +43,20 @@ export function ceilingPodSpec(input: CeilingPodSpecInput): CeilingPodSpec {
       securityContext: { namespaceOptions: { network: input.hostNetwork ? 'NODE' : 'POD', pid: 'CONTAINER', ipc: 'POD' } },
     },
   };
-  const container: ContainerConfig = {
-    metadata: { name: 'sleep', attempt: 0 },
+  const containerNamed = (name: string): ContainerConfig => ({
+    metadata: { name, attempt: 0 },
     image: { image: input.image },
     command: ['sleep', '100000'],
     args: [],
     labels: {
-      'io.kubernetes.container.name': 'sleep',
+      'io.kubernetes.container.name': name,
       'io.kubernetes.pod.name': input.name,
       'io.kubernetes.pod.namespace': CEILING_NAMESPACE,
       'io.kubernetes.pod.uid': uid,
     },
     annotations: {},
-    logPath: 'sleep/0.log',
-  };
-  return { sandbox, container };
+    logPath: `${name}/0.log`,
+  });
+  const sidecars = Array.from({ length: Math.max(0, (input.containers ?? 1) - 1) }, (_, i) => containerNamed(`side-${i + 1}`));
+  return { sandbox, container: containerNamed('sleep'), sidecars };
 }

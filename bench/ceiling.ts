@@ -36,6 +36,8 @@ export interface CeilingOptions {
   readonly image?: string;
   /** Default false: pod network (CNI on containerd). */
   readonly hostNetwork?: boolean;
+  /** Containers per pod (default 1), each created and started in turn, as an agent would. */
+  readonly containersPerPod?: number;
   /** Injected for tests; monotonic() times the phases. */
   readonly clock?: Clock;
 }
@@ -68,7 +70,7 @@ export interface CeilingResult {
 
 interface PodOutcome {
   sandboxId?: string;
-  containerId?: string;
+  containerIds: string[];
   createMs?: number;
   teardownMs?: number;
 }
@@ -79,6 +81,8 @@ function validate(opts: CeilingOptions): void {
   if (!Number.isInteger(opts.pods) || opts.pods < 1) throw new RangeError(`runCeiling: pods must be a positive integer, got ${opts.pods}`);
   if (!Number.isInteger(opts.concurrency) || opts.concurrency < 1) throw new RangeError(`runCeiling: concurrency must be a positive integer, got ${opts.concurrency}`);
   if (!opts.endpoint) throw new RangeError('runCeiling: endpoint is required');
+  const n = opts.containersPerPod ?? 1;
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new RangeError(`runCeiling: containersPerPod must be an integer in 1..1000, got ${n}`);
 }
 
 async function ensureImage(client: CriClient, image: string): Promise<void> {
@@ -103,8 +107,8 @@ export async function runCeiling(opts: CeilingOptions): Promise<CeilingResult> {
   try {
     const version = await client.version();
     await ensureImage(client, image);
-    const specs: CeilingPodSpec[] = Array.from({ length: opts.pods }, (_, i) => ceilingPodSpec({ name: `ceil-${runId}-${i}`, image, hostNetwork, logDirectory }));
-    const outcomes: PodOutcome[] = specs.map(() => ({}));
+    const specs: CeilingPodSpec[] = Array.from({ length: opts.pods }, (_, i) => ceilingPodSpec({ name: `ceil-${runId}-${i}`, image, hostNetwork, logDirectory, containers: opts.containersPerPod ?? 1 }));
+    const outcomes: PodOutcome[] = specs.map(() => ({ containerIds: [] }));
 
     // ---- create phase
     const cpu0 = process.cpuUsage();
@@ -113,8 +117,11 @@ export async function runCeiling(opts: CeilingOptions): Promise<CeilingResult> {
       const o = outcomes[i] as PodOutcome;
       const start = clock.monotonic();
       o.sandboxId = await client.runPodSandbox({ config: spec.sandbox });
-      o.containerId = await client.createContainer({ podSandboxId: o.sandboxId, config: spec.container, sandboxConfig: spec.sandbox });
-      await client.startContainer(o.containerId);
+      for (const config of [spec.container, ...spec.sidecars]) {
+        const id = await client.createContainer({ podSandboxId: o.sandboxId, config, sandboxConfig: spec.sandbox });
+        o.containerIds.push(id);
+        await client.startContainer(id);
+      }
       o.createMs = clock.monotonic() - start;
     });
     const createWallMs = clock.monotonic() - t0;
@@ -127,7 +134,7 @@ export async function runCeiling(opts: CeilingOptions): Promise<CeilingResult> {
     const t1 = clock.monotonic();
     const removed = await mapSettled(toRemove, opts.concurrency, async (o) => {
       const start = clock.monotonic();
-      if (o.containerId !== undefined) await client.stopContainer(o.containerId, 0);
+      for (const id of o.containerIds) await client.stopContainer(id, 0);
       await client.stopPodSandbox(o.sandboxId as string);
       await client.removePodSandbox(o.sandboxId as string);
       o.teardownMs = clock.monotonic() - start;

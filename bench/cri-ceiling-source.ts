@@ -11,6 +11,8 @@ export interface CeilingOptions {
   pods: number;
   concurrency: number;
   hostNetwork?: boolean;
+  /** Containers per pod (default 1). */
+  containersPerPod?: number;
 }
 
 /**
@@ -30,6 +32,7 @@ export async function measureCeiling(runtime: RuntimeKind, profile: string, opts
     p99Ms: f.p99Ms,
     teardownPodsPerSec: f.teardownPodsPerSec,
     clientCpuMsPerPod: f.clientCpuMsPerPod,
+    ...((opts.containersPerPod ?? 1) > 1 ? { containersPerPod: opts.containersPerPod } : {}),
   };
 }
 
@@ -43,7 +46,8 @@ export function applyCeilings(results: WorkloadResult[], ceilings: readonly Ceil
   for (const r of results) {
     // Mass delete is not compared: its rate is to stopped, the ceiling's teardown also removes.
     if (r.podsPerSec === null || r.workload === 'steady' || r.workload === 'mass-delete') continue;
-    const same = ceilings.filter((c) => c.runtime === r.runtime && c.profile === r.profile);
+    // Pods of another shape (containers per pod) are no reference.
+    const same = ceilings.filter((c) => c.runtime === r.runtime && c.profile === r.profile && (c.containersPerPod ?? 1) === (r.containersPerPod ?? 1));
     const own = same.filter((c) => c.before === configLabel(r) && c.pods === r.podCount).at(-1);
     const c = own ?? same.sort((a, b) => Math.abs(a.pods - r.podCount) - Math.abs(b.pods - r.podCount))[0];
     if (!c) continue;

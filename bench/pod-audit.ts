@@ -14,6 +14,8 @@ import type { AgentPodView } from './agent-observer.js';
 export interface ExpectedPod {
   uid: string;
   name: string;
+  /** Containers the pod has (absent: 1). */
+  containers?: number;
 }
 
 export interface RuntimeInventory {
@@ -47,7 +49,8 @@ export async function inventory(rt: Pick<RuntimeService, 'listPodSandbox' | 'lis
 }
 
 /**
- * Every expected pod has exactly one sandbox (READY) and exactly one container (RUNNING) in
+ * Every expected pod has exactly one sandbox (READY) and exactly one instance of each of its
+ * containers (RUNNING) in
  * the runtime, and the runtime holds no pod outside `expected` except UIDs in `tolerated`
  * (pods deleted moments ago, still being torn down).
  */
@@ -60,9 +63,12 @@ export function auditRuntimeRunning(inv: RuntimeInventory, expected: readonly Ex
     if (sbs.length === 0) failures.push(`pod ${p.name} (${p.uid}) is missing from the runtime: no sandbox`);
     else if (sbs.length > 1) failures.push(`pod ${p.name} (${p.uid}) is duplicated in the runtime: ${sbs.length} sandboxes (${sbs.map((s) => `${s.id.slice(0, 12)}:${s.state}`).join(', ')})`);
     else if (sbs[0]?.state !== 'SANDBOX_READY') failures.push(`pod ${p.name} (${p.uid}): sandbox is ${sbs[0]?.state}, not SANDBOX_READY`);
+    const wantContainers = p.containers ?? 1;
+    const notRunning = cts.filter((c) => c.state !== 'CONTAINER_RUNNING');
     if (cts.length === 0 && sbs.length > 0) failures.push(`pod ${p.name} (${p.uid}) has no container in the runtime`);
-    else if (cts.length > 1) failures.push(`pod ${p.name} (${p.uid}) is duplicated in the runtime: ${cts.length} containers (${cts.map((c) => `${c.id.slice(0, 12)}:${c.state}`).join(', ')})`);
-    else if (cts.length === 1 && cts[0]?.state !== 'CONTAINER_RUNNING') failures.push(`pod ${p.name} (${p.uid}): container is ${cts[0]?.state}, not CONTAINER_RUNNING`);
+    else if (cts.length > wantContainers) failures.push(`pod ${p.name} (${p.uid}) is duplicated in the runtime: ${cts.length} containers${wantContainers > 1 ? ` for ${wantContainers}` : ''} (${cts.slice(0, 4).map((c) => `${c.id.slice(0, 12)}:${c.state}`).join(', ')}${cts.length > 4 ? ', …' : ''})`);
+    else if (cts.length > 0 && cts.length < wantContainers) failures.push(`pod ${p.name} (${p.uid}) has ${cts.length} of its ${wantContainers} containers in the runtime`);
+    else if (notRunning.length > 0) failures.push(`pod ${p.name} (${p.uid}): container${wantContainers > 1 ? ` ${notRunning[0]?.metadata?.name ?? '?'}` : ''} is ${notRunning[0]?.state}, not CONTAINER_RUNNING`);
   }
   for (const uid of new Set([...inv.sandboxesByUid.keys(), ...inv.containersByUid.keys()])) {
     if (!want.has(uid) && !tolerated.has(uid)) failures.push(`the runtime holds a pod nobody asked for: uid ${JSON.stringify(uid)}`);

@@ -21,9 +21,16 @@ export interface BenchPod {
   uid: string;
   /** Bench monotonic ms at which the manifest file appeared in the directory. */
   writtenAtMs: number;
+  /** Containers in the pod (absent: 1). */
+  containers?: number;
 }
 
-export function podManifest(name: string, uid: string): object {
+/**
+ * `containers` > 1: a sidecar-heavy pod — `sleep` and `side-1`…`side-N-1`, each its own
+ * busybox `sleep` (regular containers: what the runtime and the agent handle per container is
+ * the same for a restartable init container once it runs).
+ */
+export function podManifest(name: string, uid: string, containers = 1): object {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -39,7 +46,7 @@ export function podManifest(name: string, uid: string): object {
       shareProcessNamespace: true,
       // 2 s (the kubelet's minimum) bounds a container that does not exit on SIGTERM.
       terminationGracePeriodSeconds: 2,
-      containers: [{ name: 'sleep', image: BENCH_IMAGE, imagePullPolicy: 'IfNotPresent', command: ['sleep', '100000'] }],
+      containers: Array.from({ length: containers }, (_, i) => ({ name: i === 0 ? 'sleep' : `side-${i}`, image: BENCH_IMAGE, imagePullPolicy: 'IfNotPresent', command: ['sleep', '100000'] })),
     },
   };
 }
@@ -50,10 +57,13 @@ export class ManifestDir {
   readonly #live = new Map<string, BenchPod>();
   #seq = 0;
 
-  /** `now` is the bench's monotonic clock (ms). */
-  constructor(dir: string, now: () => number) {
+  readonly #containers: number;
+
+  /** `now` is the bench's monotonic clock (ms); `containers` per pod (default 1). */
+  constructor(dir: string, now: () => number, containers = 1) {
     this.dir = dir;
     this.#now = now;
+    this.#containers = containers;
   }
 
   /** Pods whose manifest is currently in the directory, oldest first. */
@@ -70,11 +80,11 @@ export class ManifestDir {
       const uid = randomUUID();
       const file = path.join(this.dir, `${name}.json`);
       const tmp = path.join(this.dir, `.${name}.json.tmp`);
-      const pod: BenchPod = { name, uid, writtenAtMs: Number.NaN };
+      const pod: BenchPod = { name, uid, writtenAtMs: Number.NaN, ...(this.#containers > 1 ? { containers: this.#containers } : {}) };
       pods.push(pod);
       this.#live.set(name, pod);
       writes.push(
-        fs.writeFile(tmp, JSON.stringify(podManifest(name, uid))).then(async () => {
+        fs.writeFile(tmp, JSON.stringify(podManifest(name, uid, this.#containers))).then(async () => {
           await fs.rename(tmp, file);
           pod.writtenAtMs = this.#now();
         }),

@@ -123,7 +123,7 @@ function ceilingTable(rows: readonly CeilingResult[]): string {
   return table(
     ['runtime', 'pods', 'measured right before', 'concurrency', 'pods/s', 'p50 ms', 'p99 ms', 'teardown pods/s', 'client CPU ms/pod'],
     rows.map((c) => [
-      c.runtime === 'sim' ? `sim/${c.profile}` : 'containerd', String(c.pods), c.before ?? '–', String(c.concurrency), fmt(c.podsPerSec), fmt(c.p50Ms), fmt(c.p99Ms),
+      c.runtime === 'sim' ? `sim/${c.profile}` : 'containerd', `${c.pods}${(c.containersPerPod ?? 1) > 1 ? ` ×${c.containersPerPod} ctr` : ''}`, c.before ?? '–', String(c.concurrency), fmt(c.podsPerSec), fmt(c.p50Ms), fmt(c.p99Ms),
       fmt(c.teardownPodsPerSec), fmt(c.clientCpuMsPerPod, 2),
     ]),
   );

@@ -17,6 +17,8 @@ export interface ConfigurationId {
   /** Simulator latency profile (`zero`, `containerd`), or `real` for containerd itself. */
   profile: string;
   workers: number;
+  /** Containers in each pod when more than one (a sidecar-heavy shape); absent: 1. */
+  containersPerPod?: number;
 }
 
 /** Where the per-pod startup latencies came from (see workloads.ts). */
@@ -84,6 +86,8 @@ export interface CeilingResult {
   p99Ms: number;
   teardownPodsPerSec: number;
   clientCpuMsPerPod: number;
+  /** Containers per pod when more than one; absent: 1. */
+  containersPerPod?: number;
   /**
    * The session (configLabel) that ran right after this ceiling, at the same pod count: its
    * rates are read against this ceiling. Each sim session gets one measured just before it,
@@ -125,5 +129,5 @@ export interface BenchResults {
 
 export function configLabel(c: ConfigurationId): string {
   const rt = c.runtime === 'sim' ? `sim/${c.profile}` : 'containerd';
-  return `${rt} w=${c.workers === 0 ? '0 (inline)' : c.workers}`;
+  return `${rt} w=${c.workers === 0 ? '0 (inline)' : c.workers}${(c.containersPerPod ?? 1) > 1 ? ` ×${c.containersPerPod} ctr` : ''}`;
 }

@@ -39,8 +39,9 @@ export interface SessionOutcome {
 
 export async function runSession(deps: SessionDeps): Promise<SessionOutcome> {
   const { clock, cfg, plan } = deps;
-  const label = configLabel({ runtime: plan.runtime, profile: plan.profile, workers: plan.workers });
-  const fileLabel = `${plan.runtime}-${plan.profile}-w${plan.workers}-n${plan.pods}`;
+  const shape = plan.containersPerPod !== undefined && plan.containersPerPod > 1 ? { containersPerPod: plan.containersPerPod } : {};
+  const label = configLabel({ runtime: plan.runtime, profile: plan.profile, workers: plan.workers, ...shape });
+  const fileLabel = `${plan.runtime}-${plan.profile}-w${plan.workers}-n${plan.pods}${plan.containersPerPod !== undefined && plan.containersPerPod > 1 ? `-c${plan.containersPerPod}` : ''}`;
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'shardlet-bench-'));
   const manifestDir = path.join(tmp, 'manifests');
   const rootDir = path.join(tmp, 'root');
@@ -84,8 +85,8 @@ export async function runSession(deps: SessionDeps): Promise<SessionOutcome> {
     void agent.exited.then((c) => (agentExit = c));
     const ctx: SessionContext = {
       clock,
-      config: { runtime: plan.runtime, profile: plan.profile, workers: plan.workers },
-      manifests: new ManifestDir(manifestDir, () => clock.monotonic()),
+      config: { runtime: plan.runtime, profile: plan.profile, workers: plan.workers, ...shape },
+      manifests: new ManifestDir(manifestDir, () => clock.monotonic(), plan.containersPerPod ?? 1),
       log,
       cri,
       agentPid: agent.pid,
@@ -95,6 +96,7 @@ export async function runSession(deps: SessionDeps): Promise<SessionOutcome> {
       onProgress: deps.onProgress,
       maxSamples: 2000,
       stallMs: cfg.stallTimeoutS * 1000,
+      ...(plan.containersPerPod !== undefined ? { containersPerPod: plan.containersPerPod } : {}),
     };
     results.push(await burst(ctx, plan.pods));
     if (deps.steady) results.push(await steady(ctx, cfg.steadySeconds));

@@ -87,17 +87,17 @@ export async function runSuite(cfg: BenchConfig, clock: Clock, progress: Progres
 
 /** The sim sessions compared with ceiling `c` (same profile and pod count), in run order. */
 function simSessionsAt(cfg: BenchConfig, c: BenchConfig['ceilings'][number]): SessionPlan[] {
-  return cfg.sessions.filter((s) => s.runtime === 'sim' && s.profile === c.profile && s.pods === c.pods);
+  return cfg.sessions.filter((s) => s.runtime === 'sim' && s.profile === c.profile && s.pods === c.pods && (s.containersPerPod ?? 1) === (c.containersPerPod ?? 1));
 }
 
 /** One raw-CRI ceiling on a fresh sim-runtime, recorded as measured before `before` (a session label). */
 async function simCeiling(cfg: BenchConfig, clock: Clock, progress: Progress, out: SuiteOutcome, c: BenchConfig['ceilings'][number], before: string | undefined): Promise<void> {
-  progress.step(`ceiling sim/${c.profile} ${c.pods} pods${before !== undefined ? ` (before ${before})` : ''}`);
+  progress.step(`ceiling sim/${c.profile} ${c.pods} pods${(c.containersPerPod ?? 1) > 1 ? ` ×${c.containersPerPod} ctr` : ''}${before !== undefined ? ` (before ${before})` : ''}`);
   try {
     await withSim(clock, c.profile, cfg.pin?.runtime, async (endpoint) => {
       const concurrency = c.profile === 'zero' ? cfg.zeroCeilingConcurrency : cfg.ceilingConcurrency;
       // With --pin the ceiling's client (this process) gets the agent's CPUs, as an agent would.
-      const r = await withOwnAffinity(cfg.pin?.agent, () => measureCeiling('sim', c.profile, { endpoint, pods: c.pods, concurrency, hostNetwork: true }));
+      const r = await withOwnAffinity(cfg.pin?.agent, () => measureCeiling('sim', c.profile, { endpoint, pods: c.pods, concurrency, hostNetwork: true, ...(c.containersPerPod !== undefined ? { containersPerPod: c.containersPerPod } : {}) }));
       out.ceilings.push(before !== undefined ? { ...r, before } : r);
     });
   } catch (err) {

@@ -42,11 +42,16 @@ export interface SessionContext {
   maxSamples: number;
   /** A wait gives up when no pod progressed for this long. */
   stallMs: number;
+  /** Containers in each pod (absent: 1): the deadlines scale with the containers to start. */
+  containersPerPod?: number;
 }
 
-/** Deadlines: generous enough for containerd at ~20 pods/s, small enough to fail a stuck run. */
-export function runningLimits(ctx: Pick<SessionContext, 'stallMs'>, pods: number): { timeoutMs: number; stallMs: number } {
-  return { timeoutMs: 30_000 + pods * 100, stallMs: ctx.stallMs };
+/**
+ * Deadlines: generous enough for containerd at ~20 single-container pods/s (100 ms per
+ * container to start), small enough to fail a stuck run.
+ */
+export function runningLimits(ctx: Pick<SessionContext, 'stallMs' | 'containersPerPod'>, pods: number): { timeoutMs: number; stallMs: number } {
+  return { timeoutMs: 30_000 + pods * (ctx.containersPerPod ?? 1) * 100, stallMs: ctx.stallMs };
 }
 
 function result(ctx: SessionContext, workload: WorkloadKind, pods: number, podCount: number, w: WindowResult, extra: Partial<WorkloadResult>): WorkloadResult {

@@ -116,6 +116,11 @@ export class SimProcess {
     }
   }
 
+  /** The program exits by itself now with `code` (a stdin-driven shell ran `exit N` or read EOF). */
+  end(code: number): void {
+    this.#exit(code, false, this.#deps.clock.now());
+  }
+
   /** Stops the process's timers without an exit (runtime shutdown: the state file keeps it running). */
   detach(): void {
     this.#chatter?.stop();

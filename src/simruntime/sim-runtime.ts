@@ -19,6 +19,8 @@
  *  - CreateContainer in a NOTREADY sandbox fails NOT_FOUND (containerd cannot find the
  *    sandbox's task).
  */
+import { stdinReaderOf } from './sim-attach-stdin.js';
+import { targetNamespaceError } from './sim-namespace-target.js';
 import { checkMountSources, createMissingSources } from './sim-mounts.js';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -199,6 +201,11 @@ export class SimRuntimeCore {
       throw new CriError('ERR_CRI_NOT_FOUND', op, `failed to get sandbox container task: no running task found: task ${sb.id} not found: not found`);
     }
     const id = this.#newId();
+    const targetError = targetNamespaceError(config, sb.id, { container: (cid) => {
+      const t = this.store.findContainer(cid);
+      return t.ok ? { sandboxId: t.value.sandboxId, state: t.value.state } : undefined;
+    } });
+    if (targetError !== undefined) throw new CriError('ERR_CRI_UNKNOWN', op, `failed to generate container "${id}" spec: ${targetError}`);
     const users = imageUserDbOf(image.repoTags[0] ?? imageRef);
     const security = simSecurityOf(config, users, this.#allCaps);
     if (!security.ok) throw new CriError('ERR_CRI_UNKNOWN', op, `failed to generate container "${id}" spec: failed to generate spec: ${security.message}`);
@@ -283,7 +290,9 @@ export class SimRuntimeCore {
   #spawn(c: ContainerRecord, elapsedMs: number): void {
     // Its file writes happen once, at a fresh start (not again when resumed after a restart).
     const resolved = resolveArgv(c.argv, c.env, this.processContext(c), elapsedMs === 0 ? containerWriter(c.config.mounts ?? []) : undefined);
-    const timeline = resolved.kind === 'timeline' ? resolved.timeline : { outputs: [], exit: null, ignoreTermFromMs: null };
+    // A program that reads an open stdin waits for it (sim-attach-stdin.ts) instead of exiting at its EOF.
+    const waitsForStdin = c.config.stdin === true && stdinReaderOf(c.argv) !== undefined;
+    const timeline = resolved.kind === 'timeline' && !waitsForStdin ? resolved.timeline : { outputs: [], exit: null, ignoreTermFromMs: null };
     const src = { own: c.config.annotations, pod: c.sandboxAnnotations, containerName: c.config.metadata.name };
     const overrides: ProcessOverrides = {};
     if (simFlag(src, 'ignore-sigterm')) overrides.ignoreSigterm = true;
@@ -310,6 +319,20 @@ export class SimRuntimeCore {
       },
       onExit: (exit) => this.#onExit(c, exit),
     });
+  }
+
+  /** Output of a running container's program (its log and attached clients); ignored once it stopped. */
+  containerOutput(id: string, stream: 'stdout' | 'stderr', text: string): void {
+    const r = this.store.findContainer(id);
+    if (!r.ok || r.value.state !== 'CONTAINER_RUNNING') return;
+    r.value.log?.write(stream, text, this.#clock.now());
+    this.taps.output(r.value.id, stream, text);
+  }
+
+  /** A running container's program exits by itself with `code` (sim-attach-stdin.ts). */
+  endContainerProcess(id: string, code: number): void {
+    const r = this.store.findContainer(id);
+    if (r.ok) r.value.process?.end(code);
   }
 
   #failStart(c: ContainerRecord, message: string): never {

@@ -13,6 +13,7 @@
  * connection (`idleTimeoutMs`, 4 h, the kubelet's default), header size (16 KiB).
  * Lifecycle: `close()` stops accepting and ends every session; idempotent.
  */
+import type { Readable } from 'node:stream';
 import http from 'node:http';
 import type net from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -39,6 +40,11 @@ export interface SimStreamServerDeps {
   execTarget(containerId: string): ExecTarget | undefined;
   /** Subscribes to a running container's output; undefined when not running. Returns the unsubscribe. */
   attach(containerId: string, sink: AttachSink): (() => void) | undefined;
+  /**
+   * Hands an attach client's stdin to the container's program (sim-attach-stdin.ts); false when
+   * the container takes no stdin (it is then read and dropped, as before).
+   */
+  attachStdin?(containerId: string, stdin: Readable, signal: AbortSignal): boolean;
   /** Whether the sandbox exists and is ready (port-forward target). */
   sandboxReady(sandboxId: string): boolean;
   reportError(msg: string): void;
@@ -222,8 +228,6 @@ export class SimStreamServer {
 
   #attach(request: Extract<StreamRequest, { kind: 'attach' }>, streams: RemoteCommandStreams, signal: AbortSignal): Promise<ExecOutcome> {
     return new Promise((resolve) => {
-      // The simulated processes read no stdin: what the client types is taken and dropped.
-      streams.stdin?.resume();
       const write = (stream: 'stdout' | 'stderr', text: string): void => {
         const w = stream === 'stderr' && !request.tty ? streams.stderr : streams.stdout;
         if (w !== null && !w.destroyed && !w.writableEnded) w.write(request.tty ? text.replace(/(?<!\r)\n/g, '\r\n') : text);
@@ -236,8 +240,14 @@ export class SimStreamServer {
       };
       const onAbort = (): void => finish({ kind: 'exited', code: 0 });
       unsubscribe = this.#d.attach(request.containerId, { output: write, exited: () => finish({ kind: 'exited', code: 0 }) });
-      if (unsubscribe === undefined) return finish({ kind: 'failed', message: `container ${request.containerId} is not running` });
+      if (unsubscribe === undefined) {
+        streams.stdin?.resume();
+        return finish({ kind: 'failed', message: `container ${request.containerId} is not running` });
+      }
       signal.addEventListener('abort', onAbort, { once: true });
+      // Stdin goes to a program that reads it; otherwise what the client types is taken and dropped.
+      const stdin = streams.stdin;
+      if (stdin !== null && !(request.stdin && this.#d.attachStdin?.(request.containerId, stdin, signal) === true)) stdin.resume();
     });
   }
 }

@@ -15,6 +15,7 @@
  * timers, shuts the server down and removes the socket. `destroy()` is a crash: no save
  * (only the last periodic save survives), immediate shutdown. Both idempotent.
  */
+import { feedAttachStdin, stdinReaderOf } from './sim-attach-stdin.js';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -214,6 +215,24 @@ export class SimulatedRuntime {
         const c = core.store.findContainer(id);
         if (!c.ok || c.value.state !== 'CONTAINER_RUNNING') return undefined;
         return core.taps.add(c.value.id, sink);
+      },
+      attachStdin: (id, stdin, signal) => {
+        const c = core.store.findContainer(id);
+        if (!c.ok || c.value.state !== 'CONTAINER_RUNNING' || c.value.config.stdin !== true) return false;
+        const reader = stdinReaderOf(c.value.argv);
+        if (reader === undefined) return false;
+        const containerId = c.value.id;
+        feedAttachStdin({
+          clock: this.#clock, ports: this.ports,
+          execTarget: (cid) => {
+            const t = core.store.findContainer(cid);
+            if (!t.ok || t.value.state !== 'CONTAINER_RUNNING') return undefined;
+            return { sandboxId: t.value.sandboxId, env: t.value.env, mounts: t.value.config.mounts ?? [], files: files.of(t.value.id, Math.floor(this.#clock.now() / 1000)) };
+          },
+          output: (cid, stream, text) => core.containerOutput(cid, stream, text),
+          end: (cid, code) => core.endContainerProcess(cid, code),
+        }, containerId, reader, { stdinOnce: c.value.config.stdinOnce === true, tty: c.value.config.tty === true }, stdin, signal);
+        return true;
       },
       sandboxReady: (id) => {
         const sb = core.store.findSandbox(id);

@@ -87,7 +87,7 @@ export function apiserverArgs(l: ControlPlaneLayout, pki: Pki, flags: ApiserverF
     '--authorization-mode=Node,RBAC',
     '--enable-admission-plugins=NodeRestriction',
     '--allow-privileged=true',
-    '--feature-gates=BoundServiceAccountTokenVolume=true',
+    '--feature-gates=BoundServiceAccountTokenVolume=true,EphemeralContainers=true',
     `--watch-cache=${flags.watchCache}`,
     ...flags.extraArgs,
   ];

@@ -91,26 +91,9 @@ export function generateAPIPodStatus(input: APIStatusInput): V1PodStatus {
   s.qosClass = podQOSClass(pod);
   if (initStatuses.length > 0) s.initContainerStatuses = initStatuses;
   s.containerStatuses = appStatuses;
-  const ephemeral = ephemeralContainerStatuses(pod);
-  if (ephemeral.length > 0) s.ephemeralContainerStatuses = ephemeral;
+  // Ephemeral containers (ephemeral-containers.ts): the kubelet's third convertToAPIContainerStatuses.
+  if ((pod.spec?.ephemeralContainers ?? []).length > 0) {
+    s.ephemeralContainerStatuses = convertToAPIContainerStatuses({ ...common, isInit: false, ephemeral: true, previous: previous.ephemeralContainerStatuses ?? [] });
+  }
   return s;
-}
-
-/** The reason every ephemeral container waits with: shardlet does not start them (README). */
-export const EPHEMERAL_NOT_SUPPORTED_REASON = 'EphemeralContainersNotSupported';
-
-/**
- * Ephemeral containers (`kubectl debug`) are not started by shardlet. Instead of dropping them
- * without a word, each is reported as waiting with a reason the user sees in `kubectl describe`
- * and in `kubectl debug`'s "waiting for container" output.
- */
-function ephemeralContainerStatuses(pod: V1Pod): V1ContainerStatus[] {
-  return (pod.spec?.ephemeralContainers ?? []).map((c) => ({
-    name: c.name,
-    image: c.image ?? '',
-    imageID: '',
-    ready: false,
-    restartCount: 0,
-    state: { waiting: { reason: EPHEMERAL_NOT_SUPPORTED_REASON, message: 'ephemeral containers are not supported by shardlet: this one is not started' } },
-  }));
 }

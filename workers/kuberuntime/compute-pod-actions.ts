@@ -1,6 +1,6 @@
 /**
  * What one sync must do to make the runtime match the spec: the kubelet's computePodActions
- * (kuberuntime_manager.go) for pods without sidecars or ephemeral containers. Pure: reads the
+ * (kuberuntime_manager.go) for pods without sidecars. Pure: reads the
  * spec, the runtime status and probe results; issues no calls.
  *
  * Rules, in the kubelet's order:
@@ -27,6 +27,7 @@ import type { ProbeResultsReader } from '../prober/probe-results.js';
 import type { RuntimeContainerStatus, RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 import { hashContainer } from './container-hash.js';
 import { computeInitContainerActions } from './sidecar-actions.js';
+import { ephemeralContainersToStart } from './ephemeral-containers.js';
 import {
   appContainers,
   findContainerStatusByName,
@@ -66,6 +67,8 @@ export interface PodActions {
   containersToStart: number[];
   /** By CRI container id. */
   containersToKill: Map<string, ContainerToKill>;
+  /** Indexes into spec.ephemeralContainers to start (ephemeral-containers.ts); empty with a new sandbox. */
+  ephemeralContainersToStart: number[];
 }
 
 /** The kubelet's PodSandboxChanged. */
@@ -138,6 +141,7 @@ export function computePodActions(pod: V1Pod, status: RuntimePodStatus, probes?:
     containersToStart: [],
     containersToKill: new Map(),
     initContainersToStart: [],
+    ephemeralContainersToStart: [],
   };
   const apps = appContainers(pod);
 
@@ -157,6 +161,9 @@ export function computePodActions(pod: V1Pod, status: RuntimePodStatus, probes?:
     });
     return actions;
   }
+
+  // As the kubelet: ephemeral containers may start even while initialization is not complete.
+  actions.ephemeralContainersToStart = ephemeralContainersToStart(pod, status);
 
   // Pods with sidecars: the kubelet's computeInitContainerActions instead of the classic walk.
   const sidecarInit = hasRestartableInitContainer(pod) ? computeInitContainerActions(pod, status, probes, actions.containersToKill) : undefined;

@@ -60,6 +60,8 @@ export interface ContainerConfigInput {
   seccomp: { profileRoot: string; defaultRuntimeProfile: boolean };
   /** The kubelet's GetContainerOOMScoreAdjust (oom-score-adj.ts); absent: left to the runtime. */
   oomScoreAdj?: number;
+  /** An ephemeral container's target: PID namespace TARGET with this container id (ephemeral-containers.ts). */
+  targetContainerId?: string;
 }
 
 /** `spec.containers[i].securityContext` (or initContainers), for messages naming the field. */
@@ -67,7 +69,9 @@ function securityContextPath(pod: V1Pod, container: V1Container): string {
   const init = (pod.spec?.initContainers ?? []).indexOf(container);
   if (init >= 0) return `spec.initContainers[${init}].securityContext`;
   const app = (pod.spec?.containers ?? []).indexOf(container);
-  return app >= 0 ? `spec.containers[${app}].securityContext` : `container ${JSON.stringify(container.name)} securityContext`;
+  if (app >= 0) return `spec.containers[${app}].securityContext`;
+  const eph = (pod.spec?.ephemeralContainers ?? []).findIndex((c) => c.name === container.name);
+  return eph >= 0 ? `spec.ephemeralContainers[${eph}].securityContext` : `container ${JSON.stringify(container.name)} securityContext`;
 }
 
 export type ContainerConfigResult = { ok: true; config: ContainerConfig } | { ok: false; message: string };
@@ -84,7 +88,8 @@ export function generateContainerConfig(input: ContainerConfigInput): ContainerC
   if (nonRoot !== undefined) return { ok: false, message: nonRoot };
   const security = containerSecurityContext(pod, container, input.imageUser, {
     seccompProfileRoot: input.seccomp.profileRoot, seccompDefault: input.seccomp.defaultRuntimeProfile,
-    fieldPath: securityContextPath(pod, container), namespaceOptions: namespaceOptionsForPod(pod),
+    fieldPath: securityContextPath(pod, container),
+    namespaceOptions: input.targetContainerId !== undefined ? { ...namespaceOptionsForPod(pod), pid: 'TARGET', targetId: input.targetContainerId } : namespaceOptionsForPod(pod),
   });
   if (!security.ok) return security;
   const { command, args } = expandCommandAndArgs(container, env.envs);
@@ -99,6 +104,7 @@ export function generateContainerConfig(input: ContainerConfigInput): ContainerC
     annotations: newContainerAnnotations(container, pod, restartCount),
     logPath: containerLogPath(container.name, restartCount),
     stdin: container.stdin === true,
+    stdinOnce: container.stdinOnce === true,
     tty: container.tty === true,
     linux: {
       resources: linuxContainerResources(container),

@@ -71,6 +71,8 @@ export interface StartInput {
   sandboxConfig: PodSandboxConfig;
   podIPs: readonly string[];
   signal: AbortSignal;
+  /** An ephemeral container joining this container's PID namespace (ephemeral-containers.ts). */
+  targetContainerId?: string;
 }
 
 /**
@@ -171,6 +173,7 @@ export async function startContainer(deps: StartDeps, input: StartInput): Promis
     pod, container, restartCount, imageRef: image.imageRef, imageUser, seccomp: deps.seccomp ?? DEFAULT_SECCOMP,
     env: { nodeName: deps.nodeName, hostIP: deps.hostIP, podIPs: input.podIPs, objects: deps.apiObjects },
     ...(deps.oomScoreAdjOf ? { oomScoreAdj: deps.oomScoreAdjOf(pod, container) } : {}),
+    ...(input.targetContainerId !== undefined ? { targetContainerId: input.targetContainerId } : {}),
   });
   if (!cfg.ok) return fail('CreateContainerConfigError', cfg.message);
   if (deps.mountsFor) {

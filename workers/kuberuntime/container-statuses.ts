@@ -15,20 +15,27 @@
  *    probe, or it succeeded). Init containers are ready once they exited 0; sidecars
  *    (restartable init containers) are started and ready as app containers are (the prober
  *    manager's UpdatePodStatus).
- * App statuses are sorted by name (kubetypes.SortedContainerStatuses), init ones in spec order.
+ * App statuses are sorted by name (kubetypes.SortedContainerStatuses), init and ephemeral ones in
+ * spec order.
  */
 import type { V1Container, V1ContainerState, V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
 import type { ProbeResultsReader } from '../prober/probe-results.js';
 import type { RuntimeContainerStatus, RuntimePodStatus } from '../../src/shared/pod-cache/runtime-pod-status.js';
 import { shouldContainerBeRestarted } from './compute-pod-actions.js';
 import type { ReasonEntry } from './reason-cache.js';
+import { asContainer, ephemeralContainerSpecs } from './ephemeral-containers.js';
 import { findContainerStatusByName, initContainers, isRestartableInitContainer, nsToDate } from './pod-spec.js';
 
 export interface ContainerStatusesInput {
   pod: V1Pod;
   runtimeStatus: RuntimePodStatus;
   isInit: boolean;
-  /** Previous API statuses of the same kind (init or app). */
+  /**
+   * Ephemeral containers instead (with isInit false): in spec order, never ready, and a start
+   * failure is shown only while no instance exists (they are never restarted).
+   */
+  ephemeral?: boolean;
+  /** Previous API statuses of the same kind (init, app or ephemeral). */
   previous: readonly V1ContainerStatus[];
   reasonOf: (containerName: string) => ReasonEntry | undefined;
   runtimeName: string;
@@ -70,7 +77,8 @@ function withDate<T extends object>(o: T, key: string, d: Date | undefined): T {
 
 export function convertToAPIContainerStatuses(input: ContainerStatusesInput): V1ContainerStatus[] {
   const { pod, runtimeStatus, isInit } = input;
-  const specs: readonly V1Container[] = isInit ? initContainers(pod) : (pod.spec?.containers ?? []);
+  const ephemeral = input.ephemeral === true;
+  const specs: readonly V1Container[] = ephemeral ? ephemeralContainerSpecs(pod).map(asContainer) : isInit ? initContainers(pod) : (pod.spec?.containers ?? []);
   const oldByName = new Map(input.previous.map((s) => [s.name, s]));
   const defaultReason = initContainers(pod).length > 0 ? 'PodInitializing' : 'ContainerCreating';
 
@@ -110,7 +118,7 @@ export function convertToAPIContainerStatuses(input: ContainerStatusesInput): V1
   for (const c of specs) {
     const latest = findContainerStatusByName(runtimeStatus, c.name);
     if (isInit && latest?.state === 'CONTAINER_EXITED' && latest.exitCode === 0) continue;
-    if (!shouldContainerBeRestarted(c, pod, runtimeStatus)) continue;
+    if (ephemeral ? latest !== undefined : !shouldContainerBeRestarted(c, pod, runtimeStatus)) continue;
     const r = input.reasonOf(c.name);
     const s = statuses.get(c.name);
     if (!r || !s) continue;
@@ -121,6 +129,11 @@ export function convertToAPIContainerStatuses(input: ContainerStatusesInput): V1
   for (const c of specs) {
     const s = statuses.get(c.name)!;
     const id = findContainerStatusByName(runtimeStatus, c.name)?.id;
+    if (ephemeral) {
+      // The kubelet's prober manager leaves ephemeral statuses alone: never ready.
+      s.ready = false;
+      continue;
+    }
     if (isInit && !isRestartableInitContainer(c)) {
       s.started = s.state?.running !== undefined;
       s.ready = s.state?.terminated?.exitCode === 0;
@@ -136,6 +149,6 @@ export function convertToAPIContainerStatuses(input: ContainerStatusesInput): V1
   }
 
   const out = specs.map((c) => statuses.get(c.name)!);
-  if (!isInit) out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  if (!isInit && !ephemeral) out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return out;
 }

@@ -21,7 +21,7 @@ export type PodVolumes = Pick<VolumeManager, 'setUpPod' | 'tearDownPod' | 'forge
 /** The metrics this module records (a role slice of workers/metrics WorkerMetrics). */
 export interface KuberuntimeMetrics {
   /** One start attempt (kubelet_started_containers_total); `errorCode` (the kubelet reason) marks a failure. */
-  startedContainer(containerType: 'container' | 'init_container', errorCode?: string): void;
+  startedContainer(containerType: 'container' | 'init_container' | 'ephemeral_container', errorCode?: string): void;
   /** kubelet_run_podsandbox_duration_seconds / _errors_total. */
   runPodSandbox(runtimeHandler: string, seconds: number, failed?: boolean): void;
   /** One sandbox creation attempt (kubelet_started_pods_total); `failed` also counts an error. */

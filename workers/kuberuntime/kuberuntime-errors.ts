@@ -27,6 +27,11 @@ export type PodFailureReason = 'CreatePodSandboxError' | 'KillPodSandboxError' |
 
 export type SyncFailureReason = StartFailureReason | PodFailureReason;
 
+/** Whether a failure is a container's start failure (its waiting reason), not a pod-level one. */
+export function isStartFailureReason(r: SyncFailureReason): r is StartFailureReason {
+  return r !== 'CreatePodSandboxError' && r !== 'KillPodSandboxError' && r !== 'KillContainerError' && r !== 'RemoveError' && r !== 'FailedMount';
+}
+
 export type SyncErrorCode =
   | 'ERR_IMAGE_PULL'
   | 'ERR_IMAGE_PULL_BACKOFF'

@@ -32,5 +32,6 @@ export const PodEventReason = Object.freeze({
 /** The kubelet's container reference field path. */
 export function containerFieldPath(pod: V1Pod, containerName: string): string {
   const init = (pod.spec?.initContainers ?? []).some((c) => c.name === containerName);
-  return `spec.${init ? 'initContainers' : 'containers'}{${containerName}}`;
+  const ephemeral = !init && (pod.spec?.ephemeralContainers ?? []).some((c) => c.name === containerName);
+  return `spec.${init ? 'initContainers' : ephemeral ? 'ephemeralContainers' : 'containers'}{${containerName}}`;
 }

@@ -32,7 +32,7 @@ export function podLogsDirectory(podLogsDir: string, pod: V1Pod): string {
   return podLogsDirectoryOf(podLogsDir, podNamespace(pod), podName(pod), podUID(pod));
 }
 
-export function namespaceOptionsForPod(pod: V1Pod): Required<NamespaceOption> {
+export function namespaceOptionsForPod(pod: V1Pod): Required<Omit<NamespaceOption, 'targetId'>> {
   const spec = pod.spec;
   return {
     network: isHostNetwork(pod) ? 'NODE' : 'POD',

@@ -23,11 +23,12 @@ import { sandboxDetails, toSandboxStatus } from '../runtime-status/cri-status-co
 import { hostNetworkSandboxStatus, postSyncStatus } from './post-sync-status.js';
 import type { ProbeResultsReader } from '../prober/probe-results.js';
 import { computePodActions } from './compute-pod-actions.js';
+import { startEphemeralContainers } from './ephemeral-container-start.js';
 import { checkCrashBackoff, startContainer, type StartDeps } from './container-start.js';
 import type { KuberuntimeMetrics } from './kuberuntime-deps.js';
 import { purgeInitContainers, pruneDeadInstances, removeStrayCreated } from './container-prune.js';
 import { killContainer, killPod } from './kill-pod.js';
-import { errorMessage, rethrowIfAborted, type SyncFailure } from './kuberuntime-errors.js';
+import { errorMessage, isStartFailureReason, rethrowIfAborted, type SyncFailure } from './kuberuntime-errors.js';
 import { appContainers, initContainers, isHostNetwork, isRestartableInitContainer, podUID } from './pod-spec.js';
 import type { StartResult } from './reason-cache.js';
 import { withHostNetworkIPs } from './pod-ips.js';
@@ -179,6 +180,17 @@ export async function runSyncPod(deps: SyncRunDeps, pod: V1Pod, status: RuntimeP
   if (!actions.createSandbox && !actions.killPod && sandboxId === '') return result;
   if (newSandbox !== undefined && derivable && deps.publishProgress) deps.publishProgress(postSyncStatus(identityOf(pod), status, newSandbox, []));
 
+  // Step 5: ephemeral containers, before init containers (ephemeral-container-start.ts); never
+  // into a pod being killed.
+  if (actions.ephemeralContainersToStart.length > 0 && !actions.killPod) {
+    const eph = await startEphemeralContainers(deps, { pod, status, indexes: actions.ephemeralContainersToStart, sandboxId, sandboxConfig, podIPs: withHostNetworkIPs(pod, podIPs, deps.hostIP), signal });
+    result.startResults.push(...eph.startResults);
+    result.failures.push(...eph.failures);
+    started.push(...eph.started);
+    if (eph.mutated) result.mutated = true;
+    if (!eph.derivable) derivable = false;
+  }
+
   const starts: Array<{ container: V1Container; containerType: 'init_container' | 'container' }> =
     actions.nextInitContainerToStart !== undefined
       ? [{ container: initContainers(pod)[actions.nextInitContainerToStart]!, containerType: 'init_container' }]
@@ -229,5 +241,5 @@ function identityOf(pod: V1Pod): { uid: string; name: string; namespace: string 
 }
 
 function isStartFailure(r: SyncFailure['reason']): r is Exclude<SyncFailure['reason'], 'CreatePodSandboxError' | 'KillPodSandboxError' | 'KillContainerError' | 'RemoveError' | 'FailedMount'> {
-  return r !== 'CreatePodSandboxError' && r !== 'KillPodSandboxError' && r !== 'KillContainerError' && r !== 'RemoveError' && r !== 'FailedMount';
+  return isStartFailureReason(r);
 }

@@ -140,7 +140,7 @@ async function containerLogs(o: KubeletApiRoutesOptions, req: http.IncomingMessa
   if (!parsed.ok) return text(parsed.status, parsed.message);
   const pod = o.podsByName.byName(namespace, podName);
   if (pod === undefined) return text(404, `pod "${podName}" does not exist`);
-  const spec = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])];
+  const spec = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? []), ...(pod.spec?.ephemeralContainers ?? [])];
   if (!spec.some((c) => c.name === container)) return text(404, `container "${container}" not found in pod "${podName}"`);
   const found = await o.logs.locate(pod, container, parsed.options.previous);
   if (!found.ok) return text(400, found.message);

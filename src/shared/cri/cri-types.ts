@@ -50,6 +50,8 @@ export interface NamespaceOption {
   network?: NamespaceMode;
   pid?: NamespaceMode;
   ipc?: NamespaceMode;
+  /** With a TARGET mode: the container whose namespace is joined (ephemeral containers). */
+  targetId?: string;
 }
 
 /** Int64Value (a wrapper, so that 0 differs from unset). */
@@ -162,6 +164,8 @@ export interface ContainerConfig {
   annotations?: StringMap;
   logPath?: string;
   stdin?: boolean;
+  /** Stdin closes after the first attach ends (the kubelet passes container.stdinOnce). */
+  stdinOnce?: boolean;
   tty?: boolean;
   linux?: { resources?: LinuxContainerResources; securityContext?: LinuxContainerSecurityContext };
 }

@@ -7,6 +7,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { ConfigError } from './config-errors.js';
 import { decodeManifest } from './manifest-decode.js';
 import { applyApiDefaults } from './pod-api-defaults.js';
+import { validateNoEphemeralContainersOnCreate } from './ephemeral-container-validation.js';
 import { validatePod } from './pod-validation.js';
 import { applyStaticPodConventions } from './static-pod.js';
 import type { SourceName } from './pod-update.js';
@@ -45,7 +46,7 @@ function podsFromManifestUnguarded(text: string, ctx: ManifestContext): Manifest
     const prefix = d.item !== undefined ? `items[${d.item}].` : multi ? `document ${d.document}: ` : '';
     const pod = d.pod;
     applyApiDefaults(pod);
-    const errs = validatePod(pod, { nameSuffix: `-${ctx.nodeName}` });
+    const errs = [...validatePod(pod, { nameSuffix: `-${ctx.nodeName}` }), ...validateNoEphemeralContainersOnCreate(pod)];
     if (errs.length > 0) return { ok: false, error: ConfigError.invalid(ctx.origin, errs.map((e) => ({ ...e, field: prefix + e.field }))) };
     applyStaticPodConventions(pod, { source: ctx.source, origin: ctx.origin, nodeName: ctx.nodeName });
     const key = `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;

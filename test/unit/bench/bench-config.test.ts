@@ -12,12 +12,14 @@ test('quick profile: every worker count at 100 pods, inline vs 2 threads at 1000
   assert.equal(c.outDir, path.resolve('bench/results/2025-02-03T04-05-06-789Z'));
   const label = (s: (typeof c.sessions)[number]): string => `${s.pods}/${s.workers}${s.steady ? '+steady' : ''}${s.churn ? '+churn' : ''}`;
   const sim = c.sessions.filter((s) => s.runtime === 'sim');
-  assert.deepEqual(sim.filter((s) => s.profile === 'zero').map(label), ['100/0+steady', '100/1+steady', '100/2+steady+churn', '100/4+steady', '1000/0+steady', '1000/2+steady+churn', '5000/2+steady']);
+  assert.deepEqual(sim.filter((s) => s.profile === 'zero').map(label), ['100/0+steady', '100/1+steady', '100/2+steady+churn', '100/4+steady', '1000/0+steady', '1000/2+steady+churn', '5000/2+steady', '200/2+steady']);
+  // The sidecar-heavy node (issue 30): 200 pods of 12 containers, its own ceiling of that shape.
+  assert.deepEqual(sim.filter((s) => s.containersPerPod !== undefined).map((s) => `${s.pods}x${s.containersPerPod}/${s.workers}`), ['200x12/2']);
   assert.deepEqual(sim.filter((s) => s.profile === 'containerd').map(label), ['100/2+steady+churn']);
   assert.deepEqual(c.sessions.filter((s) => s.runtime === 'containerd').map(label), ['50/2']);
-  assert.deepEqual(c.ceilings.map((x) => `${x.runtime}/${x.profile}/${x.pods}`), ['sim/zero/100', 'sim/zero/1000', 'sim/containerd/100', 'sim/zero/5000', 'containerd/real/50']);
+  assert.deepEqual(c.ceilings.map((x) => `${x.runtime}/${x.profile}/${x.pods}${x.containersPerPod !== undefined ? `x${x.containersPerPod}` : ''}`), ['sim/zero/100', 'sim/zero/1000', 'sim/containerd/100', 'sim/zero/5000', 'sim/zero/200x12', 'containerd/real/50']);
   assert.deepEqual(c.workers, [0, 1, 2, 4]);
-  assert.deepEqual(c.podCounts, [50, 100, 1000, 5000]);
+  assert.deepEqual(c.podCounts, [50, 100, 200, 1000, 5000]);
 });
 
 test('full profile covers 100…5000 pods on both sim profiles and 60 s steady state', () => {
@@ -56,4 +58,12 @@ test('--agent-arg and --agent-node-arg: flags only, repeatable, anything else re
   assert.deepEqual(parseBenchArgs([], NOW).agentNodeArgs, []);
   assert.throws(() => parseBenchArgs(['--agent-node-arg=--require=/tmp/x.js'], NOW), (e: unknown) => e instanceof BenchConfigError && /--agent-node-arg/.test(e.message));
   assert.throws(() => parseBenchArgs(['--agent-node-arg', 'script.js'], NOW), (e: unknown) => e instanceof BenchConfigError && /--agent-node-arg/.test(e.message));
+});
+
+test('--containers-per-pod shapes every pod of the flag-built sim matrix; bad values are refused naming the flag', () => {
+  const c = parseBenchArgs(['--no-real', '--no-cluster', '--sim-profiles', 'zero', '--pods', '200', '--workers', '2', '--containers-per-pod', '12'], NOW);
+  assert.deepEqual(c.sessions.map((s) => `${s.pods}x${s.containersPerPod ?? 1}/${s.workers}`), ['200x12/2']);
+  assert.deepEqual(c.ceilings, [{ runtime: 'sim', profile: 'zero', pods: 200, containersPerPod: 12 }]);
+  assert.throws(() => parseBenchArgs(['--containers-per-pod', '0'], NOW), /--containers-per-pod must be an integer from 1 to 100/);
+  assert.throws(() => parseBenchArgs(['--containers-per-pod', '1.5'], NOW), /--containers-per-pod/);
 });

@@ -38,6 +38,18 @@ test('two containers for one pod, or an exited one, fail', () => {
   assert.match(auditRuntimeRunning(exited, [A])[0] ?? '', /CONTAINER_EXITED, not CONTAINER_RUNNING/);
 });
 
+test('a pod of several containers: all running passes; a missing, an extra or an exited one fails', () => {
+  const M = { uid: 'a', name: 'pa', containers: 3 };
+  const ok = buildInventory([sb('s1', 'a')], [ct('c1', 's1'), ct('c2', 's1'), ct('c3', 's1')]);
+  assert.deepEqual(auditRuntimeRunning(ok, [M]), []);
+  const short = buildInventory([sb('s1', 'a')], [ct('c1', 's1'), ct('c2', 's1')]);
+  assert.match(auditRuntimeRunning(short, [M])[0] ?? '', /has 2 of its 3 containers/);
+  const extra = buildInventory([sb('s1', 'a')], [ct('c1', 's1'), ct('c2', 's1'), ct('c3', 's1'), ct('c4', 's1')]);
+  assert.match(auditRuntimeRunning(extra, [M])[0] ?? '', /duplicated in the runtime: 4 containers for 3/);
+  const exited = buildInventory([sb('s1', 'a')], [ct('c1', 's1'), ct('c2', 's1', 'CONTAINER_EXITED'), ct('c3', 's1')]);
+  assert.match(auditRuntimeRunning(exited, [M])[0] ?? '', /CONTAINER_EXITED, not CONTAINER_RUNNING/);
+});
+
 test('teardown states and the gone audit', () => {
   const inv = buildInventory([sb('s1', 'a', 'SANDBOX_NOTREADY'), sb('s2', 'b')], [ct('c1', 's1', 'CONTAINER_EXITED')]);
   assert.equal(teardownState(inv, 'a'), 'stopped');

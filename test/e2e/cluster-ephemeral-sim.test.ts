@@ -1,0 +1,21 @@
+/**
+ * Ephemeral containers on the simulated runtime through the real API server (issue 30): the
+ * scenario of ephemeral-e2e.ts. Transcript: shardlet-kubectl-debug-sim.txt.
+ */
+import { test } from 'node:test';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { clusterSimFixture } from './cluster-harness.js';
+import { runEphemeralScenario } from './ephemeral-e2e.js';
+
+const NS = 'debug-sim';
+const transcript: string[] = [];
+const transcriptFile = path.join(process.env['SHARDLET_TRANSCRIPT_DIR'] ?? os.tmpdir(), 'shardlet-kubectl-debug-sim.txt');
+
+const f = clusterSimFixture({ namespace: NS, controlPlane: { kubeletClient: true }, teardown: () => fs.writeFileSync(transcriptFile, transcript.join('\n')) });
+
+test('ephemeral containers on the v1.20 API server (sim): --target, status, kubectl logs -c, attach -i / -it, killed with the pod', { timeout: 600_000 }, async (t) => {
+  await runEphemeralScenario(t, { f, cp: f.cp, NS, NODE: 'node-debug-sim', transcript, runtimeName: 'shardlet-sim', imagePullPolicy: 'IfNotPresent', processCheck: false });
+  t.diagnostic(`transcript in ${transcriptFile}`);
+});
