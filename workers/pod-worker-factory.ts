@@ -151,6 +151,7 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     emit,
     threadId,
     syncFrequencyMs: config.syncFrequencyMs,
+    ...(config.maxParallelPodStarts !== undefined ? { maxParallelPodStarts: config.maxParallelPodStarts } : {}),
     onSkippedSync: () => metrics.podSyncSkipped(),
     onWork: (op, seconds) => {
       metrics.podWorkerDuration(op, seconds);
