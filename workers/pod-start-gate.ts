@@ -41,6 +41,11 @@ export class PodStartGate {
     this.#limit = limit;
   }
 
+  /** The bound (0: none). */
+  get limit(): number {
+    return this.#limit;
+  }
+
   /** Starts in flight. */
   get held(): number {
     return this.#held;

@@ -296,6 +296,7 @@ export class PodWorkers {
         if (work === 'sync' && !rec.started) {
           // A start waits for a slot before it reads the cache, so it runs on a fresh entry.
           rec.awaitingStart = true;
+          if (this.#starts.held >= this.#starts.limit && this.#starts.limit > 0) this.#d.logger.v(4).info('pod start waiting for a slot', { ...podFields(rec.pod), inFlight: this.#starts.held, waiting: this.#starts.waiting });
           try {
             startSlot = await this.#starts.acquire(ac.signal);
           } finally {
