@@ -104,7 +104,7 @@ async function oneRound(rt: Runtime, name: string, flags: readonly string[], rou
   try {
     const agent = await startAgent({
       clock, endpoint: r.endpoint, manifestDir, rootDir: path.join(tmp, 'root'), podLogsDir: path.join(tmp, 'pod-logs'), nodeName: 'startlat-node',
-      workers, maxPods: pods + 50, port, verbosity: 2, onStderrLine: log.onLine, logFile: path.join(logDir ?? tmp, logDir === undefined ? 'agent.log' : `${name}-${round}.log`), extraArgs: flags,
+      workers, maxPods: pods + 50, port, verbosity: 2, readyTimeoutMs: 120_000, onStderrLine: log.onLine, logFile: path.join(logDir ?? tmp, logDir === undefined ? 'agent.log' : `${name}-${round}.log`), extraArgs: flags,
     });
     try {
       await clock.sleep(idleMs);
