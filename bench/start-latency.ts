@@ -32,7 +32,7 @@ import { freePort, startAgent, startSimRuntime } from './processes.js';
 import { percentile } from './stats.js';
 
 const USAGE = `usage: node dist/bench/start-latency.js [--runtime sim-zero|sim-containerd|containerd] [--pods N] [--rounds R]
-  [--workers W] [--idle-s S] [--logs DIR] --config NAME=FLAGS ... (FLAGS: agent flags separated by spaces; empty = defaults)
+  [--workers W] [--idle-s S] [--logs DIR] [--agent-script NAME=PATH]... --config NAME=FLAGS ... (FLAGS: agent flags separated by spaces; empty = defaults)
 `;
 
 const clock = realClock;
@@ -85,7 +85,12 @@ async function containerdRuntime(): Promise<Runtime> {
       return {
         endpoint: ctrd.endpoint,
         async done() {
-          const left = await teardownAllPods(ctrd.endpoint, { concurrency: 16, totalTimeoutMs: 300_000 });
+          // A loaded containerd sometimes fails one removal: retry the leftovers (bounded).
+          let left = 0;
+          for (let attempt = 0; attempt < 3; attempt++) {
+            left = await teardownAllPods(ctrd.endpoint, { concurrency: 16, totalTimeoutMs: 300_000 });
+            if (left === 0) break;
+          }
           if (left > 0) throw new Error(`containerd: ${left} sandbox(es) not removed between rounds`);
         },
       };
@@ -94,7 +99,7 @@ async function containerdRuntime(): Promise<Runtime> {
   };
 }
 
-async function oneRound(rt: Runtime, name: string, flags: readonly string[], round: number, pods: number, workers: number, idleMs: number, logDir: string | undefined): Promise<Row> {
+async function oneRound(rt: Runtime, name: string, flags: readonly string[], script: string | undefined, round: number, pods: number, workers: number, idleMs: number, logDir: string | undefined): Promise<Row> {
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'shardlet-startlat-'));
   const manifestDir = path.join(tmp, 'manifests');
   await fs.mkdir(manifestDir);
@@ -104,7 +109,7 @@ async function oneRound(rt: Runtime, name: string, flags: readonly string[], rou
   try {
     const agent = await startAgent({
       clock, endpoint: r.endpoint, manifestDir, rootDir: path.join(tmp, 'root'), podLogsDir: path.join(tmp, 'pod-logs'), nodeName: 'startlat-node',
-      workers, maxPods: pods + 50, port, verbosity: 2, readyTimeoutMs: 120_000, onStderrLine: log.onLine, logFile: path.join(logDir ?? tmp, logDir === undefined ? 'agent.log' : `${name}-${round}.log`), extraArgs: flags,
+      workers, maxPods: pods + 50, port, verbosity: 2, readyTimeoutMs: 120_000, ...(script !== undefined ? { agentScript: script } : {}), onStderrLine: log.onLine, logFile: path.join(logDir ?? tmp, logDir === undefined ? 'agent.log' : `${name}-${round}.log`), extraArgs: flags,
     });
     try {
       await clock.sleep(idleMs);
@@ -113,7 +118,7 @@ async function oneRound(rt: Runtime, name: string, flags: readonly string[], rou
       const cpu0 = readCpuSeconds(agent.pid);
       const t0 = clock.monotonic();
       const created = await manifests.create(pods);
-      const w = await waitRunning(created, { clock, log, agentPort: port, onProgress: (d, t) => process.stderr.write(`\r${name} round ${round}: ${d}/${t} running `) }, { timeoutMs: 60_000 + pods * 500, stallMs: 60_000 });
+      const w = await waitRunning(created, { clock, log, agentPort: port, onProgress: (d, t) => process.stderr.write(`\r${name} round ${round}: ${d}/${t} running `) }, { timeoutMs: 60_000 + pods * 1000, stallMs: 180_000 });
       process.stderr.write('\n');
       if (w.gaveUp !== null) throw new Error(`${name} round ${round}: ${w.gaveUp}`);
       const cpuMsPerPod = ((readCpuSeconds(agent.pid) - cpu0) * 1000) / pods;
@@ -160,7 +165,7 @@ function median(xs: readonly (number | null)[]): number | null {
 }
 
 async function main(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { runtime: { type: 'string', default: 'sim-containerd' }, pods: { type: 'string' }, rounds: { type: 'string' }, workers: { type: 'string' }, 'idle-s': { type: 'string' }, logs: { type: 'string' }, config: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h', default: false } } });
+  const { values } = parseArgs({ args: argv, options: { runtime: { type: 'string', default: 'sim-containerd' }, pods: { type: 'string' }, rounds: { type: 'string' }, workers: { type: 'string' }, 'idle-s': { type: 'string' }, logs: { type: 'string' }, 'agent-script': { type: 'string', multiple: true }, config: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h', default: false } } });
   if (values.help) {
     process.stdout.write(USAGE);
     return 0;
@@ -176,6 +181,13 @@ async function main(argv: string[]): Promise<number> {
     for (const a of flags) if (!/^--[a-z0-9-]+(=[\w.,-]*)?$/.test(a)) throw new Error(`--config: agent flags as --flag or --flag=value, got ${JSON.stringify(a)}`);
     return { name: c.slice(0, eq), flags };
   });
+  // --agent-script NAME=PATH: that configuration runs another build's dist/src/cli/main.js (a before/after pair in one run).
+  const scripts = new Map<string, string>();
+  for (const a of values['agent-script'] ?? []) {
+    const eq = a.indexOf('=');
+    if (eq <= 0 || !configs.some((c) => c.name === a.slice(0, eq))) throw new Error(`--agent-script: NAME=PATH naming a --config, got ${JSON.stringify(a)}\n${USAGE}`);
+    scripts.set(a.slice(0, eq), a.slice(eq + 1));
+  }
   const kind = values.runtime;
   const rt = kind === 'containerd' ? await containerdRuntime() : kind === 'sim-zero' ? await simRuntime('zero') : kind === 'sim-containerd' ? await simRuntime('containerd') : undefined;
   if (rt === undefined) throw new Error(`--runtime: sim-zero, sim-containerd or containerd, got ${JSON.stringify(kind)}\n${USAGE}`);
@@ -185,7 +197,7 @@ async function main(argv: string[]): Promise<number> {
     for (let i = 0; i < rounds; i++) {
       const order = i % 2 === 0 ? configs : [...configs].reverse();
       for (const c of order) {
-        const row = await oneRound(rt, c.name, c.flags, i + 1, pods, workers, idleMs, values.logs);
+        const row = await oneRound(rt, c.name, c.flags, scripts.get(c.name), i + 1, pods, workers, idleMs, values.logs);
         rows.push(row);
         process.stderr.write(`${line(row, String(row.round))}\n`);
       }
