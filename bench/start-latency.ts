@@ -54,6 +54,8 @@ interface Row {
 interface Runtime {
   /** A runtime for one round: its endpoint, and how to empty it (or stop it) afterwards. */
   round(): Promise<{ endpoint: string; done(): Promise<void> }>;
+  /** Agent flags this runtime needs (containerd: the harness's own cgroup root, never the host's). */
+  agentArgs: readonly string[];
   stop(): Promise<void>;
 }
 
@@ -71,6 +73,7 @@ async function simRuntime(profile: string): Promise<Runtime> {
         },
       };
     },
+    agentArgs: [],
     async stop() {},
   };
 }
@@ -95,6 +98,7 @@ async function containerdRuntime(): Promise<Runtime> {
         },
       };
     },
+    agentArgs: ['--cgroup-root', ctrd.agentCgroupRoot],
     stop: () => ctrd.stop(),
   };
 }
@@ -109,7 +113,7 @@ async function oneRound(rt: Runtime, name: string, flags: readonly string[], scr
   try {
     const agent = await startAgent({
       clock, endpoint: r.endpoint, manifestDir, rootDir: path.join(tmp, 'root'), podLogsDir: path.join(tmp, 'pod-logs'), nodeName: 'startlat-node',
-      workers, maxPods: pods + 50, port, verbosity: 2, readyTimeoutMs: 120_000, ...(script !== undefined ? { agentScript: script } : {}), onStderrLine: log.onLine, logFile: path.join(logDir ?? tmp, logDir === undefined ? 'agent.log' : `${name}-${round}.log`), extraArgs: flags,
+      workers, maxPods: pods + 50, port, verbosity: 2, readyTimeoutMs: 120_000, ...(script !== undefined ? { agentScript: script } : {}), onStderrLine: log.onLine, logFile: path.join(logDir ?? tmp, logDir === undefined ? 'agent.log' : `${name}-${round}.log`), extraArgs: [...rt.agentArgs, ...flags],
     });
     try {
       await clock.sleep(idleMs);
