@@ -25,8 +25,7 @@
  * relists. A spare that dies unasked is not replaced until a live thread relists again, and a
  * replacement without a ready spare starts cold as before. The spare costs one idle thread
  * (~20 MiB RSS), so it is kept only while the runtime holds pods: it boots at the first relist
- * without events that lists a ready sandbox or a container (after a burst, not during it), and
- * is stopped once relists have found the runtime
+ * that lists a ready sandbox or a container, and is stopped once relists have found the runtime
  * empty for `spareIdleStopMs` (an idle node pays for one PLEG thread, not two; a relist that
  * reports no counts counts as "pods present").
  * Health keeps the dead thread's last relist time, so a PLEG that cannot be restarted turns
@@ -140,11 +139,7 @@ export function startPleg(o: PlegRunnerOptions): Promise<PlegRunner> {
           const empty = c !== undefined && c.runningPods === 0 && c.containers.created + c.containers.running + c.containers.exited + c.containers.unknown === 0;
           if (!empty) emptySince = undefined;
           else emptySince ??= clock.monotonic();
-          // Booted only on a relist with no events: not in the middle of a burst of starts,
-          // where a thread's boot would take CPU from the pods.
-          if (emptySince === undefined) {
-            if (m.events.length === 0) ensureSpare();
-          }
+          if (emptySince === undefined) ensureSpare();
           else if (spare?.ready === true && clock.monotonic() - emptySince >= spareIdleStop) void stopSpare();
         }
         onRelist?.({ ok: m.ok, durationSeconds: m.durationSeconds, intervalSeconds: m.intervalSeconds, discarded: m.discarded, ...(m.runtimeCounts ? { runtimeCounts: m.runtimeCounts } : {}), ...(m.heap ? { heap: m.heap } : {}) });
