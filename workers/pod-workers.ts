@@ -288,7 +288,7 @@ export class PodWorkers {
       setMaxListeners(0, ac.signal);
       rec.abort = ac;
       const work = this.#workFor(rec.state);
-      const start = this.#d.clock.monotonic();
+      let start = this.#d.clock.monotonic();
       let result: Omit<PodResultMessage, 'kind' | 'threadId' | 'uid' | 'durationMs' | 'state' | 'work'> = {};
       let skipped = false;
       let startSlot: StartSlotRelease | undefined;
@@ -302,6 +302,9 @@ export class PodWorkers {
           } finally {
             rec.awaitingStart = false;
           }
+          // The unit's duration (kubelet_pod_worker_duration_seconds, thread busy time) starts
+          // once it holds its slot: waiting for one is queueing, not work.
+          start = this.#d.clock.monotonic();
         }
         const entry = await this.#d.cache.getNewerThan(rec.uid, rec.lastSyncTimeMs, ac.signal);
         // As the kubelet (managePodLoop: "error determining status"): never act on a status
