@@ -20,7 +20,7 @@ import { createThreadProber } from './prober/thread-prober.js';
 import { PodWorkerHost } from './pod-worker-host.js';
 import type { PodWorkerThreadConfig, WorkerToMain } from '../src/shared/protocol/pod-worker-protocol.js';
 import { freshStatusRefresher, publishProgress } from './fresh-status.js';
-import { PodWorkers } from './pod-workers.js';
+import { PodWorkers, type PodWorkersDeps } from './pod-workers.js';
 import { terminationMessageReader } from './runtime-status/termination-message.js';
 import { PodApiObjectStore } from './volumes/api-object-store.js';
 import { systemTmpfsMounter } from './volumes/tmpfs-mounter.js';
@@ -37,6 +37,11 @@ export interface PodWorkerEnv {
   clock?: Clock;
   random?: Random;
   logger?: Logger;
+}
+
+/** The thread's start bound (--max-parallel-pod-starts-per-thread) as PodWorkers takes it. */
+export function podStartBound(config: Pick<PodWorkerThreadConfig, 'maxParallelPodStarts'>): Pick<PodWorkersDeps, 'maxParallelStarts'> {
+  return config.maxParallelPodStarts !== undefined ? { maxParallelStarts: config.maxParallelPodStarts } : {};
 }
 
 export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
@@ -149,6 +154,7 @@ export function createPodWorkerHost(env: PodWorkerEnv): PodWorkerHost {
     emit,
     threadId,
     syncFrequencyMs: config.syncFrequencyMs,
+    ...podStartBound(config),
     onSkippedSync: () => metrics.podSyncSkipped(),
     onWork: (op, seconds) => {
       metrics.podWorkerDuration(op, seconds);

@@ -48,6 +48,7 @@ import { deepEqual } from '../src/shared/immutable/deep-equal.js';
 import { cacheNow } from '../src/shared/pod-cache/pod-cache.js';
 import type { RuntimePodStatus } from '../src/shared/pod-cache/runtime-pod-status.js';
 import type { PodSyncer } from './pod-sync.js';
+import { PodStartGate, type StartSlotRelease } from './pod-start-gate.js';
 import { withoutPlegOnly, type PodResultMessage, type PodUpdateMessage, type PodWorkerState, type SyncPodType, type WorkerThreadStats } from '../src/shared/protocol/pod-worker-protocol.js';
 
 /** What the loop needs from the pod cache (satisfied by the SharedArrayBuffer cache reader). */
@@ -97,6 +98,11 @@ export interface PodWorkersDeps {
    * per microtask turn (a burst of updates costs one O(pods) stats pass, not one per update).
    */
   onStats?: (stats: WorkerThreadStats) => void;
+  /**
+   * The most pod starts (a pod's first sync here) in flight at once, admitted oldest first
+   * (pod-start-gate.ts); 0 = no bound. Terminations and later syncs never wait for a slot.
+   */
+  maxParallelStarts?: number;
 }
 
 export const POD_WORKERS_DEFAULTS = Object.freeze({
@@ -104,6 +110,7 @@ export const POD_WORKERS_DEFAULTS = Object.freeze({
   errorBackoffMs: 10_000,
   jitterFactor: 0.5,
   defaultGracePeriodSeconds: 30,
+  maxParallelStarts: 0,
 });
 
 interface PodRecord {
@@ -139,6 +146,10 @@ interface PodRecord {
   sentStatus: V1PodStatus | undefined;
   /** The inputs of the pod's last clean sync, while nothing else ran since (see "Skipped syncs"). */
   settled: SettledSync | undefined;
+  /** The pod's first sync here has run (later syncs do not take a start slot). */
+  started: boolean;
+  /** The pod's first sync is waiting for a start slot (a kill aborts that wait). */
+  awaitingStart: boolean;
 }
 
 interface SettledSync {
@@ -154,9 +165,11 @@ export class PodWorkers {
   #busyMs = 0;
   #closed = false;
   #statsScheduled = false;
+  readonly #starts: PodStartGate;
 
   constructor(deps: PodWorkersDeps) {
     this.#d = deps;
+    this.#starts = new PodStartGate(deps.maxParallelStarts ?? POD_WORKERS_DEFAULTS.maxParallelStarts);
   }
 
   /** Accept an update for a pod; returns at once (work runs asynchronously, one at a time per pod). */
@@ -185,6 +198,8 @@ export class PodWorkers {
         previousStatus: msg.previousStatus,
         sentStatus: undefined,
         settled: undefined,
+        started: false,
+        awaitingStart: false,
       };
       this.#pods.set(msg.uid, rec);
     }
@@ -228,8 +243,9 @@ export class PodWorkers {
       case 'syncing':
         rec.state = 'terminating';
         rec.pending = msg;
-        // Kill pre-empts an in-flight sync: cancel its CRI calls; termination runs next.
-        if (rec.inFlight === 'sync') rec.abort?.abort(new Error(`pod killed: ${kill.reason}`));
+        // Kill pre-empts an in-flight sync (cancel its CRI calls) or a start still waiting for
+        // its slot; termination runs next.
+        if (rec.inFlight === 'sync' || rec.awaitingStart) rec.abort?.abort(new Error(`pod killed: ${kill.reason}`));
         this.#d.logger.v(2).info('pod terminating', { ...podFields(rec.pod), reason: kill.reason, gracePeriodSeconds: rec.gracePeriodSeconds });
         return;
       case 'terminating':
@@ -276,10 +292,24 @@ export class PodWorkers {
       setMaxListeners(0, ac.signal);
       rec.abort = ac;
       const work = this.#workFor(rec.state);
-      const start = this.#d.clock.monotonic();
+      let start = this.#d.clock.monotonic();
       let result: Omit<PodResultMessage, 'kind' | 'threadId' | 'uid' | 'durationMs' | 'state' | 'work'> = {};
       let skipped = false;
+      let startSlot: StartSlotRelease | undefined;
       try {
+        if (work === 'sync' && !rec.started) {
+          // A start waits for a slot before it reads the cache, so it runs on a fresh entry.
+          rec.awaitingStart = true;
+          if (this.#starts.held >= this.#starts.limit && this.#starts.limit > 0) this.#d.logger.v(4).info('pod start waiting for a slot', { ...podFields(rec.pod), inFlight: this.#starts.held, waiting: this.#starts.waiting });
+          try {
+            startSlot = await this.#starts.acquire(ac.signal);
+          } finally {
+            rec.awaitingStart = false;
+          }
+          // The unit's duration (kubelet_pod_worker_duration_seconds, thread busy time) starts
+          // once it holds its slot: waiting for one is queueing, not work.
+          start = this.#d.clock.monotonic();
+        }
         const entry = await this.#d.cache.getNewerThan(rec.uid, rec.lastSyncTimeMs, ac.signal);
         // As the kubelet (managePodLoop: "error determining status"): never act on a status
         // stored with an error (its values are placeholders); the PLEG reinspects the pod and
@@ -310,6 +340,10 @@ export class PodWorkers {
       } finally {
         rec.inFlight = undefined;
         rec.abort = undefined;
+        if (startSlot !== undefined) {
+          rec.started = true;
+          startSlot();
+        }
       }
       if (skipped) {
         this.#d.onSkippedSync?.();
@@ -485,7 +519,7 @@ export class PodWorkers {
 
   stats(): WorkerThreadStats {
     let queueDepth = 0;
-    for (const r of this.#pods.values()) if (r.pending !== undefined && r.inFlight === undefined) queueDepth++;
+    for (const r of this.#pods.values()) if ((r.pending !== undefined && r.inFlight === undefined) || r.awaitingStart) queueDepth++;
     return { threadId: this.#d.threadId, podsOwned: this.#pods.size, queueDepth, busyMs: this.#busyMs };
   }
 

@@ -52,6 +52,11 @@ export interface AgentConfig extends GcConfig, EvictionConfig, ShutdownConfig {
   heapGrowingPercent: number;
   /** V8 optimizes a function only after 4× its default warm-up (v8-flags.ts; V8 11 only). */
   lazyJit: boolean;
+  /**
+   * Pod starts (a pod's first sync) in flight at once per pod-worker thread (inline: in all),
+   * oldest first; 0 = no bound. workers/pod-start-gate.ts; README, Performance.
+   */
+  maxParallelPodStartsPerThread: number;
   syncFrequencyMs: number;
   fileCheckFrequencyMs: number;
   httpCheckFrequencyMs: number;
@@ -138,6 +143,7 @@ export const AGENT_DEFAULTS: Readonly<AgentConfig> = Object.freeze({
   optimizeForSize: false,
   heapGrowingPercent: 0,
   lazyJit: true,
+  maxParallelPodStartsPerThread: 8,
   syncFrequencyMs: 60_000,
   fileCheckFrequencyMs: 20_000,
   httpCheckFrequencyMs: 20_000,
@@ -203,6 +209,7 @@ const FIELDS = {
   'optimize-for-size': ['optimizeForSize', 'bool'],
   'heap-growing-percent': ['heapGrowingPercent', 'int'],
   'lazy-jit': ['lazyJit', 'bool'],
+  'max-parallel-pod-starts-per-thread': ['maxParallelPodStartsPerThread', 'int'],
   'sync-frequency': ['syncFrequency', 'duration'],
   'file-check-frequency': ['fileCheckFrequency', 'duration'],
   'http-check-frequency': ['httpCheckFrequency', 'duration'],
@@ -293,6 +300,8 @@ Runs the node agent. Flags take precedence over --config.
                                      0 = V8's heuristic (default 0; 30: less memory, some CPU)
   --lazy-jit[=BOOL]                  V8 (Node 20) optimizes a function after 4x its default warm-up:
                                      less JIT work per thread in the first burst (default true)
+  --max-parallel-pod-starts-per-thread N  pod starts in flight per pod-worker thread, oldest
+                                     first; 0 = no bound (default 8)
   --anonymous-auth[=BOOL]            unauthenticated requests become system:anonymous (default false)
   --authentication-token-webhook[=BOOL]  check bearer tokens with TokenReview (needs --kubeconfig)
   --authentication-token-webhook-cache-ttl DUR  (default 2m)
@@ -421,6 +430,7 @@ const KEY_OF: Record<string, keyof AgentConfig> = {
   optimizeForSize: 'optimizeForSize',
   heapGrowingPercent: 'heapGrowingPercent',
   lazyJit: 'lazyJit',
+  maxParallelPodStartsPerThread: 'maxParallelPodStartsPerThread',
   syncFrequency: 'syncFrequencyMs',
   fileCheckFrequency: 'fileCheckFrequencyMs',
   httpCheckFrequency: 'httpCheckFrequencyMs',
@@ -541,6 +551,7 @@ function validate(c: AgentConfig): void {
   if (c.maxPods < 1) fail('--max-pods', 'must be at least 1');
   if (c.podCacheMaxEntryBytes < 4096 || c.podCacheMaxEntryBytes > 64 << 20) fail('--pod-cache-max-entry-bytes', `must be in [4096, 67108864], got ${c.podCacheMaxEntryBytes}`);
   if (c.workers > 64) fail('--workers', `must be at most 64, got ${c.workers}`);
+  if (c.maxParallelPodStartsPerThread > 10_000) fail('--max-parallel-pod-starts-per-thread', `must be in [0, 10000], got ${c.maxParallelPodStartsPerThread}`);
   if (c.heapGrowingPercent > 1000) fail('--heap-growing-percent', `must be in [0, 1000], got ${c.heapGrowingPercent}`);
   if (c.port > 65535) fail('--port', `must be at most 65535, got ${c.port}`);
   if (c.readOnlyPort > 65535) fail('--read-only-port', `must be at most 65535, got ${c.readOnlyPort}`);

@@ -80,6 +80,7 @@ export function podWorkerThreadConfig(i: PodWorkerConfigInputs): PodWorkerThread
     verbosity: c.verbosity,
     runtimeRequestTimeoutMs: c.runtimeRequestTimeoutMs,
     syncFrequencyMs: c.syncFrequencyMs,
+    maxParallelPodStarts: c.maxParallelPodStartsPerThread,
     metricsBuffer: i.metricsBuffer,
     recordEvents: i.recordEvents,
     seccompDefault: c.seccompDefault,

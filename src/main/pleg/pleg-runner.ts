@@ -23,7 +23,11 @@
  * activates it instead of booting a thread, which is most of a replacement's cost (0.25 s idle,
  * over 2 s on a loaded 2-core machine), then a new spare is booted once the activated one
  * relists. A spare that dies unasked is not replaced until a live thread relists again, and a
- * replacement without a ready spare starts cold as before. The spare costs one idle thread.
+ * replacement without a ready spare starts cold as before. The spare costs one idle thread
+ * (~20 MiB RSS), so it is kept only while the runtime holds pods: it boots at the first relist
+ * that lists a ready sandbox or a container, and is stopped once relists have found the runtime
+ * empty for `spareIdleStopMs` (an idle node pays for one PLEG thread, not two; a relist that
+ * reports no counts counts as "pods present").
  * Health keeps the dead thread's last relist time, so a PLEG that cannot be restarted turns
  * unhealthy after the threshold, as the kubelet's does.
  */
@@ -65,9 +69,11 @@ export interface PlegRunnerOptions extends PlegStartOptions {
   warmSpare?: boolean;
   /** Observer: a standby thread booted and is ready to take over (tests await it). */
   onSpareReady?: () => void;
+  /** Stop the spare once the runtime has been empty this long (ms; default 60 s). */
+  spareIdleStopMs?: number;
 }
 
-export const PLEG_RUNNER_DEFAULTS = Object.freeze({ restartBackoff: Object.freeze({ initialMs: 100, maxMs: 5_000 }), warmSpare: true });
+export const PLEG_RUNNER_DEFAULTS = Object.freeze({ restartBackoff: Object.freeze({ initialMs: 100, maxMs: 5_000 }), warmSpare: true, spareIdleStopMs: 60_000 });
 
 export interface PlegRunner {
   /** Monotonic ms (cache time) of the last successful relist start, or undefined before the first. */
@@ -78,6 +84,8 @@ export interface PlegRunner {
   threadId(): number | undefined;
   /** Whether a booted standby thread waits to replace the live one. */
   standbyReady(): boolean;
+  /** Whether a standby thread exists (booting or ready). */
+  hasStandby(): boolean;
   /** Number of replacement threads started. */
   readonly restarts: number;
   /** Fault injection for tests and operators: terminate the live thread now (it is replaced). */
@@ -91,7 +99,10 @@ const PLEG_THREAD_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url
 
 /** Starts the PLEG thread; resolves once the first one has started (rejects if it cannot). */
 export function startPleg(o: PlegRunnerOptions): Promise<PlegRunner> {
-  const { logger, clock, onEvents, onRelist, onThreadExit, onRestart, onSpareReady, restartBackoff, warmSpare, ...start } = o;
+  const { logger, clock, onEvents, onRelist, onThreadExit, onRestart, onSpareReady, restartBackoff, warmSpare, spareIdleStopMs, ...start } = o;
+  const spareIdleStop = spareIdleStopMs ?? PLEG_RUNNER_DEFAULTS.spareIdleStopMs;
+  /** Monotonic ms since which every relist found the runtime empty; undefined: it holds pods. */
+  let emptySince: number | undefined;
   const backoff = restartBackoff ?? PLEG_RUNNER_DEFAULTS.restartBackoff;
   const useSpare = warmSpare ?? PLEG_RUNNER_DEFAULTS.warmSpare;
   let state: RunnerState = 'starting';
@@ -124,7 +135,12 @@ export function startPleg(o: PlegRunnerOptions): Promise<PlegRunner> {
           lastRelist = m.timestampMs;
           delayMs = backoff.initialMs;
           spareBroken = false;
-          ensureSpare();
+          const c = m.runtimeCounts;
+          const empty = c !== undefined && c.runningPods === 0 && c.containers.created + c.containers.running + c.containers.exited + c.containers.unknown === 0;
+          if (!empty) emptySince = undefined;
+          else emptySince ??= clock.monotonic();
+          if (emptySince === undefined) ensureSpare();
+          else if (spare?.ready === true && clock.monotonic() - emptySince >= spareIdleStop) void stopSpare();
         }
         onRelist?.({ ok: m.ok, durationSeconds: m.durationSeconds, intervalSeconds: m.intervalSeconds, discarded: m.discarded, ...(m.runtimeCounts ? { runtimeCounts: m.runtimeCounts } : {}), ...(m.heap ? { heap: m.heap } : {}) });
         if (m.events.length > 0) {
@@ -247,6 +263,7 @@ export function startPleg(o: PlegRunnerOptions): Promise<PlegRunner> {
     health: () => plegHealth(lastRelist, clock.monotonic(), start.relistThresholdMs),
     threadId: () => (state === 'running' || state === 'starting' ? worker?.threadId : undefined),
     standbyReady: () => spare?.ready === true,
+    hasStandby: () => spare !== undefined,
     get restarts() {
       return restarts;
     },

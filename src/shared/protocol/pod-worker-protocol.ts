@@ -243,6 +243,8 @@ export interface PodWorkerThreadConfig {
   verbosity: number;
   runtimeRequestTimeoutMs: number;
   syncFrequencyMs: number;
+  /** --max-parallel-pod-starts-per-thread (pod-start-gate.ts); absent = no bound. */
+  maxParallelPodStarts?: number;
   /** The shared metrics arena (src/shared/metrics/metrics-arena.ts). */
   metricsBuffer: SharedArrayBuffer;
   /** Cluster mode: send pod events to the main thread (standalone: none are built). */
