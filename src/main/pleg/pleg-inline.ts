@@ -69,6 +69,7 @@ export function startInlinePleg(o: InlinePlegOptions): Promise<PlegRunner> {
     health: (): PlegHealth => pleg.healthy(),
     threadId: () => 0,
     standbyReady: () => false,
+    hasStandby: () => false,
     restarts: 0,
     terminateThread: () => Promise.reject(new InlinePlegError('the inline PLEG has no thread to terminate')),
     close: () =>
