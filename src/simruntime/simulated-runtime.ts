@@ -1,6 +1,7 @@
 /**
  * `SimulatedRuntime`: the simulated CRI runtime as one object — a grpc-js server on a unix
- * socket serving CRI runtime.v1 (RuntimeService + ImageService) over the in-memory core.
+ * socket serving CRI runtime.v1 and runtime.v1alpha2 (RuntimeService + ImageService) over the
+ * in-memory core.
  * The CLI (`shardlet sim-runtime`) wraps it with the real clock; tests run it in-process on a
  * FakeClock and drive it with CriClient.
  *
@@ -22,6 +23,7 @@ import * as grpc from '@grpc/grpc-js';
 import { realClock, realRandom, type Clock, type Random, type TimerHandle } from '../shared/clock/clock.js';
 import { loadCriProto, MAX_MESSAGE_BYTES } from '../shared/cri/cri-proto.js';
 import { H2AuthorityShim } from './h2-authority-shim.js';
+import { asV1alpha2, v1alpha2RuntimeService } from './sim-cri-v1alpha2.js';
 import { SimEventHub } from './sim-events.js';
 import { FaultInjector, type FaultConfig } from './sim-faults.js';
 import { SimImageService } from './sim-image-service.js';
@@ -136,6 +138,10 @@ export class SimulatedRuntime {
     });
     this.#server.addService(runtimeDefinition, this.#handlers.runtime);
     this.#server.addService(proto.image, this.#handlers.image);
+    // runtime.v1alpha2 beside v1, as containerd 1.6 serves both (sim-cri-v1alpha2.ts).
+    const alpha = v1alpha2RuntimeService(runtimeDefinition, this.#handlers.runtime);
+    this.#server.addService(alpha.definition, alpha.implementation);
+    this.#server.addService(asV1alpha2(proto.image), this.#handlers.image);
     this.#injector = this.#server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
     this.#listener = net.createServer((socket) => {
       this.#connections.add(socket);
