@@ -65,14 +65,18 @@ export function installControlPlanePackages(): void {
   }
 }
 
+/** Components `build-kube-apiserver.sh` builds (its first argument). */
+export type KubeComponent = 'kube-apiserver' | 'kube-scheduler' | 'kube-controller-manager' | 'kubelet';
+
 /**
- * Runs the build script (a no-op printing the cached path when the binary exists) and returns the
- * binary's path. Its progress goes to our stderr; its stdout's last line is the path.
+ * Runs the build script for `component` (a no-op printing the cached path when the binary
+ * exists) and returns the binary's path. Its progress goes to our stderr; its stdout's last line
+ * is the path.
  */
-function runBuildScript(): Promise<string> {
+export function runBuildScript(component: KubeComponent = 'kube-apiserver'): Promise<string> {
   const script = buildScriptPath();
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('bash', [script, component], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (d: string) => {
