@@ -159,6 +159,28 @@ export interface BenchConfig {
   agentNodeArgs: string[];
   /** `--pin RUNTIME:AGENT`: sim runtimes on one CPU set, agents (and the ceiling's client) on another. */
   pin: CpuPinning | undefined;
+  /** The kubelet side-by-side section (kubelet-section.ts; undefined: --no-kubelet). */
+  kubelet: KubeletSectionConfig | undefined;
+}
+
+/** `--kubelet-pods N` on containerd (0: not run), `--kubelet-sim-pods N` on the sim, `--kubelet-rounds R` per agent. */
+export interface KubeletSectionConfig {
+  pods: number;
+  simPods: number;
+  simProfile: 'zero' | 'containerd';
+  rounds: number;
+  /** shardlet's --workers in those rounds. */
+  workers: number;
+}
+
+/** Defaults of the kubelet section: 50 pods on containerd and 200 on sim/zero, 2 rounds each (quick and full). */
+export const KUBELET_SECTION_DEFAULTS: Readonly<KubeletSectionConfig> = Object.freeze({ pods: 50, simPods: 200, simProfile: 'zero', rounds: 2, workers: 2 });
+
+function nonNegativeInt(flag: string, v: string | undefined, dflt: number): number {
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 20_000) throw new BenchConfigError(`--${flag} must be an integer in [0, 20000], got ${JSON.stringify(v)}`);
+  return n;
 }
 
 function csvInts(flag: string, v: string | undefined): number[] | undefined {
@@ -189,6 +211,13 @@ export const BENCH_USAGE = `usage: npm run bench -- [options]
                             lease's renewal lateness during each burst, PASS/FAIL against 1 s;
                             "none due" for a burst over before the next renewal was due).
                             Only that section: --sim-profiles '' --no-real
+  --no-kubelet              skip the kubelet side-by-side section (root; a kubelet v1.20.2 built
+                            once from Debian source): shardlet and the kubelet in alternating
+                            rounds on one runtime, a raw-CRI ceiling before and after
+  --kubelet-pods N          pods per round on the private containerd (default 50; 0: none)
+  --kubelet-sim-pods N      pods per round on the simulated runtime (default 200; 0: none)
+  --kubelet-sim-profile P   zero|containerd (default zero)
+  --kubelet-rounds R        rounds per agent (default 2: shardlet, kubelet, shardlet, kubelet)
   --out DIR                 output folder (default bench/results/<timestamp>/)
   --keep                    keep the agents' and runtimes' temp dirs
   --agent-cpu-prof DIR      run each agent under --cpu-prof (one .cpuprofile per thread)
@@ -228,6 +257,11 @@ export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig 
       'agent-arg': { type: 'string', multiple: true },
       'agent-node-arg': { type: 'string', multiple: true },
       pin: { type: 'string' },
+      'no-kubelet': { type: 'boolean', default: false },
+      'kubelet-pods': { type: 'string' },
+      'kubelet-sim-pods': { type: 'string' },
+      'kubelet-sim-profile': { type: 'string' },
+      'kubelet-rounds': { type: 'string' },
     },
   });
   let pin: CpuPinning | undefined;
@@ -268,6 +302,15 @@ export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig 
   const ceilingKeys = new Map<string, Pick<SessionPlan, 'runtime' | 'profile' | 'pods'>>();
   for (const s of sessions) ceilingKeys.set(`${s.runtime}|${s.profile}|${s.pods}`, { runtime: s.runtime, profile: s.profile, pods: s.pods });
 
+  const kd = KUBELET_SECTION_DEFAULTS;
+  const kubeletSimProfile = values['kubelet-sim-profile'] ?? kd.simProfile;
+  if (kubeletSimProfile !== 'zero' && kubeletSimProfile !== 'containerd') throw new BenchConfigError(`--kubelet-sim-profile must be zero or containerd, got ${JSON.stringify(kubeletSimProfile)}`);
+  const kubeletRounds = nonNegativeInt('kubelet-rounds', values['kubelet-rounds'], kd.rounds);
+  if (kubeletRounds < 1) throw new BenchConfigError('--kubelet-rounds must be at least 1');
+  const kubelet: KubeletSectionConfig | undefined = values['no-kubelet']
+    ? undefined
+    : { pods: real ? nonNegativeInt('kubelet-pods', values['kubelet-pods'], kd.pods) : 0, simPods: nonNegativeInt('kubelet-sim-pods', values['kubelet-sim-pods'], kd.simPods), simProfile: kubeletSimProfile, rounds: kubeletRounds, workers: kd.workers };
+
   const stamp = now.toISOString().replace(/[:.]/g, '-');
   return {
     profile,
@@ -295,5 +338,6 @@ export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig 
     agentArgs,
     agentNodeArgs,
     pin,
+    kubelet,
   };
 }
