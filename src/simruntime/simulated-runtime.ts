@@ -25,6 +25,7 @@ import { loadCriProto, MAX_MESSAGE_BYTES } from '../shared/cri/cri-proto.js';
 import { H2AuthorityShim } from './h2-authority-shim.js';
 import { asV1alpha2, v1alpha2RuntimeService } from './sim-cri-v1alpha2.js';
 import { SimEventHub } from './sim-events.js';
+import { SimExecLog } from './sim-exec-log.js';
 import { FaultInjector, type FaultConfig } from './sim-faults.js';
 import { SimImageService } from './sim-image-service.js';
 import { SimImageStore } from './sim-images.js';
@@ -60,6 +61,8 @@ export interface SimulatedRuntimeOptions {
   imageFs?: Partial<SimImageFsSettings>;
   /** Receives unexpected internal errors (default: stderr). */
   reportError?: (msg: string) => void;
+  /** Append one line per ExecSync to this file (sim-exec-log.ts; `--exec-log`). */
+  execLogPath?: string;
 }
 
 export const SIM_RUNTIME_DEFAULTS = Object.freeze({
@@ -84,6 +87,7 @@ export class SimulatedRuntime {
   readonly #clock: Clock;
   readonly #faults: FaultInjector;
   readonly #handlers: SimHandlers;
+  readonly #execLog: SimExecLog | undefined;
   readonly #events: SimEventHub;
   readonly #server: grpc.Server;
   readonly #injector: grpc.ConnectionInjector;
@@ -119,7 +123,10 @@ export class SimulatedRuntime {
     this.#faults = new FaultInjector(opts.random ?? realRandom, opts.faults ?? {});
     const proto = loadCriProto();
     const runtimeDefinition = withPreEncoded(proto.runtime, PRE_ENCODED_METHODS);
+    const execLog = opts.execLogPath !== undefined ? new SimExecLog(opts.execLogPath, this.#clock) : undefined;
+    this.#execLog = execLog;
     this.#handlers = buildHandlers({
+      ...(execLog ? { onExecSync: (id: string, cmd: readonly string[]) => execLog.record(id, cmd) } : {}),
       runtimeDefinition,
       core: this.core,
       images: new SimImageService({ store: this.images, clock: this.#clock, fs: this.imageFs }),
@@ -278,6 +285,7 @@ export class SimulatedRuntime {
     this.#listener.close();
     await new Promise<void>((resolve) => this.#server.tryShutdown(() => resolve()));
     removeStaleSocket(this.socketPath);
+    await this.#execLog?.close();
   }
 
   /** Crash: no state save, calls cut off. Idempotent. */
