@@ -161,6 +161,8 @@ export interface BenchConfig {
   pin: CpuPinning | undefined;
   /** The kubelet side-by-side section (kubelet-section.ts; undefined: --no-kubelet). */
   kubelet: KubeletSectionConfig | undefined;
+  /** The probe-density section (probe-density.ts; undefined: --probe-pods 0). */
+  probes: { pods: number; periodS: number; windowS: number } | undefined;
 }
 
 /** `--kubelet-pods N` on containerd (0: not run), `--kubelet-sim-pods N` on the sim, `--kubelet-rounds R` per agent. */
@@ -218,6 +220,9 @@ export const BENCH_USAGE = `usage: npm run bench -- [options]
   --kubelet-sim-pods N      pods per round on the simulated runtime (default 200; 0: none)
   --kubelet-sim-profile P   zero|containerd (default zero)
   --kubelet-rounds R        rounds per agent (default 2: shardlet, kubelet, shardlet, kubelet)
+  --probe-pods N            probe density: N pods on the sim, an exec readiness and an HTTP
+                            liveness probe each, shardlet then the kubelet (default 1000; 0: none)
+  --probe-period S  --probe-window S   probe period (default 10) and measured window (default 40)
   --out DIR                 output folder (default bench/results/<timestamp>/)
   --keep                    keep the agents' and runtimes' temp dirs
   --agent-cpu-prof DIR      run each agent under --cpu-prof (one .cpuprofile per thread)
@@ -262,6 +267,9 @@ export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig 
       'kubelet-sim-pods': { type: 'string' },
       'kubelet-sim-profile': { type: 'string' },
       'kubelet-rounds': { type: 'string' },
+      'probe-pods': { type: 'string' },
+      'probe-period': { type: 'string' },
+      'probe-window': { type: 'string' },
     },
   });
   let pin: CpuPinning | undefined;
@@ -311,6 +319,11 @@ export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig 
     ? undefined
     : { pods: real ? nonNegativeInt('kubelet-pods', values['kubelet-pods'], kd.pods) : 0, simPods: nonNegativeInt('kubelet-sim-pods', values['kubelet-sim-pods'], kd.simPods), simProfile: kubeletSimProfile, rounds: kubeletRounds, workers: kd.workers };
 
+  const probePods = nonNegativeInt('probe-pods', values['probe-pods'], 1000);
+  const probePeriodS = nonNegativeInt('probe-period', values['probe-period'], 10);
+  if (probePeriodS < 1) throw new BenchConfigError('--probe-period must be at least 1 (seconds)');
+  const probes = probePods === 0 ? undefined : { pods: probePods, periodS: probePeriodS, windowS: positive('probe-window', values['probe-window'], 40) };
+
   const stamp = now.toISOString().replace(/[:.]/g, '-');
   return {
     profile,
@@ -339,5 +352,6 @@ export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig 
     agentNodeArgs,
     pin,
     kubelet,
+    probes,
   };
 }

@@ -47,13 +47,15 @@ export function podManifest(name: string, uid: string): object {
 export class ManifestDir {
   readonly dir: string;
   readonly #now: () => number;
+  readonly #build: (name: string, uid: string) => object;
   readonly #live = new Map<string, BenchPod>();
   #seq = 0;
 
-  /** `now` is the bench's monotonic clock (ms). */
-  constructor(dir: string, now: () => number) {
+  /** `now` is the bench's monotonic clock (ms); `build` makes each manifest (default: podManifest). */
+  constructor(dir: string, now: () => number, build: (name: string, uid: string) => object = podManifest) {
     this.dir = dir;
     this.#now = now;
+    this.#build = build;
   }
 
   /** Pods whose manifest is currently in the directory, oldest first. */
@@ -74,7 +76,7 @@ export class ManifestDir {
       pods.push(pod);
       this.#live.set(name, pod);
       writes.push(
-        fs.writeFile(tmp, JSON.stringify(podManifest(name, uid))).then(async () => {
+        fs.writeFile(tmp, JSON.stringify(this.#build(name, uid))).then(async () => {
           await fs.rename(tmp, file);
           pod.writtenAtMs = this.#now();
         }),

@@ -3,6 +3,7 @@
  * runner (writer), the Markdown report and the charts (readers). Units are in the field names.
  */
 import type { SideBySideResult } from './side-by-side.js';
+import type { ProbeDensityRound } from './probe-density.js';
 import type { Summary } from './stats.js';
 import type { ClusterSessionResult } from './cluster-session.js';
 import type { ThreadMemoryRow } from './thread-memory.js';
@@ -124,6 +125,8 @@ export interface BenchResults {
   cluster?: ClusterSessionResult[];
   /** The kubelet side-by-side section (side-by-side.ts), in run order. */
   sideBySide?: SideBySideResult[];
+  /** The probe-density section (probe-density.ts). */
+  probeDensity?: ProbeDensityRound[];
 }
 
 export function configLabel(c: ConfigurationId): string {
