@@ -317,7 +317,7 @@ export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig 
   if (kubeletRounds < 1) throw new BenchConfigError('--kubelet-rounds must be at least 1');
   const kubelet: KubeletSectionConfig | undefined = values['no-kubelet']
     ? undefined
-    : { pods: real ? nonNegativeInt('kubelet-pods', values['kubelet-pods'], kd.pods) : 0, simPods: nonNegativeInt('kubelet-sim-pods', values['kubelet-sim-pods'], kd.simPods), simProfile: kubeletSimProfile, rounds: kubeletRounds, workers: kd.workers };
+    : { pods: nonNegativeInt('kubelet-pods', values['kubelet-pods'], kd.pods), simPods: nonNegativeInt('kubelet-sim-pods', values['kubelet-sim-pods'], kd.simPods), simProfile: kubeletSimProfile, rounds: kubeletRounds, workers: kd.workers };
 
   const probePods = nonNegativeInt('probe-pods', values['probe-pods'], 1000);
   const probePeriodS = nonNegativeInt('probe-period', values['probe-period'], 10);

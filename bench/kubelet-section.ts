@@ -68,7 +68,13 @@ export async function runKubeletSection(cfg: BenchConfig, clock: Clock, progress
     out.failures.push(`kubelet side-by-side: no kubelet binary: ${errorText(err)}`);
     return out;
   }
-  const version = execFileSync(kubelet, ['--version'], { encoding: 'utf8' }).trim().replace(/^Kubernetes /, '');
+  let version: string;
+  try {
+    version = execFileSync(kubelet, ['--version'], { encoding: 'utf8', timeout: 30_000 }).trim().replace(/^Kubernetes /, '');
+  } catch (err) {
+    out.failures.push(`kubelet side-by-side: ${kubelet} --version failed: ${errorText(err)}`);
+    return out;
+  }
   const logDir = path.join(cfg.outDir, 'logs');
   await fs.mkdir(logDir, { recursive: true });
   const log = (l: string): void => progress.log(l);

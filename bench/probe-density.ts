@@ -189,6 +189,8 @@ async function runRound(d: ProbeDensityDeps, agent: 'shardlet' | 'kubelet', endp
         extraArgs: [...plan.shardletArgs],
         onStderrLine: log.onLine,
         logFile,
+        // A loaded 2-core machine can take over 30 s to start an agent.
+        readyTimeoutMs: 120_000,
       });
     } else {
       const log = new KubeletRunningLog(now);
@@ -206,6 +208,8 @@ async function runRound(d: ProbeDensityDeps, agent: 'shardlet' | 'kubelet', endp
         port: await freePort(),
         onStderrLine: log.onLine,
         logFile,
+        // A loaded 2-core machine can take over 30 s to start an agent.
+        readyTimeoutMs: 120_000,
       });
     }
     let exited: number | string | undefined;

@@ -164,6 +164,8 @@ async function runRound(d: SideBySideDeps, agent: SideAgent, round: number): Pro
         extraArgs: ['--cgroup-root', d.cgroupRoot, ...plan.shardletArgs],
         onStderrLine: log.onLine,
         logFile,
+        // A loaded 2-core machine can take over 30 s to start an agent.
+        readyTimeoutMs: 120_000,
       });
     } else {
       const log = new KubeletRunningLog(now);
@@ -181,6 +183,8 @@ async function runRound(d: SideBySideDeps, agent: SideAgent, round: number): Pro
         port: await freePort(),
         onStderrLine: log.onLine,
         logFile,
+        // A loaded 2-core machine can take over 30 s to start an agent.
+        readyTimeoutMs: 120_000,
       });
     }
     const pid = proc.pid;

@@ -14,13 +14,13 @@ test('defaults: kubelet beside shardlet at 50 pods on containerd and 200 on the 
   assert.deepEqual(c.probes, { pods: 1000, periodS: 10, windowS: 40 });
 });
 
-test('flags: sizes, rounds, opt-outs; --no-real leaves the containerd rounds out', () => {
+test('flags: sizes, rounds, opt-outs; --no-real does not touch the kubelet section', () => {
   const c = parseBenchArgs(['--kubelet-pods', '200', '--kubelet-sim-pods', '1000', '--kubelet-sim-profile', 'containerd', '--kubelet-rounds', '3', '--probe-pods', '500', '--probe-window', '60'], NOW);
   assert.deepEqual(c.kubelet, { pods: 200, simPods: 1000, simProfile: 'containerd', rounds: 3, workers: 2 });
   assert.deepEqual(c.probes, { pods: 500, periodS: 10, windowS: 60 });
   assert.equal(parseBenchArgs(['--no-kubelet', '--probe-pods', '0'], NOW).kubelet, undefined);
   assert.equal(parseBenchArgs(['--probe-pods', '0'], NOW).probes, undefined);
-  assert.equal(parseBenchArgs(['--no-real'], NOW).kubelet?.pods, 0);
+  assert.equal(parseBenchArgs(['--no-real'], NOW).kubelet?.pods, 50, '--no-real is the shardlet-only containerd section');
   for (const bad of [['--kubelet-pods=-1'], ['--kubelet-rounds', '0'], ['--kubelet-sim-profile', 'x'], ['--probe-pods', '1.5'], ['--probe-period', '0']]) {
     assert.throws(() => parseBenchArgs(bad, NOW), BenchConfigError, bad.join(' '));
   }
