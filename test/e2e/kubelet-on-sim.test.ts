@@ -68,7 +68,8 @@ describe('a real kubelet v1.20 on the simulated runtime (CRI v1alpha2)', () => {
       readyTimeoutMs: 180_000,
     });
     pods = await new ManifestDir(manifestDir, () => realClock.monotonic(), (name, uid) => probePodManifest(name, uid, name, port, PERIOD_S)).create(PODS);
-  });
+    // A cold machine builds the kubelet first (~25 min on 2 cores), as the apiserver tests build theirs.
+  }, { timeout: 40 * 60_000 });
 
   after(async () => {
     await kubelet?.stop();
