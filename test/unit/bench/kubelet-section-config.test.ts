@@ -29,8 +29,8 @@ test('flags: sizes, rounds, opt-outs; --no-real does not touch the kubelet secti
 test('probe pods carry an exec readiness and a loopback HTTP liveness probe naming the pod', () => {
   const m = probePodManifest('bench-00001', 'u1', 'kubelet-bench-00001', 4242, 10) as { spec: { containers: Array<Record<string, unknown>> } };
   const c = m.spec.containers[0] as Record<string, Record<string, unknown>>;
-  assert.deepEqual(c['readinessProbe'], { exec: { command: ['echo', 'kubelet-bench-00001'] }, periodSeconds: 10, timeoutSeconds: 1, failureThreshold: 3 });
-  assert.deepEqual(c['livenessProbe'], { httpGet: { host: '127.0.0.1', port: 4242, path: '/probe/kubelet-bench-00001' }, periodSeconds: 10, timeoutSeconds: 1, failureThreshold: 3 });
+  assert.deepEqual(c['readinessProbe'], { exec: { command: ['echo', 'kubelet-bench-00001'] }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 3 });
+  assert.deepEqual(c['livenessProbe'], { httpGet: { host: '127.0.0.1', port: 4242, path: '/probe/kubelet-bench-00001' }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 6 });
 });
 
 test('tables: one row per round, a dash for what was not measured', () => {
