@@ -166,6 +166,30 @@ export interface BenchConfig {
   agentNodeArgs: string[];
   /** `--pin RUNTIME:AGENT`: sim runtimes on one CPU set, agents (and the ceiling's client) on another. */
   pin: CpuPinning | undefined;
+  /** The kubelet side-by-side section (kubelet-section.ts; undefined: --no-kubelet). */
+  kubelet: KubeletSectionConfig | undefined;
+  /** The probe-density section (probe-density.ts; undefined: --probe-pods 0). */
+  probes: { pods: number; periodS: number; windowS: number } | undefined;
+}
+
+/** `--kubelet-pods N` on containerd (0: not run), `--kubelet-sim-pods N` on the sim, `--kubelet-rounds R` per agent. */
+export interface KubeletSectionConfig {
+  pods: number;
+  simPods: number;
+  simProfile: 'zero' | 'containerd';
+  rounds: number;
+  /** shardlet's --workers in those rounds. */
+  workers: number;
+}
+
+/** Defaults of the kubelet section: 50 pods on containerd and 200 on sim/zero, 2 rounds each (quick and full). */
+export const KUBELET_SECTION_DEFAULTS: Readonly<KubeletSectionConfig> = Object.freeze({ pods: 50, simPods: 200, simProfile: 'zero', rounds: 2, workers: 2 });
+
+function nonNegativeInt(flag: string, v: string | undefined, dflt: number): number {
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 20_000) throw new BenchConfigError(`--${flag} must be an integer in [0, 20000], got ${JSON.stringify(v)}`);
+  return n;
 }
 
 function csvInts(flag: string, v: string | undefined): number[] | undefined {
@@ -199,6 +223,16 @@ export const BENCH_USAGE = `usage: npm run bench -- [options]
                             lease's renewal lateness during each burst, PASS/FAIL against 1 s;
                             "none due" for a burst over before the next renewal was due).
                             Only that section: --sim-profiles '' --no-real
+  --no-kubelet              skip the kubelet side-by-side section (root; a kubelet v1.20.2 built
+                            once from Debian source): shardlet and the kubelet in alternating
+                            rounds on one runtime, a raw-CRI ceiling before and after
+  --kubelet-pods N          pods per round on the private containerd (default 50; 0: none)
+  --kubelet-sim-pods N      pods per round on the simulated runtime (default 200; 0: none)
+  --kubelet-sim-profile P   zero|containerd (default zero)
+  --kubelet-rounds R        rounds per agent (default 2: shardlet, kubelet, shardlet, kubelet)
+  --probe-pods N            probe density: N pods on the sim, an exec readiness and an HTTP
+                            liveness probe each, shardlet then the kubelet (default 1000; 0: none)
+  --probe-period S  --probe-window S   probe period (default 10) and measured window (default 40)
   --out DIR                 output folder (default bench/results/<timestamp>/)
   --keep                    keep the agents' and runtimes' temp dirs
   --agent-cpu-prof DIR      run each agent under --cpu-prof (one .cpuprofile per thread)
@@ -239,6 +273,14 @@ export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig 
       'agent-arg': { type: 'string', multiple: true },
       'agent-node-arg': { type: 'string', multiple: true },
       pin: { type: 'string' },
+      'no-kubelet': { type: 'boolean', default: false },
+      'kubelet-pods': { type: 'string' },
+      'kubelet-sim-pods': { type: 'string' },
+      'kubelet-sim-profile': { type: 'string' },
+      'kubelet-rounds': { type: 'string' },
+      'probe-pods': { type: 'string' },
+      'probe-period': { type: 'string' },
+      'probe-window': { type: 'string' },
     },
   });
   let pin: CpuPinning | undefined;
@@ -283,6 +325,20 @@ export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig 
   const ceilingKeys = new Map<string, Pick<SessionPlan, 'runtime' | 'profile' | 'pods' | 'containersPerPod'>>();
   for (const s of sessions) ceilingKeys.set(cellOrder(s), { runtime: s.runtime, profile: s.profile, pods: s.pods, ...(s.containersPerPod !== undefined ? { containersPerPod: s.containersPerPod } : {}) });
 
+  const kd = KUBELET_SECTION_DEFAULTS;
+  const kubeletSimProfile = values['kubelet-sim-profile'] ?? kd.simProfile;
+  if (kubeletSimProfile !== 'zero' && kubeletSimProfile !== 'containerd') throw new BenchConfigError(`--kubelet-sim-profile must be zero or containerd, got ${JSON.stringify(kubeletSimProfile)}`);
+  const kubeletRounds = nonNegativeInt('kubelet-rounds', values['kubelet-rounds'], kd.rounds);
+  if (kubeletRounds < 1) throw new BenchConfigError('--kubelet-rounds must be at least 1');
+  const kubelet: KubeletSectionConfig | undefined = values['no-kubelet']
+    ? undefined
+    : { pods: nonNegativeInt('kubelet-pods', values['kubelet-pods'], kd.pods), simPods: nonNegativeInt('kubelet-sim-pods', values['kubelet-sim-pods'], kd.simPods), simProfile: kubeletSimProfile, rounds: kubeletRounds, workers: kd.workers };
+
+  const probePods = nonNegativeInt('probe-pods', values['probe-pods'], 1000);
+  const probePeriodS = nonNegativeInt('probe-period', values['probe-period'], 10);
+  if (probePeriodS < 1) throw new BenchConfigError('--probe-period must be at least 1 (seconds)');
+  const probes = probePods === 0 ? undefined : { pods: probePods, periodS: probePeriodS, windowS: positive('probe-window', values['probe-window'], 40) };
+
   const stamp = now.toISOString().replace(/[:.]/g, '-');
   return {
     profile,
@@ -310,5 +366,7 @@ export function parseBenchArgs(argv: readonly string[], now: Date): BenchConfig 
     agentArgs,
     agentNodeArgs,
     pin,
+    kubelet,
+    probes,
   };
 }

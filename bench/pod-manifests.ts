@@ -54,16 +54,21 @@ export function podManifest(name: string, uid: string, containers = 1): object {
 export class ManifestDir {
   readonly dir: string;
   readonly #now: () => number;
+  readonly #build: (name: string, uid: string) => object;
   readonly #live = new Map<string, BenchPod>();
   #seq = 0;
 
   readonly #containers: number;
 
-  /** `now` is the bench's monotonic clock (ms); `containers` per pod (default 1). */
-  constructor(dir: string, now: () => number, containers = 1) {
+  /**
+   * `now` is the bench's monotonic clock (ms); `build` makes each manifest (default: podManifest
+   * with `containers` per pod); `containers` is what the audit expects running per pod.
+   */
+  constructor(dir: string, now: () => number, build?: (name: string, uid: string) => object, containers = 1) {
     this.dir = dir;
     this.#now = now;
     this.#containers = containers;
+    this.#build = build ?? ((name, uid) => podManifest(name, uid, containers));
   }
 
   /** Pods whose manifest is currently in the directory, oldest first. */
@@ -84,7 +89,7 @@ export class ManifestDir {
       pods.push(pod);
       this.#live.set(name, pod);
       writes.push(
-        fs.writeFile(tmp, JSON.stringify(podManifest(name, uid, this.#containers))).then(async () => {
+        fs.writeFile(tmp, JSON.stringify(this.#build(name, uid))).then(async () => {
           await fs.rename(tmp, file);
           pod.writtenAtMs = this.#now();
         }),

@@ -45,7 +45,7 @@ export interface SpawnOptions {
   cpus?: string;
 }
 
-function manage(name: string, child: ChildProcess, opts: SpawnOptions): ManagedProcess {
+export function manage(name: string, child: ChildProcess, opts: SpawnOptions): ManagedProcess {
   if (child.pid === undefined) throw new BenchProcessError(`${name}: spawn failed`);
   const pid = child.pid;
   const log = opts.logFile ? fs.createWriteStream(opts.logFile) : undefined;
@@ -83,7 +83,7 @@ function manage(name: string, child: ChildProcess, opts: SpawnOptions): ManagedP
 }
 
 /** Polls `probe` every `intervalMs` until it resolves true; fails when `proc` exits or time runs out. */
-async function waitReady(proc: ManagedProcess, clock: Clock, timeoutMs: number, intervalMs: number, what: string, probe: () => Promise<boolean>): Promise<void> {
+export async function waitReady(proc: ManagedProcess, clock: Clock, timeoutMs: number, intervalMs: number, what: string, probe: () => Promise<boolean>): Promise<void> {
   let exitedWith: number | string | undefined;
   void proc.exited.then((c) => (exitedWith = c));
   const deadline = clock.monotonic() + timeoutMs;

@@ -2,6 +2,8 @@
  * The shape of `results.json`: what one `npm run bench` run measured. Plain data shared by the
  * runner (writer), the Markdown report and the charts (readers). Units are in the field names.
  */
+import type { SideBySideResult } from './side-by-side.js';
+import type { ProbeDensityRound } from './probe-density.js';
 import type { Summary } from './stats.js';
 import type { ClusterSessionResult } from './cluster-session.js';
 import type { ThreadMemoryRow } from './thread-memory.js';
@@ -125,6 +127,10 @@ export interface BenchResults {
   skipped: string[];
   /** Cluster-mode sessions (pods through a private kube-apiserver), in run order. */
   cluster?: ClusterSessionResult[];
+  /** The kubelet side-by-side section (side-by-side.ts), in run order. */
+  sideBySide?: SideBySideResult[];
+  /** The probe-density section (probe-density.ts). */
+  probeDensity?: ProbeDensityRound[];
 }
 
 export function configLabel(c: ConfigurationId): string {

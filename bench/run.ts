@@ -17,6 +17,8 @@ import { renderReport, summaryTable } from './report-md.js';
 import { memoryTable } from './report-memory.js';
 import type { BenchResults } from './results.js';
 import { runSuite, totalSteps } from './suite.js';
+import { sideBySideTable } from './report-side-by-side.js';
+import { probeDensityTable } from './probe-density.js';
 
 async function main(argv: string[]): Promise<number> {
   // Hollow mode has its own session (hollow-bench.ts): nodes, time to Ready/available, lease, RSS per node.
@@ -61,6 +63,13 @@ async function main(argv: string[]): Promise<number> {
   // The verdict and the summary on the terminal too (a new user never opened report.md).
   if (results.workloads.length > 0) process.stdout.write(`\n${summaryTable(results.workloads)}\n\n`);
   if ((results.cluster ?? []).length > 0) process.stdout.write(`Node lease during the cluster-mode bursts:\n${leaseTable(results.cluster ?? []).join('\n')}\n\n`);
+  for (const r of results.sideBySide ?? []) process.stdout.write(`Beside a real kubelet — ${sideBySideTable(r)}\n\n`);
+  if ((results.sideBySide ?? []).length > 0) await fs.writeFile(path.join(cfg.outDir, 'side-by-side.md'), (results.sideBySide ?? []).map(sideBySideTable).join('\n\n') + '\n');
+  if ((results.probeDensity ?? []).length > 0) {
+    const t = probeDensityTable(results.probeDensity ?? []);
+    process.stdout.write(`${t}\n\n`);
+    await fs.writeFile(path.join(cfg.outDir, 'probe-density.md'), t + '\n');
+  }
   const mem = memoryTable(results.workloads);
   if (mem !== null) process.stdout.write(`Memory and relist at each size (agent process; per thread committed/used/external MiB):\n${mem}\n\n`);
   process.stdout.write(`bench: ${results.failures.length === 0 ? 'PASS' : `FAIL (${results.failures.length} correctness failure(s))`}\n`);

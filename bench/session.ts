@@ -86,7 +86,7 @@ export async function runSession(deps: SessionDeps): Promise<SessionOutcome> {
     const ctx: SessionContext = {
       clock,
       config: { runtime: plan.runtime, profile: plan.profile, workers: plan.workers, ...shape },
-      manifests: new ManifestDir(manifestDir, () => clock.monotonic(), plan.containersPerPod ?? 1),
+      manifests: new ManifestDir(manifestDir, () => clock.monotonic(), undefined, plan.containersPerPod ?? 1),
       log,
       cri,
       agentPid: agent.pid,

@@ -22,6 +22,10 @@ import { runSession } from './session.js';
 import { runClusterSession, type ClusterSessionPlan, type ClusterSessionResult } from './cluster-session.js';
 import { leaseVerdict } from './lease-during-burst.js';
 import { fmt } from './report-md.js';
+import { kubeletSectionSteps, runKubeletSection } from './kubelet-section.js';
+import type { SideBySideResult } from './side-by-side.js';
+import type { ProbeDensityRound } from './probe-density.js';
+import { runProbeSection } from './probe-section.js';
 
 export interface SuiteOutcome {
   workloads: WorkloadResult[];
@@ -29,6 +33,10 @@ export interface SuiteOutcome {
   failures: string[];
   skipped: string[];
   cluster: ClusterSessionResult[];
+  /** The kubelet side-by-side section (kubelet-section.ts), in run order. */
+  sideBySide: SideBySideResult[];
+  /** The probe-density section (probe-density.ts): one round per agent. */
+  probeDensity: ProbeDensityRound[];
 }
 
 /**
@@ -45,11 +53,11 @@ export function totalSteps(cfg: BenchConfig): number {
   // A sim ceiling before each sim session of its size (one for a size without sessions).
   const simCeilings = cfg.ceilings.filter((c) => c.runtime === 'sim').reduce((n, c) => n + Math.max(1, simSessionsAt(cfg, c).length), 0);
   const otherCeilings = cfg.ceilings.filter((c) => c.runtime !== 'sim').length;
-  return cfg.sessions.length + simCeilings + otherCeilings + (cfg.sessions.some((s) => s.runtime === 'containerd') ? 1 : 0) + (cfg.cluster ? cfg.cluster.qps.length + 2 : 0);
+  return kubeletSectionSteps(cfg) + (cfg.kubelet ? 1 : 0) + (cfg.probes ? 1 : 0) + cfg.sessions.length + simCeilings + otherCeilings + (cfg.sessions.some((s) => s.runtime === 'containerd') ? 1 : 0) + (cfg.cluster ? cfg.cluster.qps.length + 2 : 0);
 }
 
 export async function runSuite(cfg: BenchConfig, clock: Clock, progress: Progress): Promise<SuiteOutcome> {
-  const out: SuiteOutcome = { workloads: [], ceilings: [], failures: [], skipped: [], cluster: [] };
+  const out: SuiteOutcome = { workloads: [], ceilings: [], failures: [], skipped: [], cluster: [], sideBySide: [], probeDensity: [] };
   const report = (r: SuiteOutcome['workloads'][number]): void =>
     progress.log(`  ${configLabel(r).padEnd(22)} ${r.workload.padEnd(11)} n=${String(r.podCount).padEnd(5)} ${fmt(r.podsPerSec)} pods/s  p99 ${fmt(r.startupMs?.p99)} ms  ELD p99 ${fmt(r.eventLoopDelayMs?.p99)} ms  CPU ${fmt(r.cpuMsPerPod, 2)} ms/pod  RSS ${fmt(r.rssMiB)} MiB`);
 
@@ -79,6 +87,14 @@ export async function runSuite(cfg: BenchConfig, clock: Clock, progress: Progres
   }
   if (cfg.real) await realSection(cfg, clock, progress, out, report);
   else out.skipped.push('real containerd section: disabled by --no-real');
+  const k = await runKubeletSection(cfg, clock, progress);
+  out.sideBySide.push(...k.results);
+  out.failures.push(...k.failures);
+  out.skipped.push(...k.skipped);
+  const pd = await runProbeSection(cfg, clock, progress);
+  out.probeDensity.push(...pd.rounds);
+  out.failures.push(...pd.failures);
+  out.skipped.push(...pd.skipped);
   if (cfg.cluster) await clusterSection(cfg, clock, progress, out);
   else out.skipped.push('cluster-mode section: disabled by --no-cluster');
   applyCeilings(out.workloads, out.ceilings);

@@ -12,7 +12,7 @@ import { SimulatedRuntime } from '../simruntime/simulated-runtime.js';
 
 const USAGE = `usage: shardlet sim-runtime --socket PATH [flags]
 
-  --socket PATH                 unix socket to serve CRI runtime.v1 on (required; a stale one is removed)
+  --socket PATH                 unix socket to serve CRI runtime.v1 (and v1alpha2) on (required; a stale one is removed)
   --profile zero|containerd|F   latency profile: none (default), containerd 1.6 on 2 cores, or a JSON file
   --state FILE                  persist sandboxes/containers/images here; reloaded at start
   --state-interval-ms N         periodic state save interval (default 5000; 0 = only at exit)
@@ -23,6 +23,7 @@ const USAGE = `usage: shardlet sim-runtime --socket PATH [flags]
   --fault-deadline-rate R       fraction answered DEADLINE_EXCEEDED (after taking effect)
   --fault-hang-rate R           fraction never answered (the client's deadline fires)
   --fault-methods A,B           limit faults to these CRI methods (default: all unary)
+  --exec-log FILE               append one line per ExecSync: epoch ms, container id, command (JSON)
 `;
 
 function loadProfile(v: string): LatencyProfile {
@@ -62,6 +63,7 @@ export async function run(argv: string[]): Promise<number> {
         'fault-deadline-rate': { type: 'string' },
         'fault-hang-rate': { type: 'string' },
         'fault-methods': { type: 'string' },
+        'exec-log': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -97,6 +99,7 @@ export async function run(argv: string[]): Promise<number> {
       ...(values.state ? { statePath: path.resolve(values.state) } : {}),
       ...(interval !== undefined ? { stateSaveIntervalMs: interval } : {}),
       ...(values.root ? { root: values.root } : {}),
+      ...(values['exec-log'] ? { execLogPath: path.resolve(values['exec-log']) } : {}),
     });
   } catch (e) {
     process.stderr.write(`shardlet sim-runtime: ${(e as Error).message}\n`);

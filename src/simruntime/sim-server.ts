@@ -49,6 +49,8 @@ export interface SimServerDeps {
   runtimeDefinition: grpc.ServiceDefinition;
   /** The streaming server behind Exec/Attach/PortForward (undefined until it listens). */
   streaming: () => Pick<SimStreamServer, 'prepare'> | undefined;
+  /** Told of every ExecSync as it arrives (the --exec-log, sim-exec-log.ts). */
+  onExecSync?: (containerId: string, cmd: readonly string[]) => void;
 }
 
 /**
@@ -168,6 +170,7 @@ export function buildHandlers(d: SimServerDeps): SimHandlers {
     ExecSync: (r) => {
       const c = core.execTarget(str(r['containerId']));
       const cmd = Array.isArray(r['cmd']) ? (r['cmd'] as unknown[]).map(String) : [];
+      d.onExecSync?.(c.id, cmd);
       const ctx = core.processContext(c);
       const files = catArgs(cmd);
       if (files) {

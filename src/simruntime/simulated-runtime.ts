@@ -1,6 +1,7 @@
 /**
  * `SimulatedRuntime`: the simulated CRI runtime as one object — a grpc-js server on a unix
- * socket serving CRI runtime.v1 (RuntimeService + ImageService) over the in-memory core.
+ * socket serving CRI runtime.v1 and runtime.v1alpha2 (RuntimeService + ImageService) over the
+ * in-memory core.
  * The CLI (`shardlet sim-runtime`) wraps it with the real clock; tests run it in-process on a
  * FakeClock and drive it with CriClient.
  *
@@ -23,7 +24,9 @@ import * as grpc from '@grpc/grpc-js';
 import { realClock, realRandom, type Clock, type Random, type TimerHandle } from '../shared/clock/clock.js';
 import { loadCriProto, MAX_MESSAGE_BYTES } from '../shared/cri/cri-proto.js';
 import { H2AuthorityShim } from './h2-authority-shim.js';
+import { asV1alpha2, v1alpha2RuntimeService } from './sim-cri-v1alpha2.js';
 import { SimEventHub } from './sim-events.js';
+import { SimExecLog } from './sim-exec-log.js';
 import { FaultInjector, type FaultConfig } from './sim-faults.js';
 import { SimImageService } from './sim-image-service.js';
 import { SimImageStore } from './sim-images.js';
@@ -60,6 +63,8 @@ export interface SimulatedRuntimeOptions {
   imageFs?: Partial<SimImageFsSettings>;
   /** Receives unexpected internal errors (default: stderr). */
   reportError?: (msg: string) => void;
+  /** Append one line per ExecSync to this file (sim-exec-log.ts; `--exec-log`). */
+  execLogPath?: string;
 }
 
 export const SIM_RUNTIME_DEFAULTS = Object.freeze({
@@ -84,6 +89,7 @@ export class SimulatedRuntime {
   readonly #clock: Clock;
   readonly #faults: FaultInjector;
   readonly #handlers: SimHandlers;
+  readonly #execLog: SimExecLog | undefined;
   readonly #events: SimEventHub;
   readonly #server: grpc.Server;
   readonly #injector: grpc.ConnectionInjector;
@@ -133,7 +139,10 @@ export class SimulatedRuntime {
     this.#faults = new FaultInjector(opts.random ?? realRandom, opts.faults ?? {});
     const proto = loadCriProto();
     const runtimeDefinition = withPreEncoded(proto.runtime, PRE_ENCODED_METHODS);
+    const execLog = opts.execLogPath !== undefined ? new SimExecLog(opts.execLogPath, this.#clock) : undefined;
+    this.#execLog = execLog;
     this.#handlers = buildHandlers({
+      ...(execLog ? { onExecSync: (id: string, cmd: readonly string[]) => execLog.record(id, cmd) } : {}),
       runtimeDefinition,
       core: this.core,
       images: new SimImageService({ store: this.images, clock: this.#clock, fs: this.imageFs }),
@@ -152,6 +161,10 @@ export class SimulatedRuntime {
     });
     this.#server.addService(runtimeDefinition, this.#handlers.runtime);
     this.#server.addService(proto.image, this.#handlers.image);
+    // runtime.v1alpha2 beside v1, as containerd 1.6 serves both (sim-cri-v1alpha2.ts).
+    const alpha = v1alpha2RuntimeService(runtimeDefinition, this.#handlers.runtime);
+    this.#server.addService(alpha.definition, alpha.implementation);
+    this.#server.addService(asV1alpha2(proto.image), this.#handlers.image);
     this.#injector = this.#server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
     this.#listener = net.createServer((socket) => {
       this.#connections.add(socket);
@@ -306,6 +319,7 @@ export class SimulatedRuntime {
     this.#listener.close();
     await new Promise<void>((resolve) => this.#server.tryShutdown(() => resolve()));
     removeStaleSocket(this.socketPath);
+    await this.#execLog?.close();
   }
 
   /** Crash: no state save, calls cut off. Idempotent. */

@@ -65,9 +65,13 @@ export function installControlPlanePackages(): void {
   }
 }
 
+/** Components `build-kube-apiserver.sh` builds (its first argument). */
+export type KubeComponent = 'kube-apiserver' | 'kube-scheduler' | 'kube-controller-manager' | 'kubelet';
+
 /**
- * Runs the build script (a no-op printing the cached path when the binary exists) and returns the
- * binary's path. Its progress goes to our stderr; its stdout's last line is the path.
+ * Runs the build script for `component` (a no-op printing the cached path when the binary
+ * exists) and returns the binary's path. Its progress goes to our stderr; its stdout's last line
+ * is the path.
  */
 function runBuildScript(component: KubeComponent = 'kube-apiserver'): Promise<string> {
   const script = buildScriptPath();
@@ -102,13 +106,10 @@ async function ensureKubeApiserver(): Promise<string> {
   return runBuildScript();
 }
 
-/** Components build-kube-apiserver.sh builds from the same Debian source. */
-export type KubeComponent = 'kube-apiserver' | 'kube-scheduler' | 'kube-controller-manager';
-
 const components = new Map<KubeComponent, Promise<string>>();
 
 /**
- * The cached kube-scheduler or kube-controller-manager (v1.20.2, same source as the apiserver),
+ * The cached kube-scheduler, kube-controller-manager or kubelet (v1.20.2, same source as the apiserver),
  * built first when absent (as ensureKubeApiserver). Memoised per process; failures not cached.
  */
 export function ensureKubeComponent(component: Exclude<KubeComponent, 'kube-apiserver'>): Promise<string> {
