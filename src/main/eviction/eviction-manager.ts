@@ -33,7 +33,7 @@
  * conditions read by node status and admission are the last pass's.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import type { Clock, TimerHandle } from '../../shared/clock/clock.js';
+import type { Clock } from '../../shared/clock/clock.js';
 import { isCriticalPod } from '../../shared/kubetypes/critical-pod.js';
 import { podFields, type Logger } from '../../shared/logging/logger.js';
 import { podQOSClass } from '../../shared/resources/pod-qos.js';
@@ -41,6 +41,7 @@ import type { Summary } from '../server/stats-summary.js';
 import type { AdmitResult } from '../syncloop/pod-admitter.js';
 import { signalObservations, statsByUid } from './eviction-observations.js';
 import { evictionMessage, rankFor } from './eviction-ranking.js';
+import { PeriodicPass } from '../../shared/clock/periodic-pass.js';
 import {
   byEvictionPriority, conditionsLastObservedAt, conditionsObservedSince, conditionsOf, isHard, mergeThresholds, SIGNAL_RESOURCE,
   thresholdsFirstObservedAt, thresholdsMet, thresholdsMetGracePeriod, thresholdsUpdatedStats,
@@ -108,9 +109,7 @@ export class EvictionManager {
   #conditionsLastObservedAt = new Map<PressureCondition, number>();
   #thresholdsMet: Threshold[] = [];
   #lastObservations: Observations = new Map();
-  #timer: TimerHandle | undefined;
-  #running: Promise<EvictionPassReport> | undefined;
-  #closed = false;
+  readonly #pass: PeriodicPass<EvictionPassReport>;
   readonly #missingLogged = new Set<Signal>();
 
   constructor(deps: EvictionManagerDeps) {
@@ -118,6 +117,7 @@ export class EvictionManager {
     this.#periodMs = deps.periodMs ?? EVICTION_MANAGER_DEFAULTS.periodMs;
     if (!(this.#periodMs > 0)) throw new TypeError('EvictionManager: deps.periodMs must be > 0');
     this.#d = deps;
+    this.#pass = new PeriodicPass(deps.clock, this.#periodMs, () => this.runOnce());
   }
 
   /** The pressure conditions of the last pass (MemoryPressure, DiskPressure, PIDPressure order). */
@@ -127,29 +127,18 @@ export class EvictionManager {
 
   /** The pass in flight, if any (tests await it). */
   get running(): Promise<EvictionPassReport> | undefined {
-    return this.#running;
+    return this.#pass.running;
   }
 
   /** A pass now, then every period after the previous ended. Idempotent. */
   start(): void {
-    if (this.#closed || this.#timer !== undefined || this.#running !== undefined) return;
-    this.#runScheduled();
+    this.#pass.start();
   }
 
-  #runScheduled(): void {
-    this.#timer = undefined;
-    this.#running = this.runOnce().finally(() => {
-      this.#running = undefined;
-      if (!this.#closed) this.#timer = this.#d.clock.setTimer(this.#periodMs, () => this.#runScheduled(), { unref: true });
-    });
-  }
 
   /** Stops the timer and waits for a pass in flight. Idempotent. */
   async close(): Promise<void> {
-    this.#closed = true;
-    this.#timer?.cancel();
-    this.#timer = undefined;
-    await this.#running?.catch(() => undefined);
+    await this.#pass.close();
   }
 
   /** Admission under pressure (the kubelet's eviction manager Admit). */

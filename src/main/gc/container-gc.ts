@@ -26,7 +26,7 @@
  * Log files of a kept container are never removed: a log path that any container not removed
  * by this pass also has (two instances with one restart count) is left alone.
  */
-import type { Clock, TimerHandle } from '../../shared/clock/clock.js';
+import type { Clock } from '../../shared/clock/clock.js';
 import type { Container } from '../../shared/cri/cri-types.js';
 import type { RuntimeService } from '../../shared/cri/runtime-service.js';
 import { isNotFound } from '../../shared/cri/cri-errors.js';
@@ -34,6 +34,7 @@ import { removeContainerLogFiles } from '../../shared/fs/container-log-files.js'
 import { listedContainerLogPath } from '../../shared/kubetypes/pod-log-paths.js';
 import type { Logger } from '../../shared/logging/logger.js';
 import { planContainerRemovals, planSandboxRemovals, type ContainerGcPolicy, type GcContainerInfo } from './container-gc-plan.js';
+import { PeriodicPass } from '../../shared/clock/periodic-pass.js';
 
 export type ContainerGcRuntime = Pick<RuntimeService, 'listContainers' | 'listPodSandbox' | 'removeContainer' | 'stopContainer' | 'stopPodSandbox' | 'removePodSandbox'>;
 
@@ -92,9 +93,7 @@ export class ContainerGc {
   readonly #d: ContainerGcDeps;
   readonly #periodMs: number;
   readonly #maxRemovals: number;
-  #timer: TimerHandle | undefined;
-  #running: Promise<ContainerGcPass> | undefined;
-  #closed = false;
+  readonly #pass: PeriodicPass<ContainerGcPass>;
 
   constructor(deps: ContainerGcDeps) {
     if (!deps?.runtime || !deps.clock || !deps.logger) throw new TypeError('ContainerGc: runtime, clock and logger are required');
@@ -104,25 +103,18 @@ export class ContainerGc {
     if (!(this.#periodMs > 0)) throw new RangeError(`ContainerGc: periodMs must be positive, got ${this.#periodMs}`);
     if (!Number.isInteger(this.#maxRemovals) || this.#maxRemovals < 1) throw new RangeError(`ContainerGc: maxRemovalsPerPass must be a positive integer, got ${this.#maxRemovals}`);
     this.#d = deps;
+    this.#pass = new PeriodicPass(deps.clock, this.#periodMs, () => this.runOnce());
   }
 
   /** A pass now, then one every period after the previous ended. Idempotent. */
   start(): void {
-    if (this.#closed || this.#timer !== undefined || this.#running !== undefined) return;
-    this.#runScheduled();
+    this.#pass.start();
   }
 
-  #runScheduled(): void {
-    this.#timer = undefined;
-    this.#running = this.runOnce().finally(() => {
-      this.#running = undefined;
-      if (!this.#closed) this.#timer = this.#d.clock.setTimer(this.#periodMs, () => this.#runScheduled(), { unref: true });
-    });
-  }
 
   /** The pass in flight, if any (tests await it). */
   get running(): Promise<ContainerGcPass> | undefined {
-    return this.#running;
+    return this.#pass.running;
   }
 
   /** One pass (exported for tests and the bench; the timer calls it). Never rejects. */
@@ -130,7 +122,7 @@ export class ContainerGc {
     const began = this.#d.clock.monotonic();
     const r: ContainerGcPass = { ok: true, containersRemoved: 0, sandboxesRemoved: 0, failed: 0, deferred: 0 };
     try {
-      await this.#pass(r);
+      await this.#collect(r);
     } catch (err) {
       r.ok = false;
       const e = err instanceof Error ? err : new Error(String(err));
@@ -143,7 +135,7 @@ export class ContainerGc {
     return r;
   }
 
-  async #pass(r: ContainerGcPass): Promise<void> {
+  async #collect(r: ContainerGcPass): Promise<void> {
     const { runtime } = this.#d;
     const containers = await runtime.listContainers({});
     const sandboxes = await runtime.listPodSandbox({});
@@ -154,7 +146,7 @@ export class ContainerGc {
     const keptLogs = this.#keptLogPaths(containers, planned);
     const removed = new Set<string>();
     for (const c of plan) {
-      if (this.#closed) return;
+      if (this.#pass.closed) return;
       if (budget === 0) {
         r.deferred++;
         continue;
@@ -167,7 +159,7 @@ export class ContainerGc {
     }
     const remaining = containers.filter((c) => !removed.has(c.id));
     for (const s of planSandboxRemovals(sandboxes, remaining, removable)) {
-      if (this.#closed) return;
+      if (this.#pass.closed) return;
       if (budget === 0) {
         r.deferred++;
         continue;
@@ -247,10 +239,7 @@ export class ContainerGc {
 
   /** Stops the timer and waits for a pass in flight (it stops at its next removal). Idempotent. */
   async close(): Promise<void> {
-    this.#closed = true;
-    this.#timer?.cancel();
-    this.#timer = undefined;
-    await this.#running;
+    await this.#pass.close();
   }
 }
 

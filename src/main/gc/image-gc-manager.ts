@@ -46,13 +46,14 @@
  * together; a pass stopped by the cap records no FreeDiskSpaceFailed (the next pass goes on).
  * Not done (a kubelet feature gate): per-runtime-handler images.
  */
-import type { Clock, TimerHandle } from '../../shared/clock/clock.js';
+import type { Clock } from '../../shared/clock/clock.js';
 import type { Container, Image } from '../../shared/cri/cri-types.js';
 import type { ImageService, RuntimeService } from '../../shared/cri/runtime-service.js';
 import type { Logger } from '../../shared/logging/logger.js';
 import { formatGoDuration } from '../../shared/clock/go-duration.js';
 import { aggregateMessage } from '../node-status/node-conditions.js';
 import { imageFsStats, type FsCapacitySource } from './image-fs-stats.js';
+import { PeriodicPass } from '../../shared/clock/periodic-pass.js';
 
 export type ImageGcRuntime = Pick<ImageService, 'listImages' | 'removeImage' | 'imageFsInfo' | 'imageStatus'> & Pick<RuntimeService, 'listContainers' | 'status'>;
 
@@ -136,9 +137,7 @@ export class ImageGcManager {
   readonly #records = new Map<string, ImageRecord>();
   #initialized = false;
   #prevFailed = false;
-  #timer: TimerHandle | undefined;
-  #running: Promise<ImageGcPass> | undefined;
-  #closed = false;
+  readonly #pass: PeriodicPass<ImageGcPass>;
   /** The kubelet's beganGC: age GC waits until maxAgeMs has passed since then. */
   #beganMs: number;
   /** RemoveImage calls of the pass in progress (the per-pass cap covers age and space). */
@@ -157,6 +156,7 @@ export class ImageGcManager {
     const maxAge = deps.policy.maxAgeMs ?? 0;
     if (!(Number.isFinite(maxAge) && maxAge >= 0)) throw new RangeError(`ImageGcManager: policy.maxAgeMs must be a non-negative number, got ${maxAge}`);
     this.#d = deps;
+    this.#pass = new PeriodicPass(deps.clock, this.#periodMs, () => this.runOnce());
     this.#beganMs = deps.clock.now();
   }
 
@@ -171,22 +171,15 @@ export class ImageGcManager {
       this.#d.logger.v(2).info('ImageGCHighThresholdPercent is set 100, Disable image GC');
       return;
     }
-    if (this.#closed || this.#timer !== undefined || this.#running !== undefined) return;
+    if (!this.#pass.idle) return;
     this.#beganMs = this.#d.clock.now();
-    this.#runScheduled();
+    this.#pass.start();
   }
 
-  #runScheduled(): void {
-    this.#timer = undefined;
-    this.#running = this.runOnce().finally(() => {
-      this.#running = undefined;
-      if (!this.#closed) this.#timer = this.#d.clock.setTimer(this.#periodMs, () => this.#runScheduled(), { unref: true });
-    });
-  }
 
   /** The pass in flight, if any. */
   get running(): Promise<ImageGcPass> | undefined {
-    return this.#running;
+    return this.#pass.running;
   }
 
   /** Records of the images known (tests, diagnostics). */
@@ -256,7 +249,7 @@ export class ImageGcManager {
     const errors: string[] = [];
     let capped = false;
     for (const image of images) {
-      if (this.#closed) break;
+      if (this.#pass.closed) break;
       // Images in use were given a newer lastUsed.
       if (image.lastUsedMs >= freeTime) continue;
       // Not old enough: it may have just been pulled, for a container about to start.
@@ -292,7 +285,7 @@ export class ImageGcManager {
     const errors: string[] = [];
     const remaining: EvictionInfo[] = [];
     for (const image of images) {
-      if (this.#closed || freeTime - image.lastUsedMs <= maxAge || this.#capReached(r)) {
+      if (this.#pass.closed || freeTime - image.lastUsedMs <= maxAge || this.#capReached(r)) {
         remaining.push(image);
         continue;
       }
@@ -404,10 +397,7 @@ export class ImageGcManager {
 
   /** Stops the timer and waits for a pass in flight. Idempotent. */
   async close(): Promise<void> {
-    this.#closed = true;
-    this.#timer?.cancel();
-    this.#timer = undefined;
-    await this.#running;
+    await this.#pass.close();
   }
 }
 
