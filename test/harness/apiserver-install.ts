@@ -70,13 +70,14 @@ export type KubeComponent = 'kube-apiserver' | 'kube-scheduler' | 'kube-controll
 
 /**
  * Runs the build script for `component` (a no-op printing the cached path when the binary
- * exists) and returns the binary's path. Its progress goes to our stderr; its stdout's last line
+ * exists) and returns the binary's path; `alsoBuild` are built in the same run when missing (one
+ * source unpack and code generation for all). Its progress goes to our stderr; its stdout's last line
  * is the path.
  */
-function runBuildScript(component: KubeComponent = 'kube-apiserver'): Promise<string> {
+function runBuildScript(component: KubeComponent = 'kube-apiserver', alsoBuild: readonly KubeComponent[] = []): Promise<string> {
   const script = buildScriptPath();
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', [script, component], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('bash', [script, component, ...alsoBuild], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (d: string) => {
@@ -138,4 +139,16 @@ export function ensureControlPlaneTools(): Promise<ControlPlaneTools> {
     installing = undefined;
   });
   return installing;
+}
+
+/**
+ * Every Kubernetes binary the tests use (kube-apiserver, kube-scheduler, kube-controller-manager,
+ * kubelet), the missing ones built in one run of the build script: what prepare.ts does first so
+ * that no test pays for a build. SHARDLET_KUBE_APISERVER keeps the apiserver out of it.
+ */
+export async function ensureAllKubeBinaries(): Promise<string[]> {
+  const others = ['kube-scheduler', 'kube-controller-manager', 'kubelet'] as const;
+  const apiserverOverride = process.env['SHARDLET_KUBE_APISERVER'];
+  if (apiserverOverride === undefined || apiserverOverride === '') await runBuildScript('kube-apiserver', others);
+  return Promise.all(others.map((c) => ensureKubeComponent(c)));
 }

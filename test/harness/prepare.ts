@@ -8,7 +8,7 @@
  * with progress on stderr; a no-op later).
  */
 import { fileURLToPath } from 'node:url';
-import { ensureControlPlaneTools } from './apiserver-install.js';
+import { ensureAllKubeBinaries, ensureControlPlaneTools } from './apiserver-install.js';
 import { ensurePackages, PrepareError, realHost, type PrepareHost, type Requirement } from './apt-packages.js';
 
 /** What a private containerd with CNI and the locally built images needs. */
@@ -46,11 +46,15 @@ export function preparePackages(requirements: readonly Requirement[] = REQUIREME
   }
 }
 
-/** etcd, etcdctl, kubectl, openssl and the cached kube-apiserver build (apiserver-install.ts). */
+/** etcd, etcdctl, kubectl, openssl and the cached Kubernetes builds (apiserver-install.ts). */
 async function prepareControlPlane(): Promise<number> {
   try {
+    // The apiserver, scheduler, controller-manager and kubelet (hollow-node and kubelet-beside
+    // tests) built from one source unpack, before any test needs them.
+    const others = await ensureAllKubeBinaries();
     const tools = await ensureControlPlaneTools();
     process.stdout.write(`prepare: kube-apiserver harness ready (${tools.kubeApiserver})\n`);
+    process.stdout.write(`prepare: kube-scheduler, kube-controller-manager, kubelet ready (${others.join(', ')})\n`);
     return 0;
   } catch (err) {
     process.stderr.write(`prepare: kube-apiserver harness: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -281,7 +281,7 @@ Runs the node agent. Flags take precedence over --config.
   --max-pods N                       max pods on this node (default 110)
   --pod-cache-max-entry-bytes N      most bytes one pod's runtime status takes in the pod cache; a larger
                                      one is trimmed, else unstored (health fails) (default 16777216)
-  --workers N                        pod-worker threads; 0 = inline on the main thread (default: 0 on ≤ 2 cores, else min(cores, 4))
+  --workers N                        pod-worker threads; 0 = inline on the main thread (default: min(cores, 4), at least 1)
   --sync-frequency DUR               max period between pod resyncs (default 1m)
   --file-check-frequency DUR         manifest dir full resync period (default 20s)
   --http-check-frequency DUR         manifest URL poll period (default 20s)
