@@ -26,6 +26,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
 import { CriClient } from '../../src/shared/cri/cri-client.js';
+import { isNotFound } from '../../src/shared/cri/cri-errors.js';
 import { pollUntil, runtimeView, type AgentProcess } from './agent-harness.js';
 
 export const TERM_GRACE_SECONDS = 10;
@@ -146,25 +147,42 @@ export async function jobCompletion(agent: AgentProcess, endpoint: string, node:
 export async function terminationOrder(agent: AgentProcess, endpoint: string, dir: string, node: string, timeoutMs: number): Promise<{ stoppedAt: Record<string, number>; tookMs: number }> {
   const p = await waitPod(agent, 'sc-term', node, 'all running', timeoutMs, (x) => (x.status?.phase === 'Running' && cond(x, 'Ready') === 'True' ? x : undefined));
   const uid = p.metadata?.uid ?? '';
+  // The running instances' ids, taken before the kill: once all three have stopped, cleanup
+  // removes them within about a second, so each is read by id (ContainerStatus, every 50 ms)
+  // rather than found again in a listing that may no longer hold it.
+  const running = (await runtimeView(endpoint)).get(uid)?.containers.filter((k) => k.state === 'CONTAINER_RUNNING') ?? [];
+  const ids: Record<string, string> = {};
+  for (const name of ['main', 's1', 's2']) {
+    const x = running.find((k) => k.name === name);
+    assert.ok(x, `sc-term: ${name} running in the runtime before the kill`);
+    ids[name] = x.id;
+  }
   const t0 = Date.now();
   fs.rmSync(path.join(dir, 'sc-term.yaml'));
   const finishedNs: Record<string, bigint> = {};
+  const removedUnseen: string[] = [];
   let lastSeen = t0;
   const cri = new CriClient({ endpoint, timeoutMs: 30_000 });
   try {
     await pollUntil(async () => {
-      const v = (await runtimeView(endpoint)).get(uid);
       for (const name of ['main', 's1', 's2']) {
-        if (finishedNs[name] !== undefined) continue;
-        const x = v?.containers.find((k) => k.name === name && k.state === 'CONTAINER_EXITED');
-        // (Cleanup removes the containers only after all of them stopped: each is seen exited.)
-        if (!x) continue;
-        finishedNs[name] = BigInt((await cri.containerStatus(x.id)).status?.finishedAt ?? '0');
+        if (finishedNs[name] !== undefined || removedUnseen.includes(name)) continue;
+        let st;
+        try {
+          st = (await cri.containerStatus(ids[name]!)).status;
+        } catch (err) {
+          if (!isNotFound(err)) throw err;
+          removedUnseen.push(name);
+          continue;
+        }
+        if (st?.state !== 'CONTAINER_EXITED') continue;
+        finishedNs[name] = BigInt(st.finishedAt ?? '0');
         lastSeen = Date.now();
       }
+      assert.deepEqual(removedUnseen, [], `removed before it was seen exited (poll too slow): ${removedUnseen.join(', ')}`);
       if (Object.keys(finishedNs).length === 3) return true;
       throw new Error(`stopped so far: ${Object.keys(finishedNs).join(', ') || 'none'}`);
-    }, { what: 'sc-term: every container stopped', timeoutMs: 60_000, intervalMs: 100 });
+    }, { what: 'sc-term: every container stopped', timeoutMs: 60_000, intervalMs: 50 });
   } finally {
     cri.close();
   }
