@@ -228,6 +228,24 @@ async function wsOpen(url: string, protocols: string[]): Promise<{ ws: WebSocket
   return { ws, messages, closed, protocol: ws.protocol };
 }
 
+/** Resolves once `done()` holds, checked on each message the socket receives; rejects after `ms`. */
+function untilMessages(a: { ws: WebSocket }, done: () => boolean, ms: number, what: () => string): Promise<void> {
+  if (done()) return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      a.ws.off('message', check);
+      reject(new Error(`timed out after ${ms} ms waiting for ${what()}`));
+    }, ms);
+    function check(): void {
+      if (!done()) return;
+      clearTimeout(timer);
+      a.ws.off('message', check);
+      resolve();
+    }
+    a.ws.on('message', check);
+  });
+}
+
 function channel(messages: Buffer[], ch: number): string {
   return Buffer.concat(messages.filter((m) => m[0] === ch).map((m) => m.subarray(1))).toString();
 }
@@ -339,19 +357,12 @@ test('WebSocket port-forward (v4.channel.k8s.io): the port on both channels firs
     await nc.c.until(() => nc.s['stderr']!.data.toString().includes('listening on [::]:9090'), WAIT, 'nc listening');
     const url = await h.client.portForward({ podSandboxId: sandboxId, port: [9090] });
     const a = await wsOpen(`${url}?port=9090`, ['v4.channel.k8s.io']);
-    const deadline = Date.now() + WAIT;
-    while (a.messages.length < 2) {
-      assert.ok(Date.now() < deadline, 'the two port messages');
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await untilMessages(a, () => a.messages.length >= 2, WAIT, () => 'the two port messages');
     assert.deepEqual(a.messages.slice(0, 2).map((m) => [...m]), [[0, 0x82, 0x23], [1, 0x82, 0x23]]);
     a.ws.send(Buffer.concat([Buffer.from([0]), Buffer.from('over websocket\n')]));
     await nc.c.until(() => nc.s['stdout']!.data.toString() === 'over websocket\n', WAIT, 'bytes at nc');
     nc.c.send(nc.s['stdin']!, 'answer\n');
-    while (channel(a.messages.slice(2), 0) !== 'answer\n') {
-      assert.ok(Date.now() < deadline, `bytes back (got ${JSON.stringify(channel(a.messages.slice(2), 0))})`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await untilMessages(a, () => channel(a.messages.slice(2), 0) === 'answer\n', WAIT, () => `bytes back (got ${JSON.stringify(channel(a.messages.slice(2), 0))})`);
     a.ws.close();
     nc.c.close();
     const url0 = await h.client.portForward({ podSandboxId: sandboxId, port: [] });
